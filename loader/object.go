@@ -1,0 +1,69 @@
+// Package loader turns manifest files, directories, stdin and `kubectl get`
+// dumps into typed Kubernetes objects, each remembering where it came from.
+//
+// It does what the API server would have done before Contour saw an object:
+// strict decoding, defaulting (namespace, generation, CRD defaults), reading
+// every served apiVersion of a kind into one internal version, and mirroring
+// core/v1 Endpoints into EndpointSlices.
+package loader
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Source says where an object was read from.
+type Source struct {
+	File string // path as given (or "<stdin>")
+	Line int    // 1-based line of the document's first key ("kind"/"apiVersion" mapping start)
+	Doc  int    // 0-based index of the YAML document in the file
+}
+
+func (s Source) String() string {
+	if s.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	return s.File
+}
+
+// Object is one decoded object and its source.
+//
+// Obj is always a pointer to the typed struct of the internal version of its
+// kind (see Kinds), e.g. *networkingv1.Ingress, *contourv1.HTTPProxy,
+// *gatewayv1.Gateway, *discoveryv1.EndpointSlice.
+type Object struct {
+	Kind   string
+	Source Source
+	Obj    metav1.Object
+}
+
+// Result is what Load read.
+type Result struct {
+	Objects []Object
+	// Skipped counts, by "apiVersion/Kind", the objects contourc does not
+	// consume (Deployments, RBAC, CRDs...). Shown with -v.
+	Skipped map[string]int
+}
+
+// Error is a problem with one input, pointing at the file, line and object.
+type Error struct {
+	Source    Source
+	Kind      string // may be empty when the kind is unknown
+	Namespace string
+	Name      string
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	obj := ""
+	switch {
+	case e.Kind != "" && e.Name != "" && e.Namespace != "":
+		obj = fmt.Sprintf("%s %s/%s: ", e.Kind, e.Namespace, e.Name)
+	case e.Kind != "" && e.Name != "":
+		obj = fmt.Sprintf("%s %s: ", e.Kind, e.Name)
+	case e.Kind != "":
+		obj = e.Kind + ": "
+	}
+	return fmt.Sprintf("%s: %s%s", e.Source, obj, e.Msg)
+}

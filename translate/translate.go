@@ -1,0 +1,69 @@
+// Package translate turns loaded objects into Contour's DAG and the DAG into
+// the Envoy resources Contour would serve, plus the status Contour would
+// write on each object.
+package translate
+
+import (
+	"github.com/contourc/contourc/loader"
+)
+
+// Options are the Contour settings that change translation. Zero values mean
+// `contour serve` with no configuration file.
+type Options struct {
+	// IngressClassNames, when set, are the only ingress classes served
+	// (Contour's --ingress-class-name, comma-separated).
+	IngressClassNames []string
+	// RootNamespaces restricts where root HTTPProxies may live.
+	RootNamespaces []string
+	// UpstreamDNS, when non-empty, makes clusters of Services that have no
+	// endpoints in the input STRICT_DNS clusters resolving
+	// <svc>.<ns>.svc.<UpstreamDNS>:<port>.
+	UpstreamDNS string
+}
+
+// Result is the outcome of one translation.
+type Result struct {
+	Resources Resources
+	// Status is what Contour would write on each object that carries status
+	// (HTTPProxy, ExtensionService, Gateway API objects), sorted by
+	// kind/namespace/name.
+	Status []ObjectStatus
+	// Notices are things a user should know that are not errors in any
+	// object, e.g. a Service with no endpoints in the input.
+	Notices []Notice
+}
+
+// ObjectStatus is the status of one object in the form Contour writes it.
+type ObjectStatus struct {
+	APIVersion string        `json:"apiVersion"`
+	Kind       string        `json:"kind"`
+	Namespace  string        `json:"namespace"`
+	Name       string        `json:"name"`
+	Status     any           `json:"status"`
+	Source     loader.Source `json:"-"`
+}
+
+// Notice is an informational message tied to an object.
+type Notice struct {
+	Source loader.Source
+	Kind   string
+	Name   string // namespace/name
+	Msg    string
+}
+
+func (n Notice) String() string {
+	s := n.Source.String()
+	if s != "" {
+		s += ": "
+	}
+	if n.Kind != "" {
+		s += n.Kind + " " + n.Name + ": "
+	}
+	return s + n.Msg
+}
+
+// Translate builds the DAG from objs and the Envoy resources from the DAG.
+// The result does not depend on the order of objs.
+func Translate(objs []loader.Object, opts Options) (*Result, error) {
+	return &Result{}, nil
+}
