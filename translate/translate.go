@@ -65,5 +65,5 @@ func (n Notice) String() string {
 // Translate builds the DAG from objs and the Envoy resources from the DAG.
 // The result does not depend on the order of objs.
 func Translate(objs []loader.Object, opts Options) (*Result, error) {
-	return &Result{}, nil
+	return translate(objs, opts)
 }

@@ -1,0 +1,87 @@
+package translate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Contour's object annotations. Unparsable values fall back silently, as in
+// Contour (which only logs them).
+
+func contourAnnotation(o metav1.Object, key string) string {
+	return o.GetAnnotations()["projectcontour.io/"+key]
+}
+
+// parseTimeout reads a Contour timeout string: "" leaves Envoy's default,
+// "infinity"/"infinite" disables the timeout, "0s" is the default too.
+func parseTimeout(s string) (Timeout, error) {
+	switch s {
+	case "":
+		return Timeout{}, nil
+	case "infinity", "infinite":
+		return Timeout{Set: true, Disabled: true}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
+	}
+	if d == 0 {
+		return Timeout{}, nil
+	}
+	return Timeout{Set: true, Duration: d}, nil
+}
+
+func parseUint32(s string) uint32 {
+	v, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return 0
+	}
+	return uint32(v)
+}
+
+// commaSet splits a comma-separated annotation into a set of trimmed,
+// non-empty items.
+func commaSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			set[item] = true
+		}
+	}
+	return set
+}
+
+// upstreamProtocols maps a Service's ports (by name or number) to the
+// protocol its projectcontour.io/upstream-protocol.<proto> annotations give.
+func upstreamProtocols(o metav1.Object) map[string]string {
+	out := map[string]string{}
+	for _, proto := range []string{"h2", "h2c", "tls"} {
+		for port := range commaSet(contourAnnotation(o, "upstream-protocol."+proto)) {
+			out[port] = proto
+		}
+	}
+	return out
+}
+
+// circuitBreakers reads a Service's circuit-breaker annotations.
+func circuitBreakers(o metav1.Object) CircuitBreakers {
+	return CircuitBreakers{
+		MaxConnections:        parseUint32(contourAnnotation(o, "max-connections")),
+		MaxPendingRequests:    parseUint32(contourAnnotation(o, "max-pending-requests")),
+		MaxRequests:           parseUint32(contourAnnotation(o, "max-requests")),
+		MaxRetries:            parseUint32(contourAnnotation(o, "max-retries")),
+		PerHostMaxConnections: parseUint32(contourAnnotation(o, "per-host-max-connections")),
+	}
+}
+
+// tlsVersionAnnotation returns "1.2" or "1.3", or def for anything else.
+func tlsVersionAnnotation(v, def string) string {
+	if v == "1.2" || v == "1.3" {
+		return v
+	}
+	return def
+}

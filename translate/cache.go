@@ -1,0 +1,151 @@
+package translate
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/contourc/contourc/loader"
+)
+
+// cache indexes the loaded objects the processors look up, the way Contour's
+// KubernetesCache does, including its admission filters (ingress class).
+type cache struct {
+	services    map[types.NamespacedName]*corev1.Service
+	secrets     map[types.NamespacedName]*corev1.Secret
+	slices      map[types.NamespacedName][]*discoveryv1.EndpointSlice // by Service
+	delegations map[string][]*contourv1.TLSCertificateDelegation      // by namespace
+	ingresses   []*networkingv1.Ingress                               // ordered by namespace/name
+	sources     map[objectKey]loader.Source
+	classNames  []string
+}
+
+type objectKey struct {
+	kind string
+	name types.NamespacedName
+}
+
+func newCache(objs []loader.Object, opts Options) *cache {
+	c := &cache{
+		services:    map[types.NamespacedName]*corev1.Service{},
+		secrets:     map[types.NamespacedName]*corev1.Secret{},
+		slices:      map[types.NamespacedName][]*discoveryv1.EndpointSlice{},
+		delegations: map[string][]*contourv1.TLSCertificateDelegation{},
+		sources:     map[objectKey]loader.Source{},
+		classNames:  opts.IngressClassNames,
+	}
+	for _, o := range objs {
+		c.insert(o)
+	}
+	sort.Slice(c.ingresses, func(i, j int) bool {
+		return namespacedName(c.ingresses[i]).String() < namespacedName(c.ingresses[j]).String()
+	})
+	for _, s := range c.slices {
+		sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
+	}
+	return c
+}
+
+func (c *cache) insert(o loader.Object) {
+	c.sources[objectKey{o.Kind, types.NamespacedName{Namespace: o.Obj.GetNamespace(), Name: o.Obj.GetName()}}] = o.Source
+	switch obj := o.Obj.(type) {
+	case *corev1.Service:
+		c.services[namespacedName(obj)] = obj
+	case *corev1.Secret:
+		c.secrets[namespacedName(obj)] = obj
+	case *discoveryv1.EndpointSlice:
+		svc := obj.Labels[discoveryv1.LabelServiceName]
+		if svc != "" {
+			key := types.NamespacedName{Namespace: obj.Namespace, Name: svc}
+			c.slices[key] = append(c.slices[key], obj)
+		}
+	case *contourv1.TLSCertificateDelegation:
+		c.delegations[obj.Namespace] = append(c.delegations[obj.Namespace], obj)
+	case *networkingv1.Ingress:
+		if matchesIngressClass(ingressClassOf(obj), c.classNames) {
+			c.ingresses = append(c.ingresses, obj)
+		}
+	}
+}
+
+// source returns where an object came from.
+func (c *cache) source(kind string, name types.NamespacedName) loader.Source {
+	return c.sources[objectKey{kind, name}]
+}
+
+type namespacedObject interface {
+	GetNamespace() string
+	GetName() string
+}
+
+func namespacedName(o namespacedObject) types.NamespacedName {
+	return types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
+// lookupService finds a Service and the port matching port (by number or
+// name); only TCP ports can be routed to.
+func (c *cache) lookupService(name types.NamespacedName, port intstr.IntOrString) (*corev1.Service, corev1.ServicePort, error) {
+	svc, ok := c.services[name]
+	if !ok {
+		return nil, corev1.ServicePort{}, fmt.Errorf("service %q not found", name)
+	}
+	for _, p := range svc.Spec.Ports {
+		if (port.Type == intstr.Int && int(p.Port) == port.IntValue()) || (port.Type == intstr.String && port.StrVal == p.Name) {
+			if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP {
+				return nil, corev1.ServicePort{}, fmt.Errorf("unsupported service protocol %q", p.Protocol)
+			}
+			return svc, p, nil
+		}
+	}
+	return nil, corev1.ServicePort{}, fmt.Errorf("port %q on service %q not matched", port.String(), name)
+}
+
+// delegationPermitted says whether objects in targetNamespace may use the
+// Secret secret through a TLSCertificateDelegation in the secret's namespace.
+func (c *cache) delegationPermitted(secret types.NamespacedName, targetNamespace string) bool {
+	if secret.Namespace == targetNamespace {
+		return true
+	}
+	for _, d := range c.delegations[secret.Namespace] {
+		for _, del := range d.Spec.Delegations {
+			if del.SecretName != secret.Name {
+				continue
+			}
+			if slices.Equal(del.TargetNamespaces, []string{"*"}) || slices.Contains(del.TargetNamespaces, targetNamespace) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errDelegationNotPermitted is returned when a secret exists but is not
+// delegated to the namespace that references it.
+type errDelegationNotPermitted struct{ secret types.NamespacedName }
+
+func (e errDelegationNotPermitted) Error() string {
+	return fmt.Sprintf("certificate delegation not permitted for secret %s", e.secret)
+}
+
+// lookupTLSSecret returns the validated serving certificate name refers to,
+// as seen from fromNamespace.
+func (c *cache) lookupTLSSecret(name types.NamespacedName, fromNamespace string) (*Secret, error) {
+	s, ok := c.secrets[name]
+	if !ok {
+		return nil, fmt.Errorf("secret %s not found", name)
+	}
+	if err := validTLSSecret(s); err != nil {
+		return nil, fmt.Errorf("secret %s: %w", name, err)
+	}
+	if !c.delegationPermitted(name, fromNamespace) {
+		return nil, errDelegationNotPermitted{name}
+	}
+	return &Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data[corev1.TLSCertKey], Key: s.Data[corev1.TLSPrivateKeyKey]}, nil
+}

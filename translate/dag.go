@@ -1,0 +1,253 @@
+package translate
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The DAG is the protocol-neutral middle of the pipeline: processors (one
+// per input API) add virtual hosts, routes, clusters and secrets to it, and
+// the xDS builders only ever read it. Its shape follows Contour's
+// internal/dag: Listener -> VirtualHost -> Route -> Cluster -> Service.
+
+// DAG holds the listeners that processors populate.
+type DAG struct {
+	// listeners by name, e.g. "ingress_http" and "ingress_https".
+	listeners map[string]*Listener
+}
+
+// Listener is an Envoy listener in the making.
+type Listener struct {
+	Name     string
+	Protocol string // "http" or "https"
+	Address  string
+	Port     uint32
+	// RouteConfigName is the RDS name of the plain-HTTP route configuration
+	// and the prefix of the secure ones ("ingress_http" -> "https/<fqdn>").
+	RouteConfigName string
+
+	vhosts  map[string]*VirtualHost
+	svhosts map[string]*SecureVirtualHost
+}
+
+// VirtualHost is a set of routes for one host name.
+type VirtualHost struct {
+	Name string // the fqdn, or "*"
+	// routes keyed by their match conditions: a later route with the same
+	// conditions replaces the earlier one, as in Contour.
+	routes map[string]*Route
+}
+
+// SecureVirtualHost is a VirtualHost served over TLS on the HTTPS listener.
+type SecureVirtualHost struct {
+	VirtualHost
+	Secret        *Secret
+	MinTLSVersion string // "1.2" or "1.3"
+	MaxTLSVersion string
+}
+
+// Route is one match and what to do with a request that matches it.
+type Route struct {
+	PathMatch    PathMatch
+	HeaderMatch  []HeaderMatch
+	QueryMatch   []QueryMatch
+	Clusters     []*Cluster
+	HTTPSUpgrade bool // plain-HTTP requests are redirected to HTTPS
+	Websocket    bool
+	Timeout      RouteTimeout
+	Retry        *RetryPolicy
+	// Priority orders otherwise equal routes (Gateway API rule index).
+	Priority int
+
+	// Source metadata (`contour serve` sets it on every route).
+	Kind, Namespace, Name string
+}
+
+// PathMatchKind tells how a route matches the request path.
+type PathMatchKind int
+
+const (
+	PathPrefix        PathMatchKind = iota // string prefix
+	PathSegmentPrefix                      // prefix on path-segment boundaries
+	PathExact
+	PathRegex
+)
+
+// PathMatch is a route's path condition.
+type PathMatch struct {
+	Kind  PathMatchKind
+	Value string
+}
+
+// HeaderMatchType is how a header condition compares.
+type HeaderMatchType string
+
+const (
+	HeaderExact    HeaderMatchType = "exact"
+	HeaderRegex    HeaderMatchType = "regex"
+	HeaderContains HeaderMatchType = "contains"
+	HeaderPresent  HeaderMatchType = "present"
+)
+
+// HeaderMatch is a route's header condition.
+type HeaderMatch struct {
+	Name                string
+	Type                HeaderMatchType
+	Value               string
+	Invert              bool
+	IgnoreCase          bool
+	TreatMissingAsEmpty bool
+}
+
+// QueryMatch is a route's query-parameter condition.
+type QueryMatch struct {
+	Name       string
+	Type       string // exact, regex, prefix, suffix, contains, present
+	Value      string
+	IgnoreCase bool
+}
+
+// Timeout is a timeout setting with Contour's three states.
+type Timeout struct {
+	Set      bool // false: leave Envoy's default
+	Duration time.Duration
+	// Disabled means "infinity": Envoy gets an explicit 0.
+	Disabled bool
+}
+
+// RouteTimeout holds a route's timeouts.
+type RouteTimeout struct {
+	Response Timeout
+	Idle     Timeout
+}
+
+// RetryPolicy is a route's retry policy.
+type RetryPolicy struct {
+	RetryOn              string
+	NumRetries           uint32
+	PerTryTimeout        Timeout
+	RetriableStatusCodes []uint32
+}
+
+// Cluster is an upstream a route sends traffic to.
+type Cluster struct {
+	Upstream *Service
+	Protocol string // "", "h2", "h2c" or "tls"
+	SNI      string
+	Weight   uint32
+	// LoadBalancerPolicy as Contour names it ("" is round robin).
+	LoadBalancerPolicy string
+}
+
+// Service is a Kubernetes Service port a cluster points at.
+type Service struct {
+	Namespace, Name string
+	Port            corev1.ServicePort
+	HealthPort      corev1.ServicePort
+	Protocol        string
+	ExternalName    string
+	CircuitBreakers CircuitBreakers
+}
+
+// CircuitBreakers are a Service's circuit-breaker thresholds; 0 is unset.
+type CircuitBreakers struct {
+	MaxConnections, MaxPendingRequests, MaxRequests, MaxRetries, PerHostMaxConnections uint32
+}
+
+// Secret is a validated TLS certificate and key.
+type Secret struct {
+	Namespace, Name string
+	Cert, Key       []byte
+}
+
+func newDAG() *DAG { return &DAG{listeners: map[string]*Listener{}} }
+
+func (d *DAG) addListener(l *Listener) *Listener {
+	l.vhosts = map[string]*VirtualHost{}
+	l.svhosts = map[string]*SecureVirtualHost{}
+	d.listeners[l.Name] = l
+	return l
+}
+
+// listener returns the only listener of the given protocol, or nil.
+func (d *DAG) listener(protocol string) *Listener {
+	var found *Listener
+	for _, l := range d.listeners {
+		if l.Protocol == protocol {
+			if found != nil {
+				return nil
+			}
+			found = l
+		}
+	}
+	return found
+}
+
+// sortedListeners returns the listeners ordered by name.
+func (d *DAG) sortedListeners() []*Listener {
+	out := make([]*Listener, 0, len(d.listeners))
+	for _, l := range d.listeners {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (l *Listener) ensureVirtualHost(host string) *VirtualHost {
+	vh, ok := l.vhosts[host]
+	if !ok {
+		vh = &VirtualHost{Name: host, routes: map[string]*Route{}}
+		l.vhosts[host] = vh
+	}
+	return vh
+}
+
+func (l *Listener) ensureSecureVirtualHost(host string) *SecureVirtualHost {
+	svh, ok := l.svhosts[host]
+	if !ok {
+		svh = &SecureVirtualHost{VirtualHost: VirtualHost{Name: host, routes: map[string]*Route{}}}
+		l.svhosts[host] = svh
+	}
+	return svh
+}
+
+// virtualHosts returns the valid plain virtual hosts ordered by name: a
+// virtual host without routes is dropped, as Contour does.
+func (l *Listener) virtualHosts() []*VirtualHost {
+	var out []*VirtualHost
+	for _, vh := range l.vhosts {
+		if len(vh.routes) > 0 {
+			out = append(out, vh)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// secureVirtualHosts returns the valid secure virtual hosts ordered by
+// name: they need a secret and at least one route.
+func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
+	var out []*SecureVirtualHost
+	for _, svh := range l.svhosts {
+		if svh.Secret != nil && len(svh.routes) > 0 {
+			out = append(out, svh)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// addRoute adds r, replacing a route with the same match conditions.
+func (vh *VirtualHost) addRoute(r *Route) { vh.routes[conditionsKey(r)] = r }
+
+// Routes returns the virtual host's routes in Envoy's match order.
+func (vh *VirtualHost) Routes() []*Route {
+	out := make([]*Route, 0, len(vh.routes))
+	for _, r := range vh.routes {
+		out = append(out, r)
+	}
+	sortRoutes(out)
+	return out
+}

@@ -1,0 +1,262 @@
+package translate
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// The Ingress processor: networking.k8s.io/v1 Ingress -> virtual hosts and
+// routes, with Contour's annotations. Contour only logs problems with an
+// Ingress (it writes no status conditions); contourc reports them as notices.
+
+type ingressProcessor struct {
+	dag     *DAG
+	cache   *cache
+	notices *[]Notice
+}
+
+func (p *ingressProcessor) run() {
+	// Secure virtual hosts first, so that every rule sees the final set.
+	for _, ing := range p.cache.ingresses {
+		p.secureVirtualHosts(ing)
+	}
+	for _, ing := range p.cache.ingresses {
+		for _, rule := range ingressRules(ing.Spec) {
+			p.rule(ing, rule)
+		}
+	}
+}
+
+func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args ...any) {
+	*p.notices = append(*p.notices, Notice{
+		Source: p.cache.source("Ingress", namespacedName(ing)),
+		Kind:   "Ingress",
+		Name:   namespacedName(ing).String(),
+		Msg:    fmt.Sprintf(format, args...),
+	})
+}
+
+// secureVirtualHosts creates a secure virtual host for each host of each TLS
+// entry whose secret is valid and usable from the Ingress's namespace.
+func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
+	https := p.dag.listener("https")
+	if https == nil {
+		return
+	}
+	minVersion := tlsVersionAnnotation(contourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
+	maxVersion := tlsVersionAnnotation(contourAnnotation(ing, "tls-maximum-protocol-version"), "1.3")
+	if maxVersion < minVersion {
+		// Contour stops processing TLS for this and every Ingress it has not
+		// visited yet (in map order); contourc skips only this Ingress's TLS.
+		p.notice(ing, "tls-maximum-protocol-version %s is lower than tls-minimum-protocol-version %s: TLS ignored", maxVersion, minVersion)
+		return
+	}
+	for _, tls := range ing.Spec.TLS {
+		name := secretReference(tls.SecretName, contourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
+		secret, err := p.cache.lookupTLSSecret(name, ing.Namespace)
+		if err != nil {
+			p.notice(ing, "TLS for %s left out: %v", strings.Join(tls.Hosts, ","), err)
+			continue
+		}
+		for _, host := range tls.Hosts {
+			svh := https.ensureSecureVirtualHost(host)
+			svh.Secret = secret
+			svh.MinTLSVersion = minVersion
+			svh.MaxTLSVersion = maxVersion
+		}
+	}
+}
+
+// secretReference resolves an Ingress TLS secretName: "ns/name" or a name in
+// the tls-cert-namespace annotation's namespace or the Ingress's own.
+func secretReference(secretName, annotationNamespace, ownNamespace string) types.NamespacedName {
+	if ns, name, ok := strings.Cut(secretName, "/"); ok && ns != "" && name != "" {
+		return types.NamespacedName{Namespace: ns, Name: name}
+	}
+	if annotationNamespace != "" {
+		return types.NamespacedName{Namespace: annotationNamespace, Name: secretName}
+	}
+	return types.NamespacedName{Namespace: ownNamespace, Name: secretName}
+}
+
+// ingressRules returns spec.rules with the default backend prepended as a
+// host-less rule, so that later rules for the same host and path win.
+func ingressRules(spec networkingv1.IngressSpec) []networkingv1.IngressRule {
+	if spec.DefaultBackend == nil || spec.DefaultBackend.Service == nil {
+		return spec.Rules
+	}
+	def := networkingv1.IngressRule{IngressRuleValue: networkingv1.IngressRuleValue{
+		HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{
+			Backend: networkingv1.IngressBackend{Service: spec.DefaultBackend.Service},
+		}}},
+	}}
+	return append([]networkingv1.IngressRule{def}, spec.Rules...)
+}
+
+func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.IngressRule) {
+	if rule.HTTP == nil {
+		return
+	}
+	host := rule.Host
+	if host == "" {
+		host = "*"
+	}
+	for _, path := range rule.HTTP.Paths {
+		r, err := p.route(ing, host, path)
+		if err != nil {
+			p.notice(ing, "path %q left out: %v", path.Path, err)
+			continue
+		}
+		if requiresTLS(ing) || httpAllowed(ing) {
+			if http := p.dag.listener("http"); http != nil {
+				http.ensureVirtualHost(host).addRoute(r)
+			}
+		}
+		if https := p.dag.listener("https"); https != nil && host != "*" {
+			if svh, ok := https.svhosts[host]; ok {
+				svh.addRoute(r)
+			}
+		}
+	}
+}
+
+// route builds the route for one Ingress path.
+func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path networkingv1.HTTPIngressPath) (*Route, error) {
+	backend := path.Backend.Service
+	if backend == nil {
+		return nil, fmt.Errorf("only Service backends are supported")
+	}
+	port := intstr.FromInt32(backend.Port.Number)
+	if backend.Port.Name != "" {
+		port = intstr.FromString(backend.Port.Name)
+	}
+	svc, err := p.cache.service(types.NamespacedName{Namespace: ing.Namespace, Name: backend.Name}, port)
+	if err != nil {
+		return nil, err
+	}
+	match, err := ingressPathMatch(path)
+	if err != nil {
+		return nil, err
+	}
+	value := path.Path
+	if value == "" {
+		value = "/"
+	}
+	r := &Route{
+		PathMatch:    match,
+		Clusters:     []*Cluster{{Upstream: svc, Protocol: svc.Protocol, Weight: 1}},
+		HTTPSUpgrade: requiresTLS(ing),
+		Websocket:    commaSet(contourAnnotation(ing, "websocket-routes"))[value],
+		Timeout:      ingressTimeout(ing),
+		Retry:        ingressRetryPolicy(ing),
+		Kind:         "Ingress",
+		Namespace:    ing.Namespace,
+		Name:         ing.Name,
+	}
+	if strings.HasPrefix(host, "*.") {
+		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(host))
+	}
+	return r, nil
+}
+
+// ingressPathMatch turns an Ingress path and pathType into a path match.
+// An unset pathType is ImplementationSpecific, where a path that looks like
+// a regex ("^+*[]%") is one.
+func ingressPathMatch(path networkingv1.HTTPIngressPath) (PathMatch, error) {
+	value := path.Path
+	if value == "" {
+		value = "/"
+	}
+	pathType := networkingv1.PathTypeImplementationSpecific
+	if path.PathType != nil {
+		pathType = *path.PathType
+	}
+	switch pathType {
+	case networkingv1.PathTypePrefix:
+		if value == "/" {
+			return PathMatch{Kind: PathPrefix, Value: "/"}, nil
+		}
+		return PathMatch{Kind: PathSegmentPrefix, Value: strings.TrimRight(value, "/")}, nil
+	case networkingv1.PathTypeExact:
+		return PathMatch{Kind: PathExact, Value: value}, nil
+	default:
+		if strings.ContainsAny(value, "^+*[]%") {
+			if _, err := regexp.Compile(value); err != nil {
+				return PathMatch{}, fmt.Errorf("path regex is not valid: %v", err)
+			}
+			return PathMatch{Kind: PathRegex, Value: value}, nil
+		}
+		return PathMatch{Kind: PathPrefix, Value: value}, nil
+	}
+}
+
+// wildcardAuthorityMatch limits a "*.example.com" virtual host to one DNS
+// label, since Envoy's wildcard domains match several; a port is allowed.
+func wildcardAuthorityMatch(host string) HeaderMatch {
+	return HeaderMatch{
+		Name:  ":authority",
+		Type:  HeaderRegex,
+		Value: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?" + regexp.QuoteMeta(host[1:]) + "(:[0-9]+)?",
+	}
+}
+
+// requiresTLS is ingress.kubernetes.io/force-ssl-redirect: "true".
+func requiresTLS(ing *networkingv1.Ingress) bool {
+	return ing.Annotations["ingress.kubernetes.io/force-ssl-redirect"] == "true"
+}
+
+// httpAllowed is false only with kubernetes.io/ingress.allow-http: "false".
+func httpAllowed(ing *networkingv1.Ingress) bool {
+	return ing.Annotations["kubernetes.io/ingress.allow-http"] != "false"
+}
+
+// ingressTimeout reads projectcontour.io/response-timeout (or its legacy
+// name request-timeout); a bad value leaves Envoy's default.
+func ingressTimeout(ing *networkingv1.Ingress) RouteTimeout {
+	value := contourAnnotation(ing, "response-timeout")
+	if value == "" {
+		value = contourAnnotation(ing, "request-timeout")
+	}
+	t, err := parseTimeout(value)
+	if err != nil {
+		return RouteTimeout{}
+	}
+	return RouteTimeout{Response: t}
+}
+
+// ingressRetryPolicy reads the retry-on, num-retries and per-try-timeout
+// annotations; there is no policy without retry-on.
+func ingressRetryPolicy(ing *networkingv1.Ingress) *RetryPolicy {
+	retryOn := contourAnnotation(ing, "retry-on")
+	if retryOn == "" {
+		return nil
+	}
+	rp := &RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(contourAnnotation(ing, "num-retries"))}
+	if t, err := parseTimeout(contourAnnotation(ing, "per-try-timeout")); err == nil {
+		rp.PerTryTimeout = t
+	}
+	return rp
+}
+
+// ingressNumRetries maps num-retries: -1 disables retries, 0, 1, other
+// negative and unparsable values mean 1.
+func ingressNumRetries(s string) uint32 {
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		n = 0
+	}
+	switch {
+	case n == -1:
+		return 0
+	case n <= 1:
+		return 1
+	default:
+		return uint32(n)
+	}
+}

@@ -1,0 +1,43 @@
+package translate
+
+import (
+	"slices"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// defaultIngressClass is the class Contour serves when none is configured.
+const defaultIngressClass = "contour"
+
+// annotationIngressClass returns the class from the projectcontour.io or
+// kubernetes.io annotation; the Contour one wins when both are present.
+func annotationIngressClass(o metav1.Object) string {
+	a := o.GetAnnotations()
+	if class, ok := a["projectcontour.io/ingress.class"]; ok {
+		return class
+	}
+	return a["kubernetes.io/ingress.class"]
+}
+
+// ingressClassOf is an Ingress's class: a non-empty annotation wins over
+// spec.ingressClassName.
+func ingressClassOf(ing *networkingv1.Ingress) string {
+	if class := annotationIngressClass(ing); class != "" {
+		return class
+	}
+	if ing.Spec.IngressClassName != nil {
+		return *ing.Spec.IngressClassName
+	}
+	return ""
+}
+
+// matchesIngressClass says whether an object of class is served: with no
+// configured classes, objects without a class or of class "contour"; else
+// exactly the configured ones.
+func matchesIngressClass(class string, configured []string) bool {
+	if len(configured) == 0 {
+		return class == "" || class == defaultIngressClass
+	}
+	return slices.Contains(configured, class)
+}

@@ -1,0 +1,85 @@
+package translate
+
+import (
+	"crypto/sha1" //nolint:gosec // a name, not a security boundary: Contour's names use SHA-1
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+)
+
+// Contour's naming rules for Envoy resources. Names must match Contour's
+// byte for byte so that configs can move between Contour and contourc.
+
+// maxNameLength is the length Contour keeps cluster, secret and virtual
+// host names strictly below.
+const maxNameLength = 60
+
+// hashname joins parts with "/" and, when the result is not shorter than
+// limit, truncates parts from the last one backwards, replacing each one's
+// tail with a short hash of the whole original name; if even that is too
+// long, the name becomes the hash itself.
+func hashname(limit int, parts ...string) string {
+	name := strings.Join(parts, "/")
+	if len(name) < limit {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	hash := hex.EncodeToString(sum[:])
+	short := hash[:6]
+	parts = append([]string(nil), parts...)
+	for n := len(parts) - 1; n >= 0; n-- {
+		parts[n] = truncateWithSuffix(limit/len(parts), parts[n], short)
+		if name = strings.Join(parts, "/"); len(name) < limit {
+			return name
+		}
+	}
+	return hash[:min(len(hash), limit)]
+}
+
+func truncateWithSuffix(limit int, s, suffix string) string {
+	switch {
+	case limit >= len(s):
+		return s
+	case limit <= len(suffix):
+		return suffix[:limit]
+	default:
+		return s[:limit-len(suffix)-1] + "-" + suffix
+	}
+}
+
+// shortSHA1 is the first 10 hex digits of the SHA-1 of s.
+func shortSHA1(s []byte) string {
+	sum := sha1.Sum(s) //nolint:gosec
+	return hex.EncodeToString(sum[:5])
+}
+
+// clusterName is <ns>/<svc>/<port>/<hash of the settings that make the
+// cluster distinct>, shortened by hashname.
+func clusterName(c *Cluster) string {
+	key := c.LoadBalancerPolicy + c.Protocol + c.SNI
+	svc := c.Upstream
+	return hashname(maxNameLength, svc.Namespace, svc.Name, strconv.Itoa(int(svc.Port.Port)), shortSHA1([]byte(key)))
+}
+
+// altStatName is <ns>_<svc>_<port>.
+func altStatName(svc *Service) string {
+	return svc.Namespace + "_" + svc.Name + "_" + strconv.Itoa(int(svc.Port.Port))
+}
+
+// endpointsName is the EDS name of a service port: <ns>/<svc>/<port name>,
+// or <ns>/<svc> when the port has no name. It is never shortened.
+func endpointsName(svc *Service) string {
+	if svc.Port.Name == "" {
+		return svc.Namespace + "/" + svc.Name
+	}
+	return svc.Namespace + "/" + svc.Name + "/" + svc.Port.Name
+}
+
+// secretName is <ns>/<name>/<hash of the certificate>, shortened.
+func secretName(s *Secret) string {
+	return hashname(maxNameLength, s.Namespace, s.Name, shortSHA1(s.Cert))
+}
+
+// virtualHostName is the Envoy virtual host name for a host.
+func virtualHostName(host string) string { return hashname(maxNameLength, host) }

@@ -1,0 +1,190 @@
+package translate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Route ordering within a virtual host, as Contour's sorter orders routes
+// before handing them to Envoy (first match wins in Envoy):
+//
+//  1. exact paths, then regexes, then prefixes;
+//  2. exact paths: lexicographically greater first;
+//  3. regexes and prefixes: longer first, then lexicographically greater
+//     first; for equal prefixes a segment prefix precedes a string prefix;
+//  4. equal paths: a route matching :method first, then more header
+//     conditions, more query conditions, lower priority, then the first
+//     differing header/query condition pair.
+//
+// Contour sorts routes held in a Go map, so routes its comparison considers
+// equal come out in random order. contourc first orders routes by their
+// condition key, which makes the result deterministic.
+
+// sortRoutes sorts routes in place in Envoy match order.
+func sortRoutes(routes []*Route) {
+	for _, r := range routes {
+		sort.Stable(headerMatchOrder(r.HeaderMatch))
+		sort.Stable(queryMatchOrder(r.QueryMatch))
+	}
+	sort.Slice(routes, func(i, j int) bool { return conditionsKey(routes[i]) < conditionsKey(routes[j]) })
+	sort.Stable(routeOrder(routes))
+}
+
+type routeOrder []*Route
+
+func (s routeOrder) Len() int           { return len(s) }
+func (s routeOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
+func (s routeOrder) Less(i, j int) bool { return routeLess(s[i], s[j]) }
+
+func routeLess(a, b *Route) bool {
+	pa, pb := a.PathMatch, b.PathMatch
+	switch {
+	case pa.Kind == PathExact && pb.Kind == PathExact:
+		if pa.Value != pb.Value {
+			return pa.Value > pb.Value
+		}
+		return conditionsLess(a, b)
+	case pa.Kind == PathExact:
+		return true
+	case pb.Kind == PathExact:
+		return false
+	case pa.Kind == PathRegex && pb.Kind == PathRegex:
+		if c := longerOrGreater(pa.Value, pb.Value); c != 0 {
+			return c > 0
+		}
+		return conditionsLess(a, b)
+	case pa.Kind == PathRegex:
+		return true
+	case pb.Kind == PathRegex:
+		return false
+	default: // both prefixes
+		if c := longerOrGreater(pa.Value, pb.Value); c != 0 {
+			return c > 0
+		}
+		if pa.Kind != pb.Kind {
+			return pa.Kind == PathSegmentPrefix
+		}
+		return conditionsLess(a, b)
+	}
+}
+
+// longerOrGreater is 1 when a sorts first (longer, or as long and greater),
+// -1 when b does, 0 when equal.
+func longerOrGreater(a, b string) int {
+	switch {
+	case len(a) != len(b):
+		if len(a) > len(b) {
+			return 1
+		}
+		return -1
+	default:
+		return strings.Compare(a, b)
+	}
+}
+
+// conditionsLess orders routes with equal paths by their other conditions.
+// Like Contour's, it scans condition pairs and answers true at the first pair
+// where a's condition sorts first, so it is not a strict weak order; the
+// stable sort over a deterministic input keeps the result reproducible.
+func conditionsLess(a, b *Route) bool {
+	aMethod, aHeaders := splitMethodMatch(a.HeaderMatch)
+	bMethod, bHeaders := splitMethodMatch(b.HeaderMatch)
+	switch {
+	case aMethod != bMethod:
+		return aMethod
+	case len(aHeaders) != len(bHeaders):
+		return len(aHeaders) > len(bHeaders)
+	case len(a.QueryMatch) != len(b.QueryMatch):
+		return len(a.QueryMatch) > len(b.QueryMatch)
+	case a.Priority != b.Priority:
+		return a.Priority < b.Priority
+	}
+	for i := range aHeaders {
+		if headerLess(aHeaders[i], bHeaders[i]) {
+			return true
+		}
+	}
+	for i := range a.QueryMatch {
+		if queryLess(a.QueryMatch[i], b.QueryMatch[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func splitMethodMatch(hs []HeaderMatch) (hasMethod bool, rest []HeaderMatch) {
+	rest = make([]HeaderMatch, 0, len(hs))
+	for _, h := range hs {
+		if h.Name == ":method" {
+			hasMethod = true
+			continue
+		}
+		rest = append(rest, h)
+	}
+	return hasMethod, rest
+}
+
+type headerMatchOrder []HeaderMatch
+
+func (s headerMatchOrder) Len() int           { return len(s) }
+func (s headerMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
+func (s headerMatchOrder) Less(i, j int) bool { return headerLess(s[i], s[j]) }
+
+var headerTypeRank = map[HeaderMatchType]int{HeaderExact: 0, HeaderRegex: 1, HeaderContains: 2, HeaderPresent: 3}
+
+// headerLess orders header conditions by name, then type (exact, regex,
+// contains, present), then value, then non-inverted first.
+func headerLess(a, b HeaderMatch) bool {
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	if ra, rb := headerTypeRank[a.Type], headerTypeRank[b.Type]; ra != rb {
+		return ra < rb
+	}
+	if a.Type != HeaderPresent && a.Value != b.Value {
+		return a.Value < b.Value
+	}
+	return !a.Invert && b.Invert
+}
+
+type queryMatchOrder []QueryMatch
+
+func (s queryMatchOrder) Len() int           { return len(s) }
+func (s queryMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
+func (s queryMatchOrder) Less(i, j int) bool { return queryLess(s[i], s[j]) }
+
+var queryTypeRank = map[string]int{"exact": 0, "regex": 1, "prefix": 2, "suffix": 3, "contains": 4, "present": 5}
+
+// queryLess orders query conditions by name, type, value, then
+// case-sensitive first.
+func queryLess(a, b QueryMatch) bool {
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	if ra, rb := queryTypeRank[a.Type], queryTypeRank[b.Type]; ra != rb {
+		return ra < rb
+	}
+	if a.Type == "present" {
+		return false
+	}
+	if a.Value != b.Value {
+		return a.Value < b.Value
+	}
+	return !a.IgnoreCase && b.IgnoreCase
+}
+
+// conditionsKey identifies a route's match conditions: two routes with the
+// same key on one virtual host are the same route to Contour, and the later
+// one replaces the earlier.
+func conditionsKey(r *Route) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d:%s", r.PathMatch.Kind, r.PathMatch.Value)
+	for _, h := range r.HeaderMatch {
+		fmt.Fprintf(&b, ",header:%s=%s&%s&invert=%t&ignorecase=%t&missing=%t", h.Name, h.Value, h.Type, h.Invert, h.IgnoreCase, h.TreatMissingAsEmpty)
+	}
+	for _, q := range r.QueryMatch {
+		fmt.Fprintf(&b, ",query:%s=%s&%s&ignorecase=%t", q.Name, q.Value, q.Type, q.IgnoreCase)
+	}
+	return b.String()
+}

@@ -1,0 +1,122 @@
+package translate
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Validation of Secrets, with Contour's rules. Messages describe structure
+// only: they never quote key material.
+
+// validTLSSecret checks a serving certificate Secret: type kubernetes.io/tls
+// or Opaque, tls.crt holding certificates whose first one names a host,
+// tls.key holding exactly one private key. Like Contour, it does not check
+// that key and certificate match, nor expiry.
+func validTLSSecret(s *corev1.Secret) error {
+	if s.Type != corev1.SecretTypeTLS && s.Type != corev1.SecretTypeOpaque {
+		return fmt.Errorf("secret type is not %q or %q", corev1.SecretTypeTLS, corev1.SecretTypeOpaque)
+	}
+	crt, ok := s.Data[corev1.TLSCertKey]
+	if !ok {
+		return errors.New("missing TLS certificate")
+	}
+	if err := validateServingBundle(crt); err != nil {
+		return fmt.Errorf("invalid TLS certificate: %w", err)
+	}
+	key, ok := s.Data[corev1.TLSPrivateKeyKey]
+	if !ok {
+		return errors.New("missing TLS private key")
+	}
+	if err := validatePrivateKey(key); err != nil {
+		return fmt.Errorf("invalid TLS private key: %w", err)
+	}
+	return nil
+}
+
+// hasPEMHeader reports whether data still holds a "-----BEGIN ...-----"
+// line; like Contour, trailing non-PEM text after the last block is ignored.
+func hasPEMHeader(data []byte) bool {
+	start := bytes.Index(data, []byte("-----BEGIN"))
+	if start == -1 {
+		return false
+	}
+	end := bytes.Index(data[start+10:], []byte("-----"))
+	return end != -1 && !bytes.Contains(data[start:start+10+end], []byte("\n"))
+}
+
+// pemBlocks calls visit for each PEM block in data.
+func pemBlocks(data []byte, visit func(*pem.Block) error) error {
+	for hasPEMHeader(data) {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return errors.New("failed to parse PEM block")
+		}
+		if err := visit(block); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateServingBundle(data []byte) error {
+	n := 0
+	err := pemBlocks(data, func(b *pem.Block) error {
+		if b.Type != "CERTIFICATE" {
+			return fmt.Errorf("unexpected block type '%s'", b.Type)
+		}
+		cert, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return err
+		}
+		if n == 0 && strings.TrimSpace(cert.Subject.CommonName) == "" && len(cert.DNSNames) == 0 && len(cert.IPAddresses) == 0 {
+			return errors.New("certificate has no common name or subject alt name")
+		}
+		n++
+		return nil
+	})
+	if err == nil && n == 0 {
+		err = errors.New("failed to locate certificate")
+	}
+	return err
+}
+
+func validatePrivateKey(data []byte) error {
+	keys := 0
+	err := pemBlocks(data, func(b *pem.Block) error {
+		var err error
+		switch b.Type {
+		case "PRIVATE KEY":
+			_, err = x509.ParsePKCS8PrivateKey(b.Bytes)
+		case "RSA PRIVATE KEY":
+			_, err = x509.ParsePKCS1PrivateKey(b.Bytes)
+		case "EC PRIVATE KEY":
+			_, err = x509.ParseECPrivateKey(b.Bytes)
+		case "EC PARAMETERS":
+			return nil
+		default:
+			return fmt.Errorf("unexpected block type '%s'", b.Type)
+		}
+		if err != nil {
+			// The parser's message can describe the key's bytes; keep it generic.
+			return fmt.Errorf("%s block does not parse", b.Type)
+		}
+		keys++
+		return nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case keys == 0:
+		return errors.New("failed to locate private key")
+	case keys > 1:
+		return errors.New("multiple private keys")
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package translate
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// service resolves a Service port into a DAG Service, with the upstream
+// protocol and circuit breakers its annotations give. ExternalName Services
+// are refused: Contour disables them by default.
+func (c *cache) service(name types.NamespacedName, port intstr.IntOrString) (*Service, error) {
+	svc, svcPort, err := c.lookupService(name, port)
+	if err != nil {
+		return nil, err
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil, fmt.Errorf("%s/%s is an ExternalName service, these are not currently enabled. See the config.enableExternalNameService config file setting", svc.Namespace, svc.Name)
+	}
+	return &Service{
+		Namespace:       svc.Namespace,
+		Name:            svc.Name,
+		Port:            svcPort,
+		HealthPort:      svcPort,
+		Protocol:        upstreamProtocol(svc, svcPort),
+		CircuitBreakers: circuitBreakers(svc),
+	}, nil
+}
+
+// upstreamProtocol is the protocol Envoy speaks to a Service port: a port's
+// appProtocol decides alone when set; otherwise the upstream-protocol
+// annotations, by port name first, then number.
+func upstreamProtocol(svc *corev1.Service, port corev1.ServicePort) string {
+	if port.AppProtocol != nil {
+		switch *port.AppProtocol {
+		case "kubernetes.io/h2c":
+			return "h2c"
+		case "https":
+			return "tls"
+		default:
+			return ""
+		}
+	}
+	protocols := upstreamProtocols(svc)
+	if p := protocols[port.Name]; p != "" {
+		return p
+	}
+	return protocols[strconv.Itoa(int(port.Port))]
+}

@@ -1,0 +1,69 @@
+package translate
+
+import (
+	"fmt"
+	"sort"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
+
+	"github.com/contourc/contourc/loader"
+)
+
+// The listeners of `contour serve` with no configuration file.
+const (
+	httpListenerName  = "ingress_http"
+	httpsListenerName = "ingress_https"
+)
+
+func defaultListeners(d *DAG) {
+	d.addListener(&Listener{Name: httpListenerName, Protocol: "http", Address: "0.0.0.0", Port: 8080, RouteConfigName: "ingress_http"})
+	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: "0.0.0.0", Port: 8443, RouteConfigName: "ingress_http"})
+}
+
+// buildResources walks the DAG into Envoy resources.
+func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources {
+	r := Resources{
+		Listeners:    listeners(d),
+		RouteConfigs: routeConfigurations(d),
+		Secrets:      secrets(d),
+		Runtimes:     []*runtimev3.Runtime{runtimeLayer()},
+	}
+	claSeen := map[string]bool{}
+	for _, dc := range referencedClusters(d) {
+		svc := dc.Upstream
+		if !hasEndpoints(c, svc) {
+			msg := "has no endpoints in the input: its cluster " + clusterName(dc) + " has no hosts"
+			if opts.UpstreamDNS != "" {
+				msg = "has no endpoints in the input: resolving it by DNS as " + dnsTarget(svc, opts.UpstreamDNS)
+			} else {
+				msg += " (use --upstream-dns to resolve it by DNS)"
+			}
+			*notices = append(*notices, Notice{Source: c.source("Service", namespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
+			if opts.UpstreamDNS != "" {
+				r.Clusters = append(r.Clusters, cluster(dc, opts.UpstreamDNS))
+				continue
+			}
+		}
+		r.Clusters = append(r.Clusters, cluster(dc, ""))
+		if name := endpointsName(svc); !claSeen[name] {
+			claSeen[name] = true
+			r.Endpoints = append(r.Endpoints, loadAssignment(svc, c.slices[namespacedName(svcObject{svc})]))
+		}
+	}
+	sortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
+	sortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
+	return r
+}
+
+func translate(objs []loader.Object, opts Options) (*Result, error) {
+	c := newCache(objs, opts)
+	d := newDAG()
+	defaultListeners(d)
+	res := &Result{}
+	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
+	res.Resources = buildResources(d, c, opts, &res.Notices)
+	sort.SliceStable(res.Notices, func(i, j int) bool { return res.Notices[i].String() < res.Notices[j].String() })
+	return res, nil
+}

@@ -1,0 +1,86 @@
+package translate
+
+import (
+	"sort"
+	"strconv"
+
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
+// ClusterLoadAssignments from EndpointSlices, as Contour's EndpointSlice
+// translator builds them.
+
+// loadAssignment returns the CLA of a Service port: every ready endpoint
+// (an unset ready condition counts as ready) on every TCP slice port that
+// matches the Service port's name (all of them for an unnamed port), using
+// each endpoint's first address, without duplicates. No endpoints gives a
+// CLA with only its name.
+func loadAssignment(svc *Service, slices []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
+	cla := &endpointv3.ClusterLoadAssignment{ClusterName: endpointsName(svc)}
+	type hostPort struct {
+		addr string
+		port int32
+	}
+	seen := map[hostPort]bool{}
+	var hosts []hostPort
+	for _, slice := range slices {
+		for _, ep := range slice.Endpoints {
+			if len(ep.Addresses) == 0 || (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) {
+				continue
+			}
+			for _, port := range slice.Ports {
+				if !slicePortMatches(port, svc.Port) {
+					continue
+				}
+				hp := hostPort{ep.Addresses[0], *port.Port}
+				if !seen[hp] {
+					seen[hp] = true
+					hosts = append(hosts, hp)
+				}
+			}
+		}
+	}
+	if len(hosts) == 0 {
+		return cla
+	}
+	// Contour's order depends on map iteration; contourc sorts by address.
+	sort.Slice(hosts, func(i, j int) bool {
+		if hosts[i].addr != hosts[j].addr {
+			return hosts[i].addr < hosts[j].addr
+		}
+		return hosts[i].port < hosts[j].port
+	})
+	locality := &endpointv3.LocalityLbEndpoints{LoadBalancingWeight: wrapperspb.UInt32(1)}
+	for _, hp := range hosts {
+		locality.LbEndpoints = append(locality.LbEndpoints, lbEndpoint(hp.addr, uint32(hp.port)))
+	}
+	cla.Endpoints = []*endpointv3.LocalityLbEndpoints{locality}
+	return cla
+}
+
+// slicePortMatches says whether an EndpointSlice port serves a Service port.
+// A missing protocol is TCP, as the API server defaults it.
+func slicePortMatches(p discoveryv1.EndpointPort, svcPort corev1.ServicePort) bool {
+	if p.Port == nil || (p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP) {
+		return false
+	}
+	return svcPort.Name == "" || p.Name == nil || *p.Name == svcPort.Name
+}
+
+// hasEndpoints says whether the input holds any EndpointSlice for svc.
+func hasEndpoints(c *cache, svc *Service) bool {
+	return len(c.slices[namespacedName(svcObject{svc})]) > 0
+}
+
+type svcObject struct{ s *Service }
+
+func (o svcObject) GetNamespace() string { return o.s.Namespace }
+func (o svcObject) GetName() string      { return o.s.Name }
+
+// dnsTarget is how a Service is resolved by DNS: <svc>.<ns>.svc.<domain>:<port>.
+func dnsTarget(svc *Service, domain string) string {
+	return svc.Name + "." + svc.Namespace + ".svc." + domain + ":" + strconv.Itoa(int(svc.Port.Port))
+}

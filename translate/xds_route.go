@@ -1,0 +1,243 @@
+package translate
+
+import (
+	"sort"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Envoy route configurations from the DAG: one for plain HTTP (always
+// present, even when empty) and one per secure virtual host.
+
+func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
+	var out []*routev3.RouteConfiguration
+	for _, l := range d.sortedListeners() {
+		switch l.Protocol {
+		case "http":
+			var vhosts []*routev3.VirtualHost
+			for _, vh := range l.virtualHosts() {
+				vhosts = append(vhosts, envoyVirtualHost(vh, false))
+			}
+			out = append(out, routeConfiguration(l.RouteConfigName, vhosts))
+		case "https":
+			for _, svh := range l.secureVirtualHosts() {
+				out = append(out, routeConfiguration(secureRouteConfigName(svh), []*routev3.VirtualHost{envoyVirtualHost(&svh.VirtualHost, true)}))
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// secureRouteConfigName is "https/<fqdn>".
+func secureRouteConfigName(svh *SecureVirtualHost) string { return "https/" + svh.Name }
+
+// routeConfiguration adds Contour's x-request-start header and ignores the
+// port when matching the Host header.
+func routeConfiguration(name string, vhosts []*routev3.VirtualHost) *routev3.RouteConfiguration {
+	sort.Slice(vhosts, func(i, j int) bool { return vhosts[i].Name < vhosts[j].Name })
+	return &routev3.RouteConfiguration{
+		Name:         name,
+		VirtualHosts: vhosts,
+		RequestHeadersToAdd: []*corev3.HeaderValueOption{{
+			Header:       &corev3.HeaderValue{Key: "x-request-start", Value: "t=%START_TIME(%s.%3f)%"},
+			AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD,
+		}},
+		IgnorePortInHostMatching: true,
+	}
+}
+
+func envoyVirtualHost(vh *VirtualHost, secure bool) *routev3.VirtualHost {
+	routes := vh.Routes()
+	out := &routev3.VirtualHost{Name: virtualHostName(vh.Name), Domains: []string{vh.Name}}
+	for _, r := range routes {
+		out.Routes = append(out.Routes, envoyRoute(r, secure))
+	}
+	return out
+}
+
+func envoyRoute(r *Route, secure bool) *routev3.Route {
+	route := &routev3.Route{Match: routeMatch(r), Metadata: routeMetadata(r)}
+	switch {
+	case r.HTTPSUpgrade && !secure:
+		route.Action = &routev3.Route_Redirect{Redirect: &routev3.RedirectAction{
+			SchemeRewriteSpecifier: &routev3.RedirectAction_HttpsRedirect{HttpsRedirect: true},
+		}}
+		// A redirect never needs authorising.
+		route.TypedPerFilterConfig = map[string]*anypb.Any{"envoy.filters.http.ext_authz": mustAny(&extauthzv3.ExtAuthzPerRoute{
+			Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true},
+		})}
+	default:
+		route.Action = &routev3.Route_Route{Route: routeAction(r)}
+	}
+	return route
+}
+
+// routeMetadata names the object a route came from, for access logs.
+func routeMetadata(r *Route) *corev3.Metadata {
+	fields := map[string]*structpb.Value{}
+	for key, value := range map[string]string{
+		"io.projectcontour.kind":      r.Kind,
+		"io.projectcontour.namespace": r.Namespace,
+		"io.projectcontour.name":      r.Name,
+	} {
+		if value != "" {
+			fields[key] = structpb.NewStringValue(value)
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{
+		"envoy.access_loggers.file": {Fields: fields},
+	}}
+}
+
+func routeMatch(r *Route) *routev3.RouteMatch {
+	m := &routev3.RouteMatch{}
+	switch r.PathMatch.Kind {
+	case PathExact:
+		m.PathSpecifier = &routev3.RouteMatch_Path{Path: r.PathMatch.Value}
+	case PathRegex:
+		// Anchored: the regex starts at the path's beginning, which also
+		// keeps Envoy's regex program small.
+		m.PathSpecifier = &routev3.RouteMatch_SafeRegex{SafeRegex: safeRegex("^" + r.PathMatch.Value)}
+	case PathSegmentPrefix:
+		m.PathSpecifier = &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: r.PathMatch.Value}
+	default:
+		m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: r.PathMatch.Value}
+	}
+	for _, h := range r.HeaderMatch {
+		m.Headers = append(m.Headers, headerMatcher(h))
+	}
+	for _, q := range r.QueryMatch {
+		m.QueryParameters = append(m.QueryParameters, queryMatcher(q))
+	}
+	return m
+}
+
+func safeRegex(regex string) *matcherv3.RegexMatcher {
+	return &matcherv3.RegexMatcher{Regex: regex}
+}
+
+func headerMatcher(h HeaderMatch) *routev3.HeaderMatcher {
+	out := &routev3.HeaderMatcher{
+		Name:        h.Name,
+		InvertMatch: h.Invert,
+		// Only an inverted match may treat a missing header as empty.
+		TreatMissingHeaderAsEmpty: h.Invert && h.TreatMissingAsEmpty,
+	}
+	switch h.Type {
+	case HeaderPresent:
+		out.HeaderMatchSpecifier = &routev3.HeaderMatcher_PresentMatch{PresentMatch: true}
+	case HeaderRegex:
+		out.HeaderMatchSpecifier = stringMatch(&matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{SafeRegex: safeRegex(h.Value)}})
+	case HeaderContains:
+		out.HeaderMatchSpecifier = stringMatch(&matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Contains{Contains: h.Value}, IgnoreCase: h.IgnoreCase})
+	default:
+		out.HeaderMatchSpecifier = stringMatch(&matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h.Value}, IgnoreCase: h.IgnoreCase})
+	}
+	return out
+}
+
+func stringMatch(m *matcherv3.StringMatcher) *routev3.HeaderMatcher_StringMatch {
+	return &routev3.HeaderMatcher_StringMatch{StringMatch: m}
+}
+
+func queryMatcher(q QueryMatch) *routev3.QueryParameterMatcher {
+	out := &routev3.QueryParameterMatcher{Name: q.Name}
+	var pattern matcherv3.StringMatcher
+	switch q.Type {
+	case "present":
+		out.QueryParameterMatchSpecifier = &routev3.QueryParameterMatcher_PresentMatch{PresentMatch: true}
+		return out
+	case "regex":
+		pattern.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: safeRegex(q.Value)}
+	case "prefix":
+		pattern.MatchPattern = &matcherv3.StringMatcher_Prefix{Prefix: q.Value}
+	case "suffix":
+		pattern.MatchPattern = &matcherv3.StringMatcher_Suffix{Suffix: q.Value}
+	case "contains":
+		pattern.MatchPattern = &matcherv3.StringMatcher_Contains{Contains: q.Value}
+	default:
+		pattern.MatchPattern = &matcherv3.StringMatcher_Exact{Exact: q.Value}
+	}
+	if q.Type != "regex" {
+		pattern.IgnoreCase = q.IgnoreCase
+	}
+	out.QueryParameterMatchSpecifier = &routev3.QueryParameterMatcher_StringMatch{StringMatch: &pattern}
+	return out
+}
+
+func routeAction(r *Route) *routev3.RouteAction {
+	ra := &routev3.RouteAction{
+		RetryPolicy: retryPolicy(r.Retry),
+		Timeout:     envoyTimeout(r.Timeout.Response),
+		IdleTimeout: envoyTimeout(r.Timeout.Idle),
+	}
+	if r.Websocket {
+		ra.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
+	}
+	if len(r.Clusters) == 1 {
+		ra.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: clusterName(r.Clusters[0])}
+	} else {
+		ra.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: weightedClusters(r.Clusters)}
+	}
+	return ra
+}
+
+// weightedClusters spreads traffic by weight; when no weight is set at all
+// every cluster gets 1. Ordered by name, then weight.
+func weightedClusters(clusters []*Cluster) *routev3.WeightedCluster {
+	var total uint32
+	wc := &routev3.WeightedCluster{}
+	for _, c := range clusters {
+		total += c.Weight
+		wc.Clusters = append(wc.Clusters, &routev3.WeightedCluster_ClusterWeight{Name: clusterName(c), Weight: wrapperspb.UInt32(c.Weight)})
+	}
+	for _, c := range wc.Clusters {
+		if total == 0 {
+			c.Weight.Value = 1
+		}
+	}
+	sort.SliceStable(wc.Clusters, func(i, j int) bool {
+		a, b := wc.Clusters[i], wc.Clusters[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Weight.GetValue() < b.Weight.GetValue()
+	})
+	return wc
+}
+
+func retryPolicy(rp *RetryPolicy) *routev3.RetryPolicy {
+	if rp == nil || rp.RetryOn == "" {
+		return nil
+	}
+	return &routev3.RetryPolicy{
+		RetryOn:              rp.RetryOn,
+		RetriableStatusCodes: rp.RetriableStatusCodes,
+		// Always set, so that 0 really means no retry (Envoy's default is 1).
+		NumRetries:    wrapperspb.UInt32(rp.NumRetries),
+		PerTryTimeout: envoyTimeout(rp.PerTryTimeout),
+	}
+}
+
+// envoyTimeout is nil for Envoy's default, 0 for disabled, else the value.
+func envoyTimeout(t Timeout) *durationpb.Duration {
+	switch {
+	case !t.Set:
+		return nil
+	case t.Disabled:
+		return durationpb.New(0)
+	default:
+		return durationpb.New(t.Duration)
+	}
+}
