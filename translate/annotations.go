@@ -35,6 +35,9 @@ func parseTimeout(s string) (Timeout, error) {
 	return Timeout{Set: true, Duration: d}, nil
 }
 
+// timeDuration parses a Go duration string.
+func timeDuration(s string) (time.Duration, error) { return time.ParseDuration(s) }
+
 func parseUint32(s string) uint32 {
 	v, err := strconv.ParseUint(s, 10, 32)
 	if err != nil {

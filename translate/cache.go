@@ -23,8 +23,11 @@ type cache struct {
 	slices      map[types.NamespacedName][]*discoveryv1.EndpointSlice // by Service
 	delegations map[string][]*contourv1.TLSCertificateDelegation      // by namespace
 	ingresses   []*networkingv1.Ingress                               // ordered by namespace/name
+	httpproxies []*contourv1.HTTPProxy                                // ordered by namespace/name
 	sources     map[objectKey]loader.Source
 	classNames  []string
+
+	httpproxyByName map[types.NamespacedName]*contourv1.HTTPProxy
 }
 
 type objectKey struct {
@@ -34,18 +37,22 @@ type objectKey struct {
 
 func newCache(objs []loader.Object, opts Options) *cache {
 	c := &cache{
-		services:    map[types.NamespacedName]*corev1.Service{},
-		secrets:     map[types.NamespacedName]*corev1.Secret{},
-		slices:      map[types.NamespacedName][]*discoveryv1.EndpointSlice{},
-		delegations: map[string][]*contourv1.TLSCertificateDelegation{},
-		sources:     map[objectKey]loader.Source{},
-		classNames:  opts.IngressClassNames,
+		services:        map[types.NamespacedName]*corev1.Service{},
+		secrets:         map[types.NamespacedName]*corev1.Secret{},
+		slices:          map[types.NamespacedName][]*discoveryv1.EndpointSlice{},
+		delegations:     map[string][]*contourv1.TLSCertificateDelegation{},
+		sources:         map[objectKey]loader.Source{},
+		httpproxyByName: map[types.NamespacedName]*contourv1.HTTPProxy{},
+		classNames:      opts.IngressClassNames,
 	}
 	for _, o := range objs {
 		c.insert(o)
 	}
 	sort.Slice(c.ingresses, func(i, j int) bool {
 		return namespacedName(c.ingresses[i]).String() < namespacedName(c.ingresses[j]).String()
+	})
+	sort.Slice(c.httpproxies, func(i, j int) bool {
+		return namespacedName(c.httpproxies[i]).String() < namespacedName(c.httpproxies[j]).String()
 	})
 	for _, s := range c.slices {
 		sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
@@ -68,6 +75,11 @@ func (c *cache) insert(o loader.Object) {
 		}
 	case *contourv1.TLSCertificateDelegation:
 		c.delegations[obj.Namespace] = append(c.delegations[obj.Namespace], obj)
+	case *contourv1.HTTPProxy:
+		if matchesIngressClass(httpProxyClassOf(obj), c.classNames) {
+			c.httpproxies = append(c.httpproxies, obj)
+			c.httpproxyByName[namespacedName(obj)] = obj
+		}
 	case *networkingv1.Ingress:
 		if matchesIngressClass(ingressClassOf(obj), c.classNames) {
 			c.ingresses = append(c.ingresses, obj)

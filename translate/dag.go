@@ -58,11 +58,22 @@ type Route struct {
 	Websocket    bool
 	Timeout      RouteTimeout
 	Retry        *RetryPolicy
+	// DirectResponse answers the request without an upstream.
+	DirectResponse *DirectResponse
+	// CookieHashPolicy pins clients to an upstream with Contour's
+	// session-affinity cookie (the Cookie load-balancer strategy).
+	CookieHashPolicy bool
 	// Priority orders otherwise equal routes (Gateway API rule index).
 	Priority int
 
 	// Source metadata (`contour serve` sets it on every route).
 	Kind, Namespace, Name string
+}
+
+// DirectResponse is a fixed response.
+type DirectResponse struct {
+	StatusCode uint32
+	Body       string
 }
 
 // PathMatchKind tells how a route matches the request path.

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -30,6 +31,15 @@ func ingressClassOf(ing *networkingv1.Ingress) string {
 		return *ing.Spec.IngressClassName
 	}
 	return ""
+}
+
+// httpProxyClassOf is an HTTPProxy's class: a non-empty annotation wins
+// over spec.ingressClassName.
+func httpProxyClassOf(proxy *contourv1.HTTPProxy) string {
+	if class := annotationIngressClass(proxy); class != "" {
+		return class
+	}
+	return proxy.Spec.IngressClassName
 }
 
 // matchesIngressClass says whether an object of class is served: with no

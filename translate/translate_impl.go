@@ -63,6 +63,9 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	defaultListeners(d)
 	res := &Result{}
 	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
+	statuses := proxyStatuses{}
+	(&httpProxyProcessor{dag: d, cache: c, status: statuses, rootNamespaces: opts.RootNamespaces, notices: &res.Notices}).run()
+	res.Status = statuses.objectStatuses(c)
 	res.Resources = buildResources(d, c, opts, &res.Notices)
 	sort.SliceStable(res.Notices, func(i, j int) bool { return res.Notices[i].String() < res.Notices[j].String() })
 	return res, nil

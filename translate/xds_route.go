@@ -74,10 +74,21 @@ func envoyRoute(r *Route, secure bool) *routev3.Route {
 		route.TypedPerFilterConfig = map[string]*anypb.Any{"envoy.filters.http.ext_authz": mustAny(&extauthzv3.ExtAuthzPerRoute{
 			Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true},
 		})}
+	case r.DirectResponse != nil:
+		route.Action = directResponse(r.DirectResponse)
 	default:
 		route.Action = &routev3.Route_Route{Route: routeAction(r)}
 	}
 	return route
+}
+
+// directResponse answers with a fixed status and optional body.
+func directResponse(d *DirectResponse) *routev3.Route_DirectResponse {
+	action := &routev3.DirectResponseAction{Status: d.StatusCode}
+	if d.Body != "" {
+		action.Body = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: d.Body}}
+	}
+	return &routev3.Route_DirectResponse{DirectResponse: action}
 }
 
 // routeMetadata names the object a route came from, for access logs.
@@ -181,6 +192,11 @@ func routeAction(r *Route) *routev3.RouteAction {
 		RetryPolicy: retryPolicy(r.Retry),
 		Timeout:     envoyTimeout(r.Timeout.Response),
 		IdleTimeout: envoyTimeout(r.Timeout.Idle),
+	}
+	if r.CookieHashPolicy {
+		ra.HashPolicy = []*routev3.RouteAction_HashPolicy{{PolicySpecifier: &routev3.RouteAction_HashPolicy_Cookie_{
+			Cookie: &routev3.RouteAction_HashPolicy_Cookie{Name: "X-Contour-Session-Affinity", Ttl: durationpb.New(0), Path: "/"},
+		}}}
 	}
 	if r.Websocket {
 		ra.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}

@@ -1,0 +1,228 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+)
+
+// HTTPProxy match conditions: merging the conditions of an include chain
+// into one route match, and the validity rules Contour applies to them.
+
+var repeatedSlashes = regexp.MustCompile(`//+`)
+
+// mergePathMatch concatenates the path conditions of an include chain. The
+// last condition decides the match type, except that any regex makes the
+// whole path a regex; no path at all is the prefix "/".
+func mergePathMatch(conds []contourv1.MatchCondition) PathMatch {
+	merged, isRegex := "", false
+	for _, c := range conds {
+		switch {
+		case c.Prefix != "":
+			merged += c.Prefix
+		case c.Exact != "":
+			merged += c.Exact
+		case c.Regex != "":
+			merged += c.Regex
+			isRegex = true
+		}
+	}
+	merged = repeatedSlashes.ReplaceAllString(merged, "/")
+	if merged == "" {
+		return PathMatch{Kind: PathPrefix, Value: "/"}
+	}
+	last := conds[len(conds)-1]
+	switch {
+	case isRegex:
+		return PathMatch{Kind: PathRegex, Value: merged}
+	case last.Exact != "":
+		return PathMatch{Kind: PathExact, Value: merged}
+	default:
+		return PathMatch{Kind: PathPrefix, Value: merged}
+	}
+}
+
+// mergeHeaderMatch collects the header conditions of a chain, parents first.
+func mergeHeaderMatch(conds []contourv1.MatchCondition) []HeaderMatch {
+	var out []HeaderMatch
+	for _, c := range conds {
+		if h := c.Header; h != nil {
+			if m, ok := headerCondition(*h); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+func headerCondition(h contourv1.HeaderMatchCondition) (HeaderMatch, bool) {
+	m := HeaderMatch{Name: h.Name, IgnoreCase: h.IgnoreCase}
+	switch {
+	case h.Present:
+		m = HeaderMatch{Name: h.Name, Type: HeaderPresent}
+	case h.NotPresent:
+		m = HeaderMatch{Name: h.Name, Type: HeaderPresent, Invert: true}
+	case h.Contains != "":
+		m.Type, m.Value = HeaderContains, h.Contains
+	case h.NotContains != "":
+		m.Type, m.Value, m.Invert, m.TreatMissingAsEmpty = HeaderContains, h.NotContains, true, h.TreatMissingAsEmpty
+	case h.Exact != "":
+		m.Type, m.Value = HeaderExact, h.Exact
+	case h.NotExact != "":
+		m.Type, m.Value, m.Invert, m.TreatMissingAsEmpty = HeaderExact, h.NotExact, true, h.TreatMissingAsEmpty
+	case h.Regex != "":
+		m = HeaderMatch{Name: h.Name, Type: HeaderRegex, Value: h.Regex}
+	default:
+		return HeaderMatch{}, false
+	}
+	return m, true
+}
+
+// mergeQueryMatch collects the query-parameter conditions of a chain.
+func mergeQueryMatch(conds []contourv1.MatchCondition) []QueryMatch {
+	var out []QueryMatch
+	for _, c := range conds {
+		q := c.QueryParameter
+		if q == nil {
+			continue
+		}
+		m := QueryMatch{Name: q.Name, IgnoreCase: q.IgnoreCase}
+		switch {
+		case q.Exact != "":
+			m.Type, m.Value = "exact", q.Exact
+		case q.Prefix != "":
+			m.Type, m.Value = "prefix", q.Prefix
+		case q.Suffix != "":
+			m.Type, m.Value = "suffix", q.Suffix
+		case q.Regex != "":
+			m = QueryMatch{Name: q.Name, Type: "regex", Value: q.Regex}
+		case q.Contains != "":
+			m.Type, m.Value = "contains", q.Contains
+		case q.Present:
+			m = QueryMatch{Name: q.Name, Type: "present"}
+		default:
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// pathConditionsValid allows at most one path condition per block, each
+// starting with "/", regexes compiling.
+func pathConditionsValid(conds []contourv1.MatchCondition) error {
+	n := 0
+	for _, c := range conds {
+		for kind, v := range map[string]string{"prefix": c.Prefix, "exact": c.Exact, "regex": c.Regex} {
+			if v == "" {
+				continue
+			}
+			n++
+			if v[0] != '/' {
+				return fmt.Errorf("%s conditions must start with /, %s was supplied", kind, v)
+			}
+			if kind == "regex" {
+				if _, err := regexp.Compile(v); err != nil {
+					return fmt.Errorf("supplied regex: %s invalid. error: %s", v, err)
+				}
+			}
+		}
+	}
+	if n > 1 {
+		return errors.New("more than one prefix, exact or regex is not allowed in a condition block")
+	}
+	return nil
+}
+
+// includeConditionsValid refuses exact and regex paths on includes.
+func includeConditionsValid(conds []contourv1.MatchCondition) error {
+	for _, c := range conds {
+		if c.Exact != "" {
+			return errors.New("exact conditions are not allowed in includes block")
+		}
+		if c.Regex != "" {
+			return errors.New("regex conditions are not allowed in includes block")
+		}
+	}
+	return nil
+}
+
+// headerConditionsValid rejects contradictory header conditions of a chain.
+func headerConditionsValid(conds []contourv1.MatchCondition) error {
+	seen := map[contourv1.HeaderMatchCondition]bool{}
+	exact := map[string]bool{}
+	for _, c := range conds {
+		if c.Header == nil {
+			continue
+		}
+		h := *c.Header
+		name := strings.ToLower(h.Name)
+		contradicts := func(other contourv1.HeaderMatchCondition) bool { other.Name = name; return seen[other] }
+		switch {
+		case h.Present && contradicts(contourv1.HeaderMatchCondition{NotPresent: true}),
+			h.NotPresent && contradicts(contourv1.HeaderMatchCondition{Present: true}):
+			return errors.New("cannot specify contradictory 'present' and 'notpresent' conditions for the same route and header")
+		case h.Exact != "" && exact[name]:
+			return errors.New("cannot specify duplicate header 'exact match' conditions in the same route")
+		case h.Exact != "" && contradicts(contourv1.HeaderMatchCondition{NotExact: h.Exact}),
+			h.NotExact != "" && contradicts(contourv1.HeaderMatchCondition{Exact: h.NotExact}):
+			return errors.New("cannot specify contradictory 'exact' and 'notexact' conditions for the same route and header")
+		case h.Contains != "" && contradicts(contourv1.HeaderMatchCondition{NotContains: h.Contains}),
+			h.NotContains != "" && contradicts(contourv1.HeaderMatchCondition{Contains: h.NotContains}):
+			return errors.New("cannot specify contradictory 'contains' and 'notcontains' conditions for the same route and header")
+		case h.Regex != "":
+			if _, err := regexp.Compile(h.Regex); err != nil {
+				return errors.New("invalid regular expression specified for 'regex' condition")
+			}
+		}
+		if h.Exact != "" {
+			exact[name] = true
+		}
+		h.Name = name
+		seen[h] = true
+	}
+	return nil
+}
+
+// queryConditionsValid requires exactly one match per query condition, no
+// two exact matches on one parameter, and compiling regexes.
+func queryConditionsValid(conds []contourv1.MatchCondition) error {
+	exact := map[string]bool{}
+	for _, c := range conds {
+		q := c.QueryParameter
+		if q == nil {
+			continue
+		}
+		n := 0
+		for _, v := range []string{q.Exact, q.Prefix, q.Suffix, q.Regex, q.Contains} {
+			if v != "" {
+				n++
+			}
+		}
+		if q.Present {
+			n++
+		}
+		switch {
+		case n == 0:
+			return errors.New("must specify at least one query parameter condition")
+		case n > 1:
+			return errors.New("cannot specify more than one condition in the same match condition branch")
+		}
+		name := strings.ToLower(q.Name)
+		if q.Exact != "" {
+			if exact[name] {
+				return errors.New("cannot specify duplicate query parameter 'exact match' conditions in the same route")
+			}
+			exact[name] = true
+		}
+		if q.Regex != "" {
+			if _, err := regexp.Compile(q.Regex); err != nil {
+				return errors.New("invalid regular expression specified for 'regex' condition")
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package translate
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// The status Contour writes on an HTTPProxy: one "Valid" condition carrying
+// errors and warnings, plus the legacy currentStatus/description fields.
+
+// proxyStatus is the status of one HTTPProxy as it is being built.
+type proxyStatus struct {
+	generation int64
+	errors     []conditionDetail
+	warnings   []conditionDetail
+	visited    bool
+}
+
+type conditionDetail struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// maxConditionMessage is where Contour truncates condition messages.
+const maxConditionMessage = 32760
+
+func (s *proxyStatus) addError(errType, reason, format string, args ...any) {
+	s.errors = append(s.errors, conditionDetail{Type: errType, Status: "True", Reason: reason, Message: truncateMessage(fmt.Sprintf(format, args...))})
+}
+
+func (s *proxyStatus) addWarning(warnType, reason, format string, args ...any) {
+	s.warnings = append(s.warnings, conditionDetail{Type: warnType, Status: "True", Reason: reason, Message: truncateMessage(fmt.Sprintf(format, args...))})
+}
+
+func (s *proxyStatus) valid() bool { return len(s.errors) == 0 }
+
+func truncateMessage(m string) string {
+	if len(m) > maxConditionMessage {
+		return m[:maxConditionMessage]
+	}
+	return m
+}
+
+// HTTPProxyStatus is the JSON form of an HTTPProxy's status.
+type HTTPProxyStatus struct {
+	Conditions    []DetailedCondition `json:"conditions"`
+	CurrentStatus string              `json:"currentStatus"`
+	Description   string              `json:"description"`
+	LoadBalancer  struct{}            `json:"loadBalancer"`
+}
+
+// DetailedCondition is Contour's condition with errors and warnings.
+type DetailedCondition struct {
+	Type               string            `json:"type"`
+	Status             string            `json:"status"`
+	Reason             string            `json:"reason"`
+	Message            string            `json:"message"`
+	ObservedGeneration int64             `json:"observedGeneration"`
+	Errors             []conditionDetail `json:"errors,omitempty"`
+	Warnings           []conditionDetail `json:"warnings,omitempty"`
+}
+
+const orphanMessage = "this HTTPProxy is not part of a delegation chain from a root HTTPProxy"
+
+func (s *proxyStatus) toStatus() HTTPProxyStatus {
+	cond := DetailedCondition{Type: "Valid", Status: "True", Reason: "Valid", Message: "Valid HTTPProxy", ObservedGeneration: s.generation, Errors: s.errors, Warnings: s.warnings}
+	out := HTTPProxyStatus{CurrentStatus: "valid", Description: cond.Message}
+	if !s.valid() {
+		cond.Status, cond.Reason, cond.Message = "False", "ErrorPresent", "At least one error present, see Errors for details"
+		out.CurrentStatus, out.Description = "invalid", cond.Message
+		for _, e := range s.errors {
+			if e.Type == "Orphaned" {
+				out.CurrentStatus, out.Description = "orphaned", orphanMessage
+			}
+		}
+	}
+	out.Conditions = []DetailedCondition{cond}
+	return out
+}
+
+// proxyStatuses holds the status of every HTTPProxy in one translation.
+type proxyStatuses map[types.NamespacedName]*proxyStatus
+
+func (ps proxyStatuses) objectStatuses(c *cache) []ObjectStatus {
+	keys := make([]types.NamespacedName, 0, len(ps))
+	for k := range ps {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	out := make([]ObjectStatus, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, ObjectStatus{
+			APIVersion: "projectcontour.io/v1", Kind: "HTTPProxy", Namespace: k.Namespace, Name: k.Name,
+			Status: ps[k].toStatus(), Source: c.source("HTTPProxy", k),
+		})
+	}
+	return out
+}
