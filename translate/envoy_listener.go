@@ -3,57 +3,608 @@ package translate
 // Builders for Envoy listeners, HTTP connection managers and downstream TLS,
 // as Contour's `contour serve` emits them with no configuration file.
 // Pure functions: DAG-independent values in, one proto out.
+//
+// Private helpers in this file carry a "listener"/"hcm"/"downstream" flavour
+// in their names so they do not collide with helpers in other files of the
+// package.
 
 import (
+	"time"
+
+	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	fileaccesslogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
+	gzipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/gzip/compressor/v3"
+	compressorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
+	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
+	grpcstatsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_stats/v3"
+	grpcwebv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_web/v3"
+	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
+	luav3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/lua/v3"
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
+	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	tlsinspectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Names Envoy and Contour use for the extensions configured here. They are
+// spelled out (rather than taken from go-control-plane's pkg/wellknown) so
+// this file only needs the envoy API module.
+const (
+	listenerHCMFilterName          = "envoy.filters.network.http_connection_manager"
+	listenerTLSInspectorName       = "envoy.filters.listener.tls_inspector"
+	listenerTLSTransportSocketName = "envoy.transport_sockets.tls"
+	listenerFileAccessLogName      = "envoy.access_loggers.file"
+
+	// HTTP filter names as Contour spells them. Envoy identifies filters
+	// by type URL; the names only have to match typed_per_filter_config
+	// keys on routes (cors, local_ratelimit, lua, rbac, ...).
+	hcmCompressorFilterName     = "envoy.filters.http.compressor"
+	hcmGRPCWebFilterName        = "envoy.filters.http.grpc_web"
+	hcmGRPCStatsFilterName      = "envoy.filters.http.grpc_stats"
+	hcmCORSFilterName           = "envoy.filters.http.cors"
+	hcmLocalRateLimitFilterName = "envoy.filters.http.local_ratelimit"
+	hcmLuaFilterName            = "envoy.filters.http.lua"
+	hcmRBACFilterName           = "envoy.filters.http.rbac"
+	// Contour names the router of its own HCMs "router", but the router of
+	// the static admin/stats HCMs "envoy.filters.http.router".
+	hcmRouterFilterName    = "router"
+	staticRouterFilterName = "envoy.filters.http.router"
+
+	// The Lua filter's named script for cookie rewriting, and the key of
+	// its rules in a route's LuaPerRoute filter_context. Route builders
+	// select the script with LuaPerRoute{name: hcmCookieRewriteLuaName}
+	// under the hcmLuaFilterName key of typed_per_filter_config.
+	hcmCookieRewriteLuaName  = "cookie_rewrite.lua"
+	hcmCookieRewriteRulesKey = "cookie_rewrite_rules"
+
+	// The xDS server cluster Envoy's bootstrap defines for Contour.
+	listenerContourXDSCluster = "contour"
+
+	// Contour's defaults with no configuration file.
+	hcmConnectionIdleTimeout = 60 * time.Second
+	hcmAccessLogPath         = "/dev/stdout"
 )
 
 // xdsConfigSource is the ConfigSource Contour embeds for RDS/EDS/SDS:
 // api_config_source GRPC V3 to the "contour" cluster.
-func xdsConfigSource() *corev3.ConfigSource { panic("TODO") }
+func xdsConfigSource() *corev3.ConfigSource {
+	return &corev3.ConfigSource{
+		ConfigSourceSpecifier: &corev3.ConfigSource_ApiConfigSource{
+			ApiConfigSource: &corev3.ApiConfigSource{
+				ApiType:             corev3.ApiConfigSource_GRPC,
+				TransportApiVersion: corev3.ApiVersion_V3,
+				GrpcServices: []*corev3.GrpcService{{
+					TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{
+						EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{
+							ClusterName: listenerContourXDSCluster,
+							Authority:   listenerContourXDSCluster,
+						},
+					},
+				}},
+			},
+		},
+		ResourceApiVersion: corev3.ApiVersion_V3,
+	}
+}
+
+// listenerSocketAddress is a TCP address. Contour sets ipv4_compat only for
+// "::", which `contour serve` without configuration never uses.
+func listenerSocketAddress(address string, port uint32) *corev3.Address {
+	sa := &corev3.SocketAddress{
+		Protocol:      corev3.SocketAddress_TCP,
+		Address:       address,
+		PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: port},
+	}
+	if address == "::" {
+		sa.Ipv4Compat = true
+	}
+	return &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: sa}}
+}
+
+// Linux socket option constants used by Contour's TCP keep-alive options.
+const (
+	listenerSolSocket   = 1 // SOL_SOCKET
+	listenerSoKeepalive = 9 // SO_KEEPALIVE
+	listenerIPProtoTCP  = 6 // IPPROTO_TCP
+	listenerTCPKeepIdle = 4 // TCP_KEEPIDLE
+	listenerTCPKeepIntv = 5 // TCP_KEEPINTVL
+	listenerTCPKeepCnt  = 6 // TCP_KEEPCNT
+)
+
+// listenerKeepaliveSocketOptions are the four TCP keep-alive socket options
+// Contour sets on every listener (its SocketOptions.TCPKeepalive): keep-alive
+// on, 45s idle, 5s between probes, 9 probes.
+func listenerKeepaliveSocketOptions() []*corev3.SocketOption {
+	opt := func(desc string, level, name, value int64) *corev3.SocketOption {
+		return &corev3.SocketOption{
+			Description: desc,
+			Level:       level,
+			Name:        name,
+			Value:       &corev3.SocketOption_IntValue{IntValue: value},
+			State:       corev3.SocketOption_STATE_LISTENING,
+		}
+	}
+	return []*corev3.SocketOption{
+		opt("Enable TCP keep-alive", listenerSolSocket, listenerSoKeepalive, 1),
+		opt("TCP keep-alive initial idle time", listenerIPProtoTCP, listenerTCPKeepIdle, 45),
+		opt("TCP keep-alive time between probes", listenerIPProtoTCP, listenerTCPKeepIntv, 5),
+		opt("TCP keep-alive probe count", listenerIPProtoTCP, listenerTCPKeepCnt, 9),
+	}
+}
+
+// Paths Contour exposes from Envoy's admin interface (AdminListener and the
+// combined stats-health listener of StatsListeners).
+var (
+	envoyAdminPaths = []string{
+		"/certs", "/clusters", "/listeners", "/config_dump", "/memory", "/ready",
+		"/runtime", "/server_info", "/stats", "/stats/prometheus", "/stats/recentlookups",
+	}
+	statsHealthPaths = []string{"/ready", "/stats", "/stats/prometheus"}
+)
 
 // staticListeners returns the stats-health (0.0.0.0:8002) and envoy-admin
-// (127.0.0.1:9001) listeners.
-func staticListeners() []*listenerv3.Listener { panic("TODO") }
+// (127.0.0.1:9001) listeners, sorted by name (envoy-admin first).
+func staticListeners() []*listenerv3.Listener {
+	return []*listenerv3.Listener{
+		adminProxyListener("envoy-admin", "envoy-admin", "127.0.0.1", 9001, envoyAdminPaths),
+		adminProxyListener("stats-health", "stats", "0.0.0.0", 8002, statsHealthPaths),
+	}
+}
+
+// adminProxyListener reproduces Contour's static listeners that proxy a set
+// of GET-only paths to the "envoy-admin" cluster with an inline route
+// configuration; they ignore the global connection limit.
+func adminProxyListener(name, statPrefix, address string, port uint32, paths []string) *listenerv3.Listener {
+	hcm := &hcmv3.HttpConnectionManager{
+		StatPrefix: statPrefix,
+		RouteSpecifier: &hcmv3.HttpConnectionManager_RouteConfig{
+			RouteConfig: adminRouteConfig(paths),
+		},
+		HttpFilters:   []*hcmv3.HttpFilter{hcmRouterFilter(staticRouterFilterName)},
+		NormalizePath: wrapperspb.Bool(true),
+	}
+	return &listenerv3.Listener{
+		Name:    name,
+		Address: listenerSocketAddress(address, port),
+		FilterChains: []*listenerv3.FilterChain{{
+			Filters: []*listenerv3.Filter{hcmNetworkFilter(hcm)},
+		}},
+		SocketOptions:         listenerKeepaliveSocketOptions(),
+		IgnoreGlobalConnLimit: true,
+	}
+}
+
+// adminRouteConfig is Contour's routeForAdminInterface: one virtual host
+// "backend" for "*" with, per path, an exact path match restricted to the
+// GET method (case-insensitive) routed to the envoy-admin cluster.
+func adminRouteConfig(paths []string) *routev3.RouteConfiguration {
+	vh := &routev3.VirtualHost{Name: "backend", Domains: []string{"*"}}
+	for _, p := range paths {
+		vh.Routes = append(vh.Routes, &routev3.Route{
+			Match: &routev3.RouteMatch{
+				PathSpecifier: &routev3.RouteMatch_Path{Path: p},
+				Headers: []*routev3.HeaderMatcher{{
+					Name: ":method",
+					HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{
+						StringMatch: &matcherv3.StringMatcher{
+							MatchPattern: &matcherv3.StringMatcher_Exact{Exact: "GET"},
+							IgnoreCase:   true,
+						},
+					},
+				}},
+			},
+			Action: &routev3.Route_Route{
+				Route: &routev3.RouteAction{
+					ClusterSpecifier: &routev3.RouteAction_Cluster{Cluster: "envoy-admin"},
+				},
+			},
+		})
+	}
+	return &routev3.RouteConfiguration{VirtualHosts: []*routev3.VirtualHost{vh}}
+}
+
+// hcmNetworkFilter wraps an HttpConnectionManager as a network filter.
+func hcmNetworkFilter(hcm *hcmv3.HttpConnectionManager) *listenerv3.Filter {
+	return &listenerv3.Filter{
+		Name:       listenerHCMFilterName,
+		ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(hcm)},
+	}
+}
+
+// hcmHTTPFilter is an HTTP filter with a typed config.
+func hcmHTTPFilter(name string, cfg proto.Message) *hcmv3.HttpFilter {
+	return &hcmv3.HttpFilter{
+		Name:       name,
+		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(cfg)},
+	}
+}
+
+// hcmRouterFilter is the terminal router filter under the given name.
+func hcmRouterFilter(name string) *hcmv3.HttpFilter {
+	return hcmHTTPFilter(name, &routerv3.Router{})
+}
+
+// hcmOptions are the variations of Contour's HTTP connection manager that
+// occur with `contour serve` and no configuration file.
+type hcmOptions struct {
+	// secure puts the misdirected-request Lua filter first (Contour does
+	// this on every per-SNI HTTPS filter chain, not on the fallback one).
+	secure bool
+	// websockets adds upgrade_configs [{upgrade_type: websocket}]; Contour
+	// enables it on Gateway API listeners (dag.Listener.EnableWebsockets),
+	// not on ingress_http/ingress_https.
+	websockets bool
+	// extraFilters are appended after the default filters and before the
+	// router, in order, as Contour's AddFilter does (jwt_authn, then
+	// ext_authz, then the global ratelimit filter).
+	extraFilters []*hcmv3.HttpFilter
+}
 
 // httpConnectionManager returns the envoy.filters.network.http_connection_manager
 // filter with RDS route_config_name, stat_prefix, the default HTTP filter
 // chain, and, when secure, the misdirected-request Lua filter first.
 func httpConnectionManager(statPrefix, routeConfigName string, secure bool) *listenerv3.Filter {
-	panic("TODO")
+	return httpConnectionManagerWith(statPrefix, routeConfigName, hcmOptions{secure: secure})
+}
+
+// httpConnectionManagerWith is httpConnectionManager with the variations of
+// hcmOptions (websocket upgrades on Gateway API listeners, extra filters).
+func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions) *listenerv3.Filter {
+	var filters []*hcmv3.HttpFilter
+	if o.secure {
+		filters = append(filters, misdirectedRequestLuaFilter())
+	}
+	filters = append(filters, hcmDefaultFilters()...)
+	filters = append(filters, o.extraFilters...)
+	filters = append(filters, hcmRouterFilter(hcmRouterFilterName))
+
+	hcm := &hcmv3.HttpConnectionManager{
+		StatPrefix: statPrefix,
+		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{
+			Rds: &hcmv3.Rds{
+				ConfigSource:    xdsConfigSource(),
+				RouteConfigName: routeConfigName,
+			},
+		},
+		HttpFilters: filters,
+		CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{
+			IdleTimeout: durationpb.New(hcmConnectionIdleTimeout),
+		},
+		// accept_http_10: HTTP/1.0 requests with a Host header (Contour #537).
+		HttpProtocolOptions: &corev3.Http1ProtocolOptions{
+			AcceptHttp_10:      true,
+			AllowChunkedLength: true,
+		},
+		AccessLog:                 []*accesslogv3.AccessLog{hcmStdoutAccessLog()},
+		UseRemoteAddress:          wrapperspb.Bool(true),
+		PreserveExternalRequestId: true,
+		NormalizePath:             wrapperspb.Bool(true),
+		MergeSlashes:              true,
+	}
+	if o.websockets {
+		hcm.UpgradeConfigs = []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}}
+	}
+	return hcmNetworkFilter(hcm)
+}
+
+// hcmStdoutAccessLog is Contour's default (envoy format) file access log.
+func hcmStdoutAccessLog() *accesslogv3.AccessLog {
+	return &accesslogv3.AccessLog{
+		Name: listenerFileAccessLogName,
+		ConfigType: &accesslogv3.AccessLog_TypedConfig{
+			TypedConfig: mustAny(&fileaccesslogv3.FileAccessLog{Path: hcmAccessLogPath}),
+		},
+	}
+}
+
+// hcmCompressedContentTypes are the content types Contour's gzip compressor
+// filter compresses: Envoy's defaults plus the gRPC-Web types.
+var hcmCompressedContentTypes = []string{
+	"text/html", "text/plain", "text/css", "application/javascript", "application/x-javascript",
+	"text/javascript", "text/x-javascript", "text/ecmascript", "text/js", "text/jscript",
+	"text/x-js", "application/ecmascript", "application/x-json", "application/xml",
+	"application/json", "image/svg+xml", "text/xml", "application/xhtml+xml",
+	"application/grpc-web", "application/grpc-web+proto", "application/grpc-web+json", "application/grpc-web+thrift",
+	"application/grpc-web-text", "application/grpc-web-text+proto", "application/grpc-web-text+thrift",
+}
+
+// hcmDefaultFilters are Contour's DefaultFilters without the router:
+// gzip compressor, grpc_web, grpc_stats, cors, local_ratelimit (no bucket,
+// so only per-vhost/route config enables it), the cookie-rewrite Lua
+// library, and an empty rbac (enabled per route).
+func hcmDefaultFilters() []*hcmv3.HttpFilter {
+	return []*hcmv3.HttpFilter{
+		hcmHTTPFilter(hcmCompressorFilterName, &compressorv3.Compressor{
+			CompressorLibrary: &corev3.TypedExtensionConfig{
+				Name:        "gzip",
+				TypedConfig: mustAny(&gzipv3.Gzip{}),
+			},
+			ResponseDirectionConfig: &compressorv3.Compressor_ResponseDirectionConfig{
+				CommonConfig: &compressorv3.Compressor_CommonDirectionConfig{
+					ContentType: append([]string(nil), hcmCompressedContentTypes...),
+				},
+			},
+		}),
+		hcmHTTPFilter(hcmGRPCWebFilterName, &grpcwebv3.GrpcWeb{}),
+		hcmHTTPFilter(hcmGRPCStatsFilterName, &grpcstatsv3.FilterConfig{
+			EmitFilterState:     true,
+			EnableUpstreamStats: true,
+		}),
+		hcmHTTPFilter(hcmCORSFilterName, &corsv3.Cors{}),
+		hcmHTTPFilter(hcmLocalRateLimitFilterName, &localratelimitv3.LocalRateLimit{StatPrefix: "http"}),
+		hcmHTTPFilter(hcmLuaFilterName, &luav3.Lua{
+			SourceCodes: map[string]*corev3.DataSource{
+				hcmCookieRewriteLuaName: {
+					Specifier: &corev3.DataSource_InlineString{InlineString: cookieRewriteLua},
+				},
+			},
+		}),
+		hcmHTTPFilter(hcmRBACFilterName, &rbacv3.RBAC{}),
+	}
+}
+
+// misdirectedRequestLuaFilter is the Lua filter Contour puts first on each
+// per-SNI HTTPS connection manager: it answers 421 when :authority does not
+// name the TLS server name (RFC 7540 9.1.2 connection reuse).
+func misdirectedRequestLuaFilter() *hcmv3.HttpFilter {
+	return hcmHTTPFilter(hcmLuaFilterName, &luav3.Lua{
+		DefaultSourceCode: &corev3.DataSource{
+			Specifier: &corev3.DataSource_InlineString{InlineString: misdirectedRequestLua},
+		},
+	})
 }
 
 // plainListener returns a listener on address:port with one filter chain
 // holding filters, and Contour's TCP keep-alive socket options.
 func plainListener(name, address string, port uint32, filters ...*listenerv3.Filter) *listenerv3.Listener {
-	panic("TODO")
+	l := &listenerv3.Listener{
+		Name:          name,
+		Address:       listenerSocketAddress(address, port),
+		SocketOptions: listenerKeepaliveSocketOptions(),
+	}
+	// Contour's envoy_v3.Listener adds a filter chain only when there are filters.
+	if len(filters) > 0 {
+		l.FilterChains = []*listenerv3.FilterChain{{Filters: filters}}
+	}
+	return l
 }
 
 // tlsListener returns a listener with the tls_inspector listener filter and
 // the given filter chains (already sorted by the caller).
 func tlsListener(name, address string, port uint32, chains []*listenerv3.FilterChain) *listenerv3.Listener {
-	panic("TODO")
+	return &listenerv3.Listener{
+		Name:    name,
+		Address: listenerSocketAddress(address, port),
+		ListenerFilters: []*listenerv3.ListenerFilter{{
+			Name: listenerTLSInspectorName,
+			ConfigType: &listenerv3.ListenerFilter_TypedConfig{
+				TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{}),
+			},
+		}},
+		FilterChains:  chains,
+		SocketOptions: listenerKeepaliveSocketOptions(),
+	}
 }
 
 // sniFilterChain returns a filter chain matching serverName (or, for "*",
 // transport_protocol "tls") with the given filters and optional downstream
 // TLS context (nil for TLS passthrough).
 func sniFilterChain(serverName string, tls *tlsv3.DownstreamTlsContext, filters ...*listenerv3.Filter) *listenerv3.FilterChain {
-	panic("TODO")
+	fc := &listenerv3.FilterChain{Filters: filters}
+	// Envoy cannot match SNI "*", so Contour matches any TLS connection.
+	if serverName == "*" {
+		fc.FilterChainMatch = &listenerv3.FilterChainMatch{TransportProtocol: "tls"}
+	} else {
+		fc.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{serverName}}
+	}
+	if tls != nil {
+		fc.TransportSocket = &corev3.TransportSocket{
+			Name:       listenerTLSTransportSocketName,
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
+		}
+	}
+	return fc
+}
+
+// downstreamCipherSuites are Contour's default TLS cipher suites (equal-
+// preference groups in BoringSSL's bracket syntax).
+var downstreamCipherSuites = []string{
+	"[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]",
+	"[ECDHE-RSA-AES128-GCM-SHA256|ECDHE-RSA-CHACHA20-POLY1305]",
+	"ECDHE-ECDSA-AES256-GCM-SHA384",
+	"ECDHE-RSA-AES256-GCM-SHA384",
 }
 
 // downstreamTLSContext returns the DownstreamTlsContext Contour puts on a
 // secure virtual host's filter chain: TLS params (min/max, default ciphers),
 // the SDS secret reference, and ALPN protocols.
 func downstreamTLSContext(secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
-	panic("TODO")
+	return &tlsv3.DownstreamTlsContext{
+		CommonTlsContext: &tlsv3.CommonTlsContext{
+			TlsParams: &tlsv3.TlsParameters{
+				TlsMinimumProtocolVersion: minVersion,
+				TlsMaximumProtocolVersion: maxVersion,
+				CipherSuites:              append([]string(nil), downstreamCipherSuites...),
+			},
+			TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{
+				Name:      secretName,
+				SdsConfig: xdsConfigSource(),
+			}},
+			AlpnProtocols: alpn,
+		},
+	}
+}
+
+// downstreamClientValidation is the client-certificate validation of an
+// HTTPProxy's spec.virtualhost.tls.clientValidation (Contour's
+// dag.PeerValidationContext as used on a downstream context).
+type downstreamClientValidation struct {
+	CACertificate             []byte // trusted_ca, inline bytes (may be empty)
+	CRL                       []byte // crl, inline bytes (may be empty)
+	SkipClientCertValidation  bool   // trust_chain_verification ACCEPT_UNTRUSTED
+	OnlyVerifyLeafCertCRL     bool   // only_verify_leaf_cert_crl (with a CRL only)
+	OptionalClientCertificate bool   // require_client_certificate false
+}
+
+// withDownstreamClientValidation adds client-certificate validation to ctx
+// as Contour's DownstreamTLSContext does with a peer validation context:
+// an inline validation_context and require_client_certificate (always set,
+// false when the certificate is optional). It returns ctx.
+func withDownstreamClientValidation(ctx *tlsv3.DownstreamTlsContext, v downstreamClientValidation) *tlsv3.DownstreamTlsContext {
+	vc := &tlsv3.CertificateValidationContext{
+		TrustChainVerification: tlsv3.CertificateValidationContext_VERIFY_TRUST_CHAIN,
+	}
+	if v.SkipClientCertValidation {
+		vc.TrustChainVerification = tlsv3.CertificateValidationContext_ACCEPT_UNTRUSTED
+	}
+	if len(v.CACertificate) > 0 {
+		vc.TrustedCa = &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: v.CACertificate}}
+	}
+	if len(v.CRL) > 0 {
+		vc.Crl = &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: v.CRL}}
+		vc.OnlyVerifyLeafCertCrl = v.OnlyVerifyLeafCertCRL
+	}
+	ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: vc}
+	ctx.RequireClientCertificate = wrapperspb.Bool(!v.OptionalClientCertificate)
+	return ctx
 }
 
 // tlsCertificateSecret returns the SDS secret holding a serving certificate.
-func tlsCertificateSecret(name string, cert, key []byte) *tlsv3.Secret { panic("TODO") }
+func tlsCertificateSecret(name string, cert, key []byte) *tlsv3.Secret {
+	return &tlsv3.Secret{
+		Name: name,
+		Type: &tlsv3.Secret_TlsCertificate{
+			TlsCertificate: &tlsv3.TlsCertificate{
+				CertificateChain: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: cert}},
+				PrivateKey:       &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: key}},
+			},
+		},
+	}
+}
 
 // runtimeLayer returns Contour's RTDS layer "dynamic".
-func runtimeLayer() *runtimev3.Runtime { panic("TODO") }
+func runtimeLayer() *runtimev3.Runtime {
+	// Contour raises RE2's program-size error threshold to 1 MiB and
+	// keeps the warning threshold at 1000.
+	return &runtimev3.Runtime{
+		Name: "dynamic",
+		Layer: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"re2.max_program_size.error_level": structpb.NewNumberValue(1 << 20),
+			"re2.max_program_size.warn_level":  structpb.NewNumberValue(1000),
+		}},
+	}
+}
+
+// cookieRewriteLua is the "cookie_rewrite.lua" entry of the Lua filter's
+// source_codes. Routes (or weighted clusters) with HTTPProxy
+// cookieRewritePolicies select it with a LuaPerRoute whose filter_context
+// is {"cookie_rewrite_rules": {<cookie name>: {Path?, Domain?, SameSite?,
+// Secure?}}}; the route builder produces that context.
+//
+// Behaviour reproduced from Contour's cookie rewriting: on the response,
+// every Set-Cookie header whose cookie name has a rule is rebuilt:
+// Path/Domain/SameSite replace the attribute of that name (or add it),
+// Secure=true adds the Secure flag and Secure=false removes it; all other
+// attributes are kept. Cookies without a rule, and routes without the
+// filter context, are left untouched. This script keeps the original
+// attribute order (Contour's order is unspecified) and matches attribute
+// names case-insensitively.
+const cookieRewriteLua = `
+-- contourc: rewrite Set-Cookie attributes per route (cookie_rewrite_rules).
+local function trim(s)
+  return (string.gsub(s, "^%s*(.-)%s*$", "%1"))
+end
+
+-- overrides maps a lower-cased attribute name to its replacement text, or
+-- to false when the attribute must be removed.
+local function attribute_overrides(rule)
+  local o = {}
+  if rule.Path ~= nil then o["path"] = "Path=" .. tostring(rule.Path) end
+  if rule.Domain ~= nil then o["domain"] = "Domain=" .. tostring(rule.Domain) end
+  if rule.SameSite ~= nil then o["samesite"] = "SameSite=" .. tostring(rule.SameSite) end
+  if rule.Secure == true then
+    o["secure"] = "Secure"
+  elseif rule.Secure == false then
+    o["secure"] = false
+  end
+  return o
+end
+
+local function rewrite_set_cookie(value, rules)
+  local parts = {}
+  for part in string.gmatch(value, "[^;]+") do
+    part = trim(part)
+    if part ~= "" then
+      parts[#parts + 1] = part
+    end
+  end
+  local pair = parts[1]
+  if pair == nil then
+    return value
+  end
+  local eq = string.find(pair, "=", 1, true)
+  if eq == nil then
+    return value
+  end
+  local rule = rules[trim(string.sub(pair, 1, eq - 1))]
+  if type(rule) ~= "table" then
+    return value
+  end
+
+  local overrides = attribute_overrides(rule)
+  local out = { pair }
+  local applied = {}
+  for i = 2, #parts do
+    local attr = parts[i]
+    local key = string.lower(trim(string.match(attr, "^[^=]*")))
+    local replacement = overrides[key]
+    if replacement == nil then
+      out[#out + 1] = attr
+    elseif not applied[key] then
+      applied[key] = true
+      if replacement then
+        out[#out + 1] = replacement
+      end
+    end
+  end
+  for _, key in ipairs({ "path", "domain", "samesite", "secure" }) do
+    local replacement = overrides[key]
+    if replacement and not applied[key] then
+      out[#out + 1] = replacement
+    end
+  end
+  return table.concat(out, "; ")
+end
+
+function envoy_on_response(response_handle)
+  local rules = response_handle:filterContext():get("` + hcmCookieRewriteRulesKey + `")
+  if rules == nil then
+    return
+  end
+  local headers = response_handle:headers()
+  if headers:get("set-cookie") == nil then
+    return
+  end
+  -- Headers cannot change while being iterated: collect, then replace.
+  local cookies = {}
+  for name, value in pairs(headers) do
+    if name == "set-cookie" then
+      cookies[#cookies + 1] = rewrite_set_cookie(value, rules)
+    end
+  end
+  headers:remove("set-cookie")
+  for _, cookie in ipairs(cookies) do
+    headers:add("set-cookie", cookie)
+  end
+end
+`
