@@ -60,9 +60,17 @@ type Route struct {
 	Retry        *RetryPolicy
 	// DirectResponse answers the request without an upstream.
 	DirectResponse *DirectResponse
-	// CookieHashPolicy pins clients to an upstream with Contour's
-	// session-affinity cookie (the Cookie load-balancer strategy).
-	CookieHashPolicy bool
+	// Redirect answers with a redirect.
+	Redirect *Redirect
+	// RequestHashPolicies choose an upstream by hashing the request
+	// (Cookie and RequestHash load-balancer strategies).
+	RequestHashPolicies []RequestHashPolicy
+	RequestHeaders      *HeadersPolicy
+	ResponseHeaders     *HeadersPolicy
+	PathRewrite         *PathRewrite
+	InternalRedirect    *InternalRedirectPolicy
+	Mirrors             []*MirrorPolicy
+	CookieRewrites      []CookieRewrite
 	// Priority orders otherwise equal routes (Gateway API rule index).
 	Priority int
 
@@ -150,6 +158,92 @@ type Cluster struct {
 	Weight   uint32
 	// LoadBalancerPolicy as Contour names it ("" is round robin).
 	LoadBalancerPolicy string
+	RequestHeaders     *HeadersPolicy
+	ResponseHeaders    *HeadersPolicy
+	HealthCheck        *HTTPHealthCheck
+	SlowStart          *SlowStart
+	// IdleConnectionTimeout closes idle upstream connections.
+	IdleConnectionTimeout Timeout
+	Validation            *UpstreamValidation
+	CookieRewrites        []CookieRewrite
+}
+
+// CookieRewrite rewrites attributes of a Set-Cookie response header.
+type CookieRewrite struct {
+	Name         string
+	Path, Domain *string
+	Secure       *bool
+	SameSite     *string
+}
+
+// HeadersPolicy adds, sets and removes headers; Host is rewritten instead.
+type HeadersPolicy struct {
+	Set, Add          map[string]string
+	Remove            []string
+	HostRewrite       string // literal
+	HostRewriteHeader string // from another request header
+}
+
+func (h *HeadersPolicy) empty() bool {
+	return h == nil || (len(h.Set) == 0 && len(h.Add) == 0 && len(h.Remove) == 0 && h.HostRewrite == "")
+}
+
+// Redirect is a redirect response.
+type Redirect struct {
+	Scheme, Hostname string
+	Port             uint32
+	StatusCode       int
+	Path, Prefix     string
+}
+
+// PathRewrite rewrites the request path before it goes upstream.
+type PathRewrite struct {
+	Prefix string
+}
+
+// RequestHashPolicy is one input to a consistent-hash load balancer.
+type RequestHashPolicy struct {
+	Terminal       bool
+	Cookie         bool // Contour's session-affinity cookie
+	Header         string
+	QueryParameter string
+	SourceIP       bool
+}
+
+// InternalRedirectPolicy lets Envoy follow upstream redirects itself.
+type InternalRedirectPolicy struct {
+	MaxInternalRedirects      uint32
+	RedirectResponseCodes     []uint32
+	AllowCrossScheme          string // Always, SafeOnly or Never
+	DenyRepeatedRouteRedirect bool
+}
+
+// MirrorPolicy copies a share of the requests to another cluster.
+type MirrorPolicy struct {
+	Cluster *Cluster
+	Percent uint32
+}
+
+// HTTPHealthCheck is an active HTTP health check of a cluster's hosts.
+type HTTPHealthCheck struct {
+	Path, Host                           string
+	Interval, Timeout                    time.Duration
+	UnhealthyThreshold, HealthyThreshold uint32
+	ExpectedStatuses                     [][2]int64
+}
+
+// SlowStart ramps traffic up to new hosts.
+type SlowStart struct {
+	Window           time.Duration
+	Aggression       float64
+	MinWeightPercent uint32
+}
+
+// UpstreamValidation verifies the upstream's certificate.
+type UpstreamValidation struct {
+	CAName       string // the CA Secret's name, part of the cluster name
+	CACert       []byte
+	SubjectNames []string
 }
 
 // Service is a Kubernetes Service port a cluster points at.

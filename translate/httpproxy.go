@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // The HTTPProxy processor: root HTTPProxies become virtual hosts, their
@@ -192,14 +192,15 @@ func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTP
 	}
 	visited = append(visited, key)
 	routes := p.includedRoutes(st, root, proxy, conds, visited, enforceTLS)
+	dynamic := map[string]string{"CONTOUR_NAMESPACE": proxy.Namespace}
 	for _, route := range proxy.Spec.Routes {
-		r, ok := p.route(st, root, proxy, route, append(slices.Clone(conds), route.Conditions...), enforceTLS)
+		r, ok := p.route(st, root, proxy, route, append(slices.Clone(conds), route.Conditions...), enforceTLS, dynamic)
 		if !ok {
 			return nil
 		}
 		routes = append(routes, r)
 	}
-	return routes
+	return expandPrefixRewrites(routes)
 }
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a
@@ -286,8 +287,13 @@ func badGatewayRoute(proxy *contourv1.HTTPProxy, conds []contourv1.MatchConditio
 }
 
 // route builds one route of proxy; ok is false when an error discards the
-// proxy's routes.
-func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool) (*Route, bool) {
+// proxy's routes. The checks run in Contour's order, so that the first
+// error reported is the one Contour reports.
+func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*Route, bool) {
+	fail := func(errType, reason, format string, args ...any) (*Route, bool) {
+		st.addError(errType, reason, format, args...)
+		return nil, false
+	}
 	actions := 0
 	for _, set := range []bool{len(route.Services) > 0, route.RequestRedirectPolicy != nil, route.DirectResponsePolicy != nil} {
 		if set {
@@ -295,58 +301,88 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		}
 	}
 	if actions != 1 {
-		st.addError("RouteError", "RouteActionCountNotValid", "must set exactly one of route.services or route.requestRedirectPolicy or route.directResponsePolicy")
-		return nil, false
+		return fail("RouteError", "RouteActionCountNotValid", "must set exactly one of route.services or route.requestRedirectPolicy or route.directResponsePolicy")
 	}
 	if err := pathConditionsValid(route.Conditions); err != nil {
-		st.addError("RouteError", "PathMatchConditionsNotValid", "route: %s", err)
-		return nil, false
+		return fail("RouteError", "PathMatchConditionsNotValid", "route: %s", err)
 	}
 	if err := headerConditionsValid(conds); err != nil {
-		st.addError("RouteError", "HeaderMatchConditionsNotValid", "%s", err)
-		return nil, false
+		return fail("RouteError", "HeaderMatchConditionsNotValid", "%s", err)
 	}
 	if err := queryConditionsValid(conds); err != nil {
-		st.addError("RouteError", "QueryParameterMatchConditionsNotValid", "%s", err)
-		return nil, false
+		return fail("RouteError", "QueryParameterMatchConditionsNotValid", "%s", err)
 	}
-	timeouts, err := httpProxyTimeouts(route.TimeoutPolicy)
+	reqHeaders, err := headersPolicy(route.RequestHeadersPolicy, true, dynamic)
 	if err != nil {
-		st.addError("RouteError", "TimeoutPolicyNotValid", "route.timeoutPolicy failed to parse: %s", err)
-		return nil, false
+		return fail("RouteError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
+	}
+	respHeaders, err := headersPolicy(route.ResponseHeadersPolicy, false, dynamic)
+	if err != nil {
+		return fail("RouteError", "ResponseHeaderPolicyInvalid", "%s on response headers", err)
+	}
+	cookies, err := cookieRewrites(route.CookieRewritePolicies)
+	if err != nil {
+		return fail("RouteError", "CookieRewritePoliciesInvalid", "%s on route cookie rewrite rules", err)
+	}
+	timeouts, idleConnection, err := httpProxyTimeouts(route.TimeoutPolicy)
+	if err != nil {
+		return fail("RouteError", "TimeoutPolicyNotValid", "route.timeoutPolicy failed to parse: %s", err)
+	}
+	lbPolicy, hashPolicies := loadBalancing(route.LoadBalancerPolicy, st)
+	redirect, err := redirectPolicy(route.RequestRedirectPolicy)
+	if err != nil {
+		return fail("RouteError", "RequestRedirectPolicy", "route.requestRedirectPolicy is invalid: %s", err)
 	}
 	p.reportUnsupportedRouteFields(proxy, route)
 	r := &Route{
-		PathMatch:    mergePathMatch(conds),
-		HeaderMatch:  mergeHeaderMatch(conds),
-		QueryMatch:   mergeQueryMatch(conds),
-		Websocket:    route.EnableWebsockets,
-		HTTPSUpgrade: enforceTLS && !route.PermitInsecure,
-		Timeout:      timeouts,
-		Retry:        httpProxyRetryPolicy(route.RetryPolicy),
-		Kind:         "HTTPProxy", Namespace: proxy.Namespace, Name: proxy.Name,
+		PathMatch:           mergePathMatch(conds),
+		HeaderMatch:         mergeHeaderMatch(conds),
+		QueryMatch:          mergeQueryMatch(conds),
+		Websocket:           route.EnableWebsockets,
+		HTTPSUpgrade:        enforceTLS && !route.PermitInsecure,
+		Timeout:             timeouts,
+		Retry:               httpProxyRetryPolicy(route.RetryPolicy),
+		RequestHeaders:      reqHeaders,
+		ResponseHeaders:     respHeaders,
+		CookieRewrites:      cookies,
+		RequestHashPolicies: hashPolicies,
+		Redirect:            redirect,
+		InternalRedirect:    internalRedirectPolicy(route.InternalRedirectPolicy),
+		Kind:                "HTTPProxy", Namespace: proxy.Namespace, Name: proxy.Name,
 	}
-	lbPolicy := ""
-	if route.LoadBalancerPolicy != nil {
-		switch s := route.LoadBalancerPolicy.Strategy; s {
-		case "WeightedLeastRequest", "Random", "Cookie":
-			lbPolicy = s
-		case "RequestHash":
-			p.unsupported(proxy, "routes[].loadBalancerPolicy.strategy RequestHash")
+	if d := route.DirectResponsePolicy; d != nil {
+		r.DirectResponse = &DirectResponse{StatusCode: uint32(d.StatusCode), Body: d.Body}
+	}
+	if rp := route.PathRewritePolicy; rp != nil && len(rp.ReplacePrefix) > 0 {
+		if r.PathMatch.Kind != PathPrefix {
+			return fail("PrefixReplaceError", "MustHavePrefix", "cannot specify prefix replacements without a prefix condition")
 		}
+		if reason, err := prefixReplacementsValid(rp.ReplacePrefix); err != nil {
+			return fail("PrefixReplaceError", reason, "%s", err)
+		}
+		r.PathRewrite = prefixRewrite(rp.ReplacePrefix, r.PathMatch.Value)
 	}
-	if lbPolicy == "Cookie" {
-		r.CookieHashPolicy = true
-	}
-	if route.DirectResponsePolicy != nil {
-		r.DirectResponse = &DirectResponse{StatusCode: uint32(route.DirectResponsePolicy.StatusCode), Body: route.DirectResponsePolicy.Body}
+	health, err := httpHealthCheck(route.HealthCheckPolicy)
+	if err != nil {
+		return fail("RouteError", "HealthCheckPolicyInvalid", "%s", err)
 	}
 	for _, svc := range route.Services {
-		c, fatal := p.cluster(st, proxy, svc, lbPolicy)
-		if fatal {
+		c, ok := p.cluster(st, proxy, svc, r, clusterSettings{lbPolicy: lbPolicy, health: health, idleConnection: idleConnection}, dynamic)
+		if !ok {
 			return nil, false
 		}
-		if c != nil {
+		switch {
+		case c == nil:
+		case svc.Mirror && len(r.Mirrors) > 0:
+			return fail("ServiceError", "OnlyOneMirror", "only one service per route may be nominated as mirror")
+		case svc.Mirror:
+			// An unset (or 0) weight mirrors everything.
+			percent := uint32(svc.Weight)
+			if percent == 0 {
+				percent = 100
+			}
+			r.Mirrors = []*MirrorPolicy{{Cluster: c, Percent: percent}}
+		default:
 			r.Clusters = append(r.Clusters, c)
 		}
 	}
@@ -359,55 +395,136 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	return r, true
 }
 
-// cluster resolves one route service. An unresolvable Service is skipped
-// (non-fatal); a bad port or protocol discards the proxy's routes.
-func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy, svc contourv1.Service, lbPolicy string) (c *Cluster, fatal bool) {
+// clusterSettings are the route-level settings every cluster of a route
+// shares.
+type clusterSettings struct {
+	lbPolicy       string
+	health         *HTTPHealthCheck
+	idleConnection Timeout
+}
+
+// cluster resolves one route service. A nil cluster with ok means the
+// Service could not be resolved (skipped, not fatal); !ok means an error
+// discards the proxy's routes.
+func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *Route, cs clusterSettings, dynamic map[string]string) (*Cluster, bool) {
 	if svc.Port < 1 || svc.Port > 65535 {
 		st.addError("ServiceError", "ServicePortInvalid", "service %q: port must be in the range 1-65535", svc.Name)
-		return nil, true
+		return nil, false
 	}
-	s, err := p.cache.service(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, intstr.FromInt(svc.Port))
+	name := types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}
+	healthPort := svc.Port
+	if cs.health != nil && svc.HealthPort > 0 {
+		healthPort = svc.HealthPort
+	}
+	s, err := p.cache.serviceWithHealthPort(name, svc.Port, healthPort)
 	if err != nil {
 		st.addError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
-		return nil, false
+		return nil, true
 	}
 	protocol := s.Protocol
 	if svc.Protocol != nil {
 		protocol = *svc.Protocol
 		if protocol != "h2" && protocol != "h2c" && protocol != "tls" {
 			st.addError("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
-			return nil, true
+			return nil, false
 		}
 	}
-	if svc.Mirror {
-		p.unsupported(proxy, "routes[].services[].mirror")
+	c := &Cluster{
+		Upstream: s, Protocol: protocol, Weight: uint32(svc.Weight), LoadBalancerPolicy: cs.lbPolicy,
+		HealthCheck: cs.health, IdleConnectionTimeout: cs.idleConnection,
+	}
+	// Upstream validation only applies to Services that speak TLS.
+	if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
+		v, err := p.cache.upstreamValidation(uv, proxy.Namespace)
+		if err != nil {
+			if e, ok := err.(errDelegationNotPermitted); ok {
+				st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.secret.String())
+			} else {
+				st.addError("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
+			}
+			return nil, false
+		}
+		c.Validation = v
+	}
+	// Contour shares these variables across the proxy's routes, so a route's
+	// own header policy sees the previous route's last service.
+	dynamic["CONTOUR_SERVICE_NAME"] = svc.Name
+	dynamic["CONTOUR_SERVICE_PORT"] = strconv.Itoa(svc.Port)
+	if c.RequestHeaders, err = headersPolicy(svc.RequestHeadersPolicy, true, dynamic); err != nil {
+		st.addError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
 		return nil, false
 	}
-	return &Cluster{Upstream: s, Protocol: protocol, Weight: uint32(svc.Weight), LoadBalancerPolicy: lbPolicy}, false
+	if c.RequestHeaders != nil && c.RequestHeaders.HostRewriteHeader != "" {
+		st.addError("ServiceError", "RequestHeadersPolicyInvalid", "rewriting %q host header with dynamic value is not supported on service on request headers", "Host")
+		return nil, false
+	}
+	if c.ResponseHeaders, err = headersPolicy(svc.ResponseHeadersPolicy, false, dynamic); err != nil {
+		st.addError("ServiceError", "ResponseHeadersPolicyInvalid", "%s on response headers", err)
+		return nil, false
+	}
+	if c.CookieRewrites, err = cookieRewrites(svc.CookieRewritePolicies); err != nil {
+		st.addError("RouteError", "CookieRewritePoliciesInvalid", "%s on service cookie rewrite rules", err)
+		return nil, false
+	}
+	if svc.SlowStartPolicy != nil {
+		if cs.lbPolicy != "" && cs.lbPolicy != "RoundRobin" && cs.lbPolicy != "WeightedLeastRequest" {
+			st.addError("ServiceError", "SlowStartInvalid", "slow start is only supported with RoundRobin or WeightedLeastRequest load balancer strategy")
+			return nil, false
+		}
+		if c.SlowStart, err = slowStart(svc.SlowStartPolicy); err != nil {
+			st.addError("ServiceError", "SlowStartInvalid", "%s on slow start", err)
+			return nil, false
+		}
+	}
+	c.SNI = upstreamSNI(r.RequestHeaders, c.RequestHeaders)
+	return c, true
+}
+
+// upstreamSNI is the host a service's or else the route's request header
+// policy rewrites to.
+func upstreamSNI(route, service *HeadersPolicy) string {
+	if service != nil && service.HostRewrite != "" {
+		return service.HostRewrite
+	}
+	if route != nil && route.HostRewrite != "" {
+		return route.HostRewrite
+	}
+	return ""
+}
+
+// cookieRewrites converts cookie rewrite policies: one per cookie, each
+// rewriting at least one attribute.
+func cookieRewrites(in []contourv1.CookieRewritePolicy) ([]CookieRewrite, error) {
+	var out []CookieRewrite
+	seen := map[string]bool{}
+	for _, p := range in {
+		if seen[p.Name] {
+			return nil, fmt.Errorf("duplicate cookie rewrite rule for cookie %q", p.Name)
+		}
+		seen[p.Name] = true
+		c := CookieRewrite{Name: p.Name, Secure: p.Secure, SameSite: p.SameSite}
+		if p.PathRewrite != nil {
+			c.Path = &p.PathRewrite.Value
+		}
+		if p.DomainRewrite != nil {
+			c.Domain = &p.DomainRewrite.Value
+		}
+		if c.Path == nil && c.Domain == nil && c.Secure == nil && c.SameSite == nil {
+			return nil, fmt.Errorf("no attributes rewritten for cookie %q", p.Name)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // reportUnsupportedRouteFields tells the user which route features contourc
 // does not translate yet.
 func (p *httpProxyProcessor) reportUnsupportedRouteFields(proxy *contourv1.HTTPProxy, route contourv1.Route) {
-	idleConn := route.TimeoutPolicy != nil && route.TimeoutPolicy.IdleConnection != ""
-	perService := false
-	for _, s := range route.Services {
-		perService = perService || s.RequestHeadersPolicy != nil || s.ResponseHeadersPolicy != nil || s.UpstreamValidation != nil ||
-			len(s.CookieRewritePolicies) > 0 || s.SlowStartPolicy != nil || s.HealthPort != 0
-	}
 	for field, set := range map[string]bool{
-		"routes[].requestHeadersPolicy/responseHeadersPolicy":                          route.RequestHeadersPolicy != nil || route.ResponseHeadersPolicy != nil,
-		"routes[].pathRewritePolicy":                                                   route.PathRewritePolicy != nil,
-		"routes[].requestRedirectPolicy":                                               route.RequestRedirectPolicy != nil,
-		"routes[].internalRedirectPolicy":                                              route.InternalRedirectPolicy != nil,
-		"routes[].healthCheckPolicy":                                                   route.HealthCheckPolicy != nil,
-		"routes[].rateLimitPolicy":                                                     route.RateLimitPolicy != nil,
-		"routes[].cookieRewritePolicies":                                               len(route.CookieRewritePolicies) > 0,
-		"routes[].ipAllowPolicy/ipDenyPolicy":                                          len(route.IPAllowFilterPolicy)+len(route.IPDenyFilterPolicy) > 0,
-		"routes[].jwtVerificationPolicy":                                               route.JWTVerificationPolicy != nil,
-		"routes[].authPolicy":                                                          route.AuthPolicy != nil,
-		"routes[].timeoutPolicy.idleConnection":                                        idleConn,
-		"routes[].services[] header/cookie/validation/slow-start/health-port policies": perService,
+		"routes[].rateLimitPolicy":            route.RateLimitPolicy != nil,
+		"routes[].ipAllowPolicy/ipDenyPolicy": len(route.IPAllowFilterPolicy)+len(route.IPDenyFilterPolicy) > 0,
+		"routes[].jwtVerificationPolicy":      route.JWTVerificationPolicy != nil,
+		"routes[].authPolicy":                 route.AuthPolicy != nil,
 	} {
 		if set {
 			p.unsupported(proxy, field)
@@ -415,23 +532,25 @@ func (p *httpProxyProcessor) reportUnsupportedRouteFields(proxy *contourv1.HTTPP
 	}
 }
 
-// httpProxyTimeouts parses a route's response and idle timeouts.
-func httpProxyTimeouts(tp *contourv1.TimeoutPolicy) (RouteTimeout, error) {
+// httpProxyTimeouts parses a route's response and idle timeouts and its
+// clusters' idle connection timeout.
+func httpProxyTimeouts(tp *contourv1.TimeoutPolicy) (RouteTimeout, Timeout, error) {
 	if tp == nil {
-		return RouteTimeout{}, nil
+		return RouteTimeout{}, Timeout{}, nil
 	}
 	response, err := parseTimeout(tp.Response)
 	if err != nil {
-		return RouteTimeout{}, fmt.Errorf("error parsing response timeout: %w", err)
+		return RouteTimeout{}, Timeout{}, fmt.Errorf("error parsing response timeout: %w", err)
 	}
 	idle, err := parseTimeout(tp.Idle)
 	if err != nil {
-		return RouteTimeout{}, fmt.Errorf("error parsing idle timeout: %w", err)
+		return RouteTimeout{}, Timeout{}, fmt.Errorf("error parsing idle timeout: %w", err)
 	}
-	if _, err := parseTimeout(tp.IdleConnection); err != nil {
-		return RouteTimeout{}, fmt.Errorf("error parsing idle connection timeout: %w", err)
+	idleConnection, err := parseTimeout(tp.IdleConnection)
+	if err != nil {
+		return RouteTimeout{}, Timeout{}, fmt.Errorf("error parsing idle connection timeout: %w", err)
 	}
-	return RouteTimeout{Response: response, Idle: idle}, nil
+	return RouteTimeout{Response: response, Idle: idle}, idleConnection, nil
 }
 
 // httpProxyRetryPolicy: retryOn defaults to 5xx; count -1 disables

@@ -4,6 +4,7 @@ import (
 	"crypto/sha1" //nolint:gosec // a name, not a security boundary: Contour's names use SHA-1
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -57,9 +58,43 @@ func shortSHA1(s []byte) string {
 // clusterName is <ns>/<svc>/<port>/<hash of the settings that make the
 // cluster distinct>, shortened by hashname.
 func clusterName(c *Cluster) string {
-	key := c.LoadBalancerPolicy + c.Protocol + c.SNI
 	svc := c.Upstream
-	return hashname(maxNameLength, svc.Namespace, svc.Name, strconv.Itoa(int(svc.Port.Port)), shortSHA1([]byte(key)))
+	return hashname(maxNameLength, svc.Namespace, svc.Name, strconv.Itoa(int(svc.Port.Port)), shortSHA1([]byte(clusterKey(c))))
+}
+
+// clusterKey is what makes two clusters of one Service port distinct, in
+// the order Contour concatenates it.
+func clusterKey(c *Cluster) string {
+	key := c.LoadBalancerPolicy
+	if hc := c.HealthCheck; hc != nil {
+		if hc.Timeout > 0 {
+			key += hc.Timeout.String()
+		}
+		if hc.Interval > 0 {
+			key += hc.Interval.String()
+		}
+		if hc.UnhealthyThreshold > 0 {
+			key += strconv.Itoa(int(hc.UnhealthyThreshold))
+		}
+		if hc.HealthyThreshold > 0 {
+			key += strconv.Itoa(int(hc.HealthyThreshold))
+		}
+		key += hc.Path
+	}
+	if v := c.Validation; v != nil {
+		key += v.CAName
+		if len(v.SubjectNames) > 0 {
+			key += v.SubjectNames[0]
+		}
+	}
+	key += c.Protocol + c.SNI
+	if t := c.IdleConnectionTimeout; t.Set {
+		key += t.Duration.String()
+	}
+	if s := c.SlowStart; s != nil {
+		key += fmt.Sprintf("%s%f%d", s.Window, s.Aggression, s.MinWeightPercent)
+	}
+	return key
 }
 
 // altStatName is <ns>_<svc>_<port>.

@@ -51,7 +51,9 @@ func hasPEMHeader(data []byte) bool {
 }
 
 // pemBlocks calls visit for each PEM block in data.
-func pemBlocks(data []byte, visit func(*pem.Block) error) error {
+type pemBlock = pem.Block
+
+func pemBlocks(data []byte, visit func(*pemBlock) error) error {
 	for hasPEMHeader(data) {
 		var block *pem.Block
 		block, data = pem.Decode(data)

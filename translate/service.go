@@ -30,6 +30,21 @@ func (c *cache) service(name types.NamespacedName, port intstr.IntOrString) (*Se
 	}, nil
 }
 
+// serviceWithHealthPort resolves a Service port and, when different, the
+// port active health checks use.
+func (c *cache) serviceWithHealthPort(name types.NamespacedName, port, healthPort int) (*Service, error) {
+	s, err := c.service(name, intstr.FromInt(port))
+	if err != nil || healthPort == port {
+		return s, err
+	}
+	_, hp, err := c.lookupService(name, intstr.FromInt(healthPort))
+	if err != nil {
+		return nil, err
+	}
+	s.HealthPort = hp
+	return s, nil
+}
+
 // upstreamProtocol is the protocol Envoy speaks to a Service port: a port's
 // appProtocol decides alone when set; otherwise the upstream-protocol
 // annotations, by port name first, then number.

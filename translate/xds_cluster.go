@@ -9,6 +9,7 @@ import (
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	httpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -77,27 +78,96 @@ func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
 			}},
 		}
 	}
+	if c.HealthCheck != nil {
+		out.HealthChecks = []*corev3.HealthCheck{httpHealthCheckConfig(c)}
+		// Drain connections as soon as a checked host goes away.
+		out.IgnoreHealthOnHostRemoval = true
+	}
 	out.CircuitBreakers = circuitBreakerThresholds(svc.CircuitBreakers)
 	http2 := false
 	switch c.Protocol {
 	case "tls":
-		out.TransportSocket = upstreamTLSTransportSocket(c.SNI)
+		out.TransportSocket = upstreamTLSTransportSocket(c.SNI, c.Validation)
 	case "h2":
 		http2 = true
-		out.TransportSocket = upstreamTLSTransportSocket(c.SNI, "h2")
+		out.TransportSocket = upstreamTLSTransportSocket(c.SNI, c.Validation, "h2")
 	case "h2c":
 		http2 = true
 	}
-	if http2 {
-		out.TypedExtensionProtocolOptions = map[string]*anypb.Any{
-			"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": mustAny(&httpv3.HttpProtocolOptions{
-				UpstreamProtocolOptions: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig{
-					ProtocolConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{},
-				}},
-			}),
+	out.TypedExtensionProtocolOptions = httpProtocolOptions(http2, c.IdleConnectionTimeout)
+	if ss := c.SlowStart; ss != nil {
+		cfg := &clusterv3.Cluster_SlowStartConfig{
+			SlowStartWindow:  durationpb.New(ss.Window),
+			Aggression:       &corev3.RuntimeDouble{DefaultValue: ss.Aggression, RuntimeKey: "contour.slowstart.aggression"},
+			MinWeightPercent: &typev3.Percent{Value: float64(ss.MinWeightPercent)},
+		}
+		switch out.LbPolicy {
+		case clusterv3.Cluster_ROUND_ROBIN:
+			out.LbConfig = &clusterv3.Cluster_RoundRobinLbConfig_{RoundRobinLbConfig: &clusterv3.Cluster_RoundRobinLbConfig{SlowStartConfig: cfg}}
+		case clusterv3.Cluster_LEAST_REQUEST:
+			out.LbConfig = &clusterv3.Cluster_LeastRequestLbConfig_{LeastRequestLbConfig: &clusterv3.Cluster_LeastRequestLbConfig{SlowStartConfig: cfg}}
 		}
 	}
 	return out
+}
+
+// httpProtocolOptions pins the upstream HTTP version when it is HTTP/2 or
+// when an idle connection timeout needs the options at all; otherwise Envoy
+// keeps its defaults.
+func httpProtocolOptions(http2 bool, idle Timeout) map[string]*anypb.Any {
+	if !http2 && !idle.Set {
+		return nil
+	}
+	opts := &httpv3.HttpProtocolOptions{}
+	explicit := &httpv3.HttpProtocolOptions_ExplicitHttpConfig{ProtocolConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{}}
+	if http2 {
+		explicit.ProtocolConfig = &httpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{}
+	}
+	opts.UpstreamProtocolOptions = &httpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: explicit}
+	if idle.Set {
+		opts.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: envoyTimeout(idle)}
+	}
+	return map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": mustAny(opts)}
+}
+
+// Contour's health-check defaults.
+const (
+	healthCheckTimeout            = 2 * time.Second
+	healthCheckInterval           = 10 * time.Second
+	healthCheckUnhealthyThreshold = 3
+	healthCheckHealthyThreshold   = 2
+	healthCheckHost               = "contour-envoy-healthcheck"
+)
+
+func httpHealthCheckConfig(c *Cluster) *corev3.HealthCheck {
+	hc := c.HealthCheck
+	host := hc.Host
+	if host == "" {
+		host = healthCheckHost
+	}
+	codec := typev3.CodecClientType_HTTP1
+	if c.Protocol == "h2" || c.Protocol == "h2c" {
+		codec = typev3.CodecClientType_HTTP2
+	}
+	http := &corev3.HealthCheck_HttpHealthCheck{Path: hc.Path, Host: host, CodecClientType: codec}
+	for _, r := range hc.ExpectedStatuses {
+		http.ExpectedStatuses = append(http.ExpectedStatuses, &typev3.Int64Range{Start: r[0], End: r[1]})
+	}
+	return &corev3.HealthCheck{
+		Timeout:            durationpb.New(orDefault(hc.Timeout, healthCheckTimeout)),
+		Interval:           durationpb.New(orDefault(hc.Interval, healthCheckInterval)),
+		UnhealthyThreshold: wrapperspb.UInt32(orDefault(hc.UnhealthyThreshold, healthCheckUnhealthyThreshold)),
+		HealthyThreshold:   wrapperspb.UInt32(orDefault(hc.HealthyThreshold, healthCheckHealthyThreshold)),
+		HealthChecker:      &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: http},
+	}
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 func lbPolicy(policy string) clusterv3.Cluster_LbPolicy {
@@ -149,8 +219,9 @@ var defaultCipherSuites = []string{
 }
 
 // upstreamTLSTransportSocket speaks TLS 1.2-1.3 to the upstream with the
-// given SNI and ALPN protocols.
-func upstreamTLSTransportSocket(sni string, alpn ...string) *corev3.TransportSocket {
+// given SNI and ALPN protocols, verifying its certificate when validation
+// is set.
+func upstreamTLSTransportSocket(sni string, validation *UpstreamValidation, alpn ...string) *corev3.TransportSocket {
 	ctx := &tlsv3.UpstreamTlsContext{
 		CommonTlsContext: &tlsv3.CommonTlsContext{
 			TlsParams: &tlsv3.TlsParameters{
@@ -161,6 +232,18 @@ func upstreamTLSTransportSocket(sni string, alpn ...string) *corev3.TransportSoc
 			AlpnProtocols: alpn,
 		},
 		Sni: sni,
+	}
+	if v := validation; v != nil && len(v.CACert) > 0 && len(v.SubjectNames) > 0 {
+		vc := &tlsv3.CertificateValidationContext{
+			TrustedCa: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: v.CACert}},
+		}
+		for _, san := range v.SubjectNames {
+			vc.MatchTypedSubjectAltNames = append(vc.MatchTypedSubjectAltNames, &tlsv3.SubjectAltNameMatcher{
+				SanType: tlsv3.SubjectAltNameMatcher_DNS,
+				Matcher: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: san}},
+			})
+		}
+		ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: vc}
 	}
 	return &corev3.TransportSocket{
 		Name:       "envoy.transport_sockets.tls",

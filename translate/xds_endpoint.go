@@ -26,7 +26,14 @@ func loadAssignment(svc *Service, slices []*discoveryv1.EndpointSlice) *endpoint
 	}
 	seen := map[hostPort]bool{}
 	var hosts []hostPort
+	var healthPort int32
 	for _, slice := range slices {
+		for _, port := range slice.Ports {
+			// A separate health-check port is found by its name.
+			if port.Port != nil && port.Name != nil && svc.HealthPort.Name != "" && svc.HealthPort.Name == *port.Name && svc.Port.Name != svc.HealthPort.Name {
+				healthPort = *port.Port
+			}
+		}
 		for _, ep := range slice.Endpoints {
 			if len(ep.Addresses) == 0 || (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) {
 				continue
@@ -55,7 +62,11 @@ func loadAssignment(svc *Service, slices []*discoveryv1.EndpointSlice) *endpoint
 	})
 	locality := &endpointv3.LocalityLbEndpoints{LoadBalancingWeight: wrapperspb.UInt32(1)}
 	for _, hp := range hosts {
-		locality.LbEndpoints = append(locality.LbEndpoints, lbEndpoint(hp.addr, uint32(hp.port)))
+		ep := lbEndpoint(hp.addr, uint32(hp.port))
+		if healthPort > 0 {
+			ep.GetEndpoint().HealthCheckConfig = &endpointv3.Endpoint_HealthCheckConfig{PortValue: uint32(healthPort)}
+		}
+		locality.LbEndpoints = append(locality.LbEndpoints, ep)
 	}
 	cla.Endpoints = []*endpointv3.LocalityLbEndpoints{locality}
 	return cla

@@ -76,8 +76,13 @@ func envoyRoute(r *Route, secure bool) *routev3.Route {
 		})}
 	case r.DirectResponse != nil:
 		route.Action = directResponse(r.DirectResponse)
+	case r.Redirect != nil:
+		// Header policies do not apply to redirects, as in Contour.
+		route.Action = redirectAction(r.Redirect)
 	default:
 		route.Action = &routev3.Route_Route{Route: routeAction(r)}
+		route.RequestHeadersToAdd, route.RequestHeadersToRemove = headerOptions(r.RequestHeaders)
+		route.ResponseHeadersToAdd, route.ResponseHeadersToRemove = headerOptions(r.ResponseHeaders)
 	}
 	return route
 }
@@ -193,30 +198,47 @@ func routeAction(r *Route) *routev3.RouteAction {
 		Timeout:     envoyTimeout(r.Timeout.Response),
 		IdleTimeout: envoyTimeout(r.Timeout.Idle),
 	}
-	if r.CookieHashPolicy {
-		ra.HashPolicy = []*routev3.RouteAction_HashPolicy{{PolicySpecifier: &routev3.RouteAction_HashPolicy_Cookie_{
-			Cookie: &routev3.RouteAction_HashPolicy_Cookie{Name: "X-Contour-Session-Affinity", Ttl: durationpb.New(0), Path: "/"},
-		}}}
+	ra.HashPolicy = hashPolicies(r.RequestHashPolicies)
+	ra.RequestMirrorPolicies = mirrorPolicies(r.Mirrors)
+	ra.InternalRedirectPolicy = internalRedirect(r.InternalRedirect)
+	if r.PathRewrite != nil {
+		ra.PrefixRewrite = r.PathRewrite.Prefix
+	}
+	if h := r.RequestHeaders; h != nil && h.HostRewrite != "" {
+		ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: h.HostRewrite}
+	} else if h != nil && h.HostRewriteHeader != "" {
+		ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteHeader{HostRewriteHeader: h.HostRewriteHeader}
 	}
 	if r.Websocket {
 		ra.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
-	if len(r.Clusters) == 1 {
+	if singleSimpleCluster(r) {
 		ra.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: clusterName(r.Clusters[0])}
 	} else {
-		ra.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: weightedClusters(r.Clusters)}
+		ra.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: weightedClusters(r)}
 	}
 	return ra
 }
 
+// singleSimpleCluster says whether a route can name its one cluster
+// directly: per-cluster header or cookie policies need a weighted entry.
+func singleSimpleCluster(r *Route) bool {
+	if len(r.Clusters) != 1 || len(r.CookieRewrites) > 0 {
+		return false
+	}
+	c := r.Clusters[0]
+	resp := c.ResponseHeaders
+	return c.RequestHeaders.empty() && (resp == nil || (len(resp.Set) == 0 && len(resp.Remove) == 0)) && len(c.CookieRewrites) == 0
+}
+
 // weightedClusters spreads traffic by weight; when no weight is set at all
 // every cluster gets 1. Ordered by name, then weight.
-func weightedClusters(clusters []*Cluster) *routev3.WeightedCluster {
+func weightedClusters(r *Route) *routev3.WeightedCluster {
 	var total uint32
 	wc := &routev3.WeightedCluster{}
-	for _, c := range clusters {
+	for _, c := range r.Clusters {
 		total += c.Weight
-		wc.Clusters = append(wc.Clusters, &routev3.WeightedCluster_ClusterWeight{Name: clusterName(c), Weight: wrapperspb.UInt32(c.Weight)})
+		wc.Clusters = append(wc.Clusters, clusterWeight(r, c))
 	}
 	for _, c := range wc.Clusters {
 		if total == 0 {

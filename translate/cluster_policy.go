@@ -1,0 +1,124 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Per-cluster HTTPProxy policies: active health checks, slow start and
+// upstream certificate validation.
+
+// httpHealthCheck converts healthCheckPolicy; status ranges are half-open,
+// as in Envoy.
+func httpHealthCheck(hc *contourv1.HTTPHealthCheckPolicy) (*HTTPHealthCheck, error) {
+	if hc == nil {
+		return nil, nil
+	}
+	out := &HTTPHealthCheck{
+		Path:               hc.Path,
+		Host:               hc.Host,
+		Interval:           time.Duration(hc.IntervalSeconds) * time.Second,
+		Timeout:            time.Duration(hc.TimeoutSeconds) * time.Second,
+		UnhealthyThreshold: uint32(hc.UnhealthyThresholdCount),
+		HealthyThreshold:   uint32(hc.HealthyThresholdCount),
+	}
+	for _, r := range hc.ExpectedStatuses {
+		if r.Start < 100 || r.Start > 599 {
+			return nil, errors.New("invalid expected status range: start must be in the range [100, 599]")
+		}
+		if r.End < 101 || r.End > 600 {
+			return nil, errors.New("invalid expected status range: end must be in the range [101, 600]")
+		}
+		out.ExpectedStatuses = append(out.ExpectedStatuses, [2]int64{r.Start, r.End})
+	}
+	return out, nil
+}
+
+// slowStart converts slowStartPolicy; aggression defaults to 1.0.
+func slowStart(s *contourv1.SlowStartPolicy) (*SlowStart, error) {
+	window, err := time.ParseDuration(s.Window)
+	if err != nil {
+		return nil, fmt.Errorf("error parsing window: %s", err)
+	}
+	aggression := 1.0
+	if s.Aggression != "" {
+		if aggression, err = strconv.ParseFloat(s.Aggression, 64); err != nil {
+			return nil, fmt.Errorf("error parsing aggression: \"%s\" is not a decimal number", s.Aggression)
+		}
+	}
+	return &SlowStart{Window: window, Aggression: aggression, MinWeightPercent: s.MinimumWeightPercent}, nil
+}
+
+// upstreamValidation resolves a service's CA Secret (delegation needed
+// across namespaces) and subject names; the first subject name must be
+// subjectName.
+func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespace string) (*UpstreamValidation, error) {
+	name := secretReference(uv.CACertificate, "", fromNamespace)
+	ca, err := c.lookupCASecret(name, fromNamespace)
+	if err != nil {
+		return nil, err
+	}
+	out := &UpstreamValidation{CAName: name.Name, CACert: ca}
+	if uv.SubjectName == "" {
+		return nil, errors.New("missing subject alternative name")
+	}
+	switch {
+	case len(uv.SubjectNames) == 0:
+		out.SubjectNames = []string{uv.SubjectName}
+	case uv.SubjectName != uv.SubjectNames[0]:
+		return nil, fmt.Errorf("first entry of SubjectNames (%s) does not match SubjectName (%s)", uv.SubjectNames[0], uv.SubjectName)
+	default:
+		out.SubjectNames = uv.SubjectNames
+	}
+	return out, nil
+}
+
+// lookupCASecret returns a validated CA bundle (ca.crt) usable from
+// fromNamespace.
+func (c *cache) lookupCASecret(name types.NamespacedName, fromNamespace string) ([]byte, error) {
+	s, ok := c.secrets[name]
+	if !ok {
+		return nil, fmt.Errorf("invalid CA Secret %q: Secret not found", name)
+	}
+	if err := validCASecret(s); err != nil {
+		return nil, fmt.Errorf("invalid CA Secret %q: %s", name, err)
+	}
+	if !c.delegationPermitted(name, fromNamespace) {
+		return nil, errDelegationNotPermitted{name}
+	}
+	return s.Data[caCertificateKey], nil
+}
+
+const caCertificateKey = "ca.crt"
+
+// validCASecret checks a CA bundle Secret: TLS or Opaque, a non-empty
+// ca.crt holding at least one CERTIFICATE block.
+func validCASecret(s *corev1.Secret) error {
+	if s.Type != corev1.SecretTypeTLS && s.Type != corev1.SecretTypeOpaque {
+		return fmt.Errorf("secret type is not %q or %q", corev1.SecretTypeTLS, corev1.SecretTypeOpaque)
+	}
+	data := s.Data[caCertificateKey]
+	if len(data) == 0 {
+		return fmt.Errorf("empty %q key", caCertificateKey)
+	}
+	n := 0
+	if err := pemBlocks(data, func(b *pemBlock) error {
+		if b.Type != "CERTIFICATE" {
+			return fmt.Errorf("unexpected block type '%s'", b.Type)
+		}
+		n++
+		return nil
+	}); err != nil {
+		return fmt.Errorf("invalid CA certificate bundle: %v", err)
+	}
+	if n == 0 {
+		return errors.New("invalid CA certificate bundle: failed to locate certificate")
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package translate
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Header policies of HTTPProxy routes and services: header names are
+// canonicalised, literal "%" in values escaped for Envoy, Contour's
+// %CONTOUR_*% variables substituted, and a set Host header becomes a host
+// rewrite.
+
+// hostRewriteHeaderValue matches a Host value taken from another request
+// header: "%REQ(x-host)%".
+var hostRewriteHeaderValue = regexp.MustCompile(`^%REQ\(([\w-]+)\)%$`)
+
+// headersPolicy converts a route or service header policy; allowHost says
+// whether Host may be set (request headers only).
+func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[string]string) (*HeadersPolicy, error) {
+	if p == nil {
+		return nil, nil
+	}
+	out := &HeadersPolicy{}
+	set := map[string]string{}
+	for _, h := range p.Set {
+		key := http.CanonicalHeaderKey(h.Name)
+		if _, dup := set[key]; dup {
+			return nil, fmt.Errorf("duplicate header addition: %q", key)
+		}
+		if key == "Host" {
+			if !allowHost {
+				return nil, fmt.Errorf("rewriting %q header is not supported", key)
+			}
+			if m := hostRewriteHeaderValue.FindStringSubmatch(h.Value); m != nil {
+				out.HostRewriteHeader = http.CanonicalHeaderKey(strings.TrimSpace(m[1]))
+			} else {
+				out.HostRewrite = h.Value
+			}
+			continue
+		}
+		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
+		}
+		set[key] = escapeHeaderValue(h.Value, dynamic)
+	}
+	removed := map[string]bool{}
+	for _, name := range p.Remove {
+		key := http.CanonicalHeaderKey(name)
+		if removed[key] {
+			return nil, fmt.Errorf("duplicate header removal: %q", key)
+		}
+		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+			return nil, fmt.Errorf("invalid remove header %q: %v", key, msgs)
+		}
+		removed[key] = true
+		out.Remove = append(out.Remove, key)
+	}
+	sort.Strings(out.Remove)
+	if len(set) > 0 {
+		out.Set = set
+	}
+	return out, nil
+}
+
+// envoyVariables are the Envoy header variables a value may use unescaped.
+var envoyVariables = []string{
+	"DOWNSTREAM_REMOTE_ADDRESS", "DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT",
+	"DOWNSTREAM_LOCAL_ADDRESS", "DOWNSTREAM_LOCAL_ADDRESS_WITHOUT_PORT", "DOWNSTREAM_LOCAL_PORT",
+	"DOWNSTREAM_LOCAL_URI_SAN", "DOWNSTREAM_PEER_URI_SAN", "DOWNSTREAM_LOCAL_SUBJECT",
+	"DOWNSTREAM_PEER_SUBJECT", "DOWNSTREAM_PEER_ISSUER", "DOWNSTREAM_TLS_SESSION_ID",
+	"DOWNSTREAM_TLS_CIPHER", "DOWNSTREAM_TLS_VERSION", "DOWNSTREAM_PEER_FINGERPRINT_256",
+	"DOWNSTREAM_PEER_FINGERPRINT_1", "DOWNSTREAM_PEER_SERIAL", "DOWNSTREAM_PEER_CERT",
+	"DOWNSTREAM_PEER_CERT_V_START", "DOWNSTREAM_PEER_CERT_V_END", "HOSTNAME", "PROTOCOL",
+	"UPSTREAM_REMOTE_ADDRESS", "RESPONSE_FLAGS", "RESPONSE_CODE_DETAILS",
+	"TLS_JA3_FINGERPRINT", "TLS_JA4_FINGERPRINT",
+}
+
+// requestHeaderVariable matches an escaped %REQ(name)% (optionally with a
+// fallback header and a length), which Envoy should see unescaped.
+var requestHeaderVariable = regexp.MustCompile(`%(%REQ\(:?[\w-]+(\?:?[\w-]+)?\)(:\d+)?%)%`)
+
+// escapeHeaderValue doubles every "%" so Envoy reads it literally, then
+// substitutes Contour's variables and un-escapes the Envoy variables that
+// are allowed.
+func escapeHeaderValue(value string, dynamic map[string]string) string {
+	if !strings.Contains(value, "%") {
+		return value
+	}
+	escaped := strings.ReplaceAll(value, "%", "%%")
+	names := make([]string, 0, len(dynamic))
+	for name := range dynamic {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		escaped = strings.ReplaceAll(escaped, "%%"+name+"%%", dynamic[name])
+	}
+	for _, v := range envoyVariables {
+		escaped = strings.ReplaceAll(escaped, "%%"+v+"%%", "%"+v+"%")
+	}
+	return requestHeaderVariable.ReplaceAllString(escaped, "$1")
+}

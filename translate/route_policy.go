@@ -1,0 +1,210 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Per-route HTTPProxy policies: redirects, path rewrites, internal
+// redirects and request hashing.
+
+// redirectPolicy converts requestRedirectPolicy; path and prefix exclude
+// each other.
+func redirectPolicy(r *contourv1.HTTPRequestRedirectPolicy) (*Redirect, error) {
+	if r == nil {
+		return nil, nil
+	}
+	if r.Path != nil && r.Prefix != nil {
+		return nil, errors.New("cannot specify both redirect path and redirect prefix")
+	}
+	out := &Redirect{}
+	if r.Hostname != nil {
+		out.Hostname = *r.Hostname
+	}
+	if r.Scheme != nil {
+		out.Scheme = *r.Scheme
+	}
+	if r.Port != nil {
+		out.Port = uint32(*r.Port)
+	}
+	if r.StatusCode != nil {
+		out.StatusCode = int(*r.StatusCode)
+	}
+	if r.Path != nil {
+		out.Path = *r.Path
+	}
+	if r.Prefix != nil {
+		out.Prefix = *r.Prefix
+	}
+	return out, nil
+}
+
+// prefixRewrite picks the replacement for a route's merged prefix: the
+// entry naming exactly that prefix, else the entry with no prefix.
+func prefixRewrite(replacements []contourv1.ReplacePrefix, routePrefix string) *PathRewrite {
+	for _, r := range replacements {
+		if r.Prefix != "" && r.Prefix == routePrefix {
+			return &PathRewrite{Prefix: r.Replacement}
+		}
+	}
+	for _, r := range replacements {
+		if r.Prefix == "" {
+			return &PathRewrite{Prefix: r.Replacement}
+		}
+	}
+	return nil
+}
+
+// prefixReplacementsValid refuses two replacements for one prefix; the
+// reason is the status reason Contour reports.
+func prefixReplacementsValid(replacements []contourv1.ReplacePrefix) (reason string, err error) {
+	seen := map[string]bool{}
+	for _, r := range replacements {
+		if seen[r.Prefix] {
+			if r.Prefix != "" {
+				return "DuplicateReplacement", fmt.Errorf("duplicate replacement prefix '%s'", r.Prefix)
+			}
+			return "AmbiguousReplacement", errors.New("ambiguous prefix replacement")
+		}
+		seen[r.Prefix] = true
+	}
+	return "", nil
+}
+
+// expandPrefixRewrites makes a rewritten prefix route behave the same with
+// and without a trailing slash: a lone route for prefix P (ignoring a
+// trailing "/") rewriting to R becomes P -> trimmed R (or "/") and
+// P/ -> trimmed R + "/". When routes for both P and P/ exist already,
+// nothing is added.
+func expandPrefixRewrites(routes []*Route) []*Route {
+	groups := map[string][]*Route{}
+	var order []string
+	for _, r := range routes {
+		if r.PathMatch.Kind != PathPrefix {
+			continue
+		}
+		key := r.PathMatch.Value
+		if key != "/" {
+			key = strings.TrimRight(key, "/")
+		}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], r)
+	}
+	out := routes
+	for _, prefix := range order {
+		group := groups[prefix]
+		if len(group) != 1 || group[0].PathRewrite == nil || group[0].PathMatch.Value == "/" {
+			continue
+		}
+		r := group[0]
+		trimmed := strings.TrimRight(r.PathRewrite.Prefix, "/")
+		withSlash := *r
+		withSlash.PathMatch = PathMatch{Kind: PathPrefix, Value: prefix + "/"}
+		withSlash.PathRewrite = &PathRewrite{Prefix: trimmed + "/"}
+		if trimmed == "" {
+			trimmed = "/"
+		}
+		r.PathMatch = PathMatch{Kind: PathPrefix, Value: prefix}
+		r.PathRewrite = &PathRewrite{Prefix: trimmed}
+		out = append(out, &withSlash)
+	}
+	return out
+}
+
+// internalRedirectPolicy converts internalRedirectPolicy.
+func internalRedirectPolicy(p *contourv1.HTTPInternalRedirectPolicy) *InternalRedirectPolicy {
+	if p == nil {
+		return nil
+	}
+	out := &InternalRedirectPolicy{
+		AllowCrossScheme:          string(p.AllowCrossSchemeRedirect),
+		DenyRepeatedRouteRedirect: p.DenyRepeatedRouteRedirect,
+		MaxInternalRedirects:      p.MaxInternalRedirects,
+	}
+	for _, c := range p.RedirectResponseCodes {
+		out.RedirectResponseCodes = append(out.RedirectResponseCodes, uint32(c))
+	}
+	return out
+}
+
+// loadBalancing returns a route's load-balancer strategy and hash
+// policies. Invalid request-hash entries are dropped with warnings; with
+// none left the strategy falls back to round robin.
+func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, []RequestHashPolicy) {
+	if lb == nil {
+		return "", nil
+	}
+	switch lb.Strategy {
+	case "WeightedLeastRequest", "Random":
+		return lb.Strategy, nil
+	case "Cookie":
+		return lb.Strategy, []RequestHashPolicy{{Cookie: true}}
+	case "RequestHash":
+		return requestHashPolicies(lb.RequestHashPolicies, st)
+	default:
+		return "", nil
+	}
+}
+
+func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (string, []RequestHashPolicy) {
+	var out []RequestHashPolicy
+	sourceIP := false
+	headers, params := map[string]bool{}, map[string]bool{}
+	ignore := func(format string, args ...any) { st.addWarning("SpecError", "IgnoredField", format, args...) }
+	for _, hp := range in {
+		attrs := 0
+		for _, set := range []bool{hp.HashSourceIP, hp.HeaderHashOptions != nil, hp.QueryParameterHashOptions != nil} {
+			if set {
+				attrs++
+			}
+		}
+		if attrs != 1 {
+			ignore("ignoring invalid request hash policy, must set exactly one of hashSourceIP or headerHashOptions or queryParameterHashOptions")
+			continue
+		}
+		p := RequestHashPolicy{Terminal: hp.Terminal}
+		switch {
+		case hp.HashSourceIP:
+			if sourceIP {
+				ignore("ignoring invalid request hash policy, hashSourceIP specified multiple times")
+				continue
+			}
+			sourceIP, p.SourceIP = true, true
+		case hp.HeaderHashOptions != nil:
+			name := http.CanonicalHeaderKey(hp.HeaderHashOptions.HeaderName)
+			if msgs := validation.IsHTTPHeaderName(name); len(msgs) != 0 {
+				ignore("ignoring invalid header hash policy options with invalid header name %q: %v", name, msgs)
+				continue
+			}
+			if headers[name] {
+				ignore("ignoring invalid header hash policy options with duplicated header name %s", name)
+				continue
+			}
+			headers[name], p.Header = true, name
+		default:
+			name := strings.ToLower(hp.QueryParameterHashOptions.ParameterName)
+			if name == "" {
+				ignore("ignoring invalid query parameter hash policy options with an invalid empty query parameter name")
+				continue
+			}
+			if params[name] {
+				ignore("ignoring invalid query parameter hash policy options with duplicated query parameter name %s", name)
+				continue
+			}
+			params[name], p.QueryParameter = true, name
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		ignore("ignoring invalid request hash policy options, setting load balancer strategy to default RoundRobin")
+		return "RoundRobin", nil
+	}
+	return "RequestHash", out
+}
