@@ -1,22 +1,6 @@
 // Package render writes translated Envoy resources in the formats users
-// consume: the xDS resources as JSON, and a static Envoy bootstrap.
+// consume: the xDS resources as JSON (json.go), and a static Envoy bootstrap
+// that needs no control plane (bootstrap.go). It also checks resources
+// against Envoy's own validation rules (validate.go), so that nothing Envoy
+// would refuse is written or served.
 package render
-
-import (
-	"errors"
-	"io"
-
-	"github.com/contourc/contourc/translate"
-)
-
-// JSON writes the xDS resources as one JSON object keyed by type URL, each
-// value the name-sorted list of resources in protojson form.
-func JSON(w io.Writer, r *translate.Resources) error {
-	return errors.New("render: not implemented yet")
-}
-
-// Bootstrap writes a static Envoy bootstrap (YAML) holding every resource
-// inline, runnable with `envoy -c`.
-func Bootstrap(w io.Writer, r *translate.Resources) error {
-	return errors.New("render: not implemented yet")
-}

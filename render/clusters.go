@@ -1,0 +1,84 @@
+package render
+
+// The static_resources.clusters of a static bootstrap: EDS clusters become
+// clusters that carry their endpoints inline.
+
+import (
+	"net/netip"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	"google.golang.org/protobuf/proto"
+)
+
+// staticClusters returns copies of clusters, sorted by name, each EDS cluster
+// given its endpoints inline and every secret reference made static.
+func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment) ([]*clusterv3.Cluster, error) {
+	clas := loadAssignmentsByName(endpoints)
+	in := &inliner{}
+	out := make([]*clusterv3.Cluster, 0, len(clusters)+1)
+	for _, c := range sortedByName(clusters, (*clusterv3.Cluster).GetName) {
+		c = proto.Clone(c).(*clusterv3.Cluster)
+		if c.GetType() == clusterv3.Cluster_EDS {
+			inlineEndpoints(c, clas)
+		}
+		if err := in.inline(c); err != nil {
+			return nil, &ResourceError{Kind: "cluster", Name: c.GetName(), Err: err}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// inlineEndpoints turns EDS cluster c into one with a load_assignment: a
+// copy of the ClusterLoadAssignment EDS would have served it, renamed to the
+// cluster as Envoy expects of an inline one. Several clusters (one per set of
+// upstream options) can share a service, hence the copy. With no assignment
+// to copy the cluster gets an empty one: Envoy accepts that, and answers 503
+// for it, as it does for an EDS cluster whose service has no endpoints.
+func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLoadAssignment) {
+	// Envoy's default: the service name is the cluster name.
+	service := c.GetEdsClusterConfig().GetServiceName()
+	if service == "" {
+		service = c.GetName()
+	}
+	cla := &endpointv3.ClusterLoadAssignment{}
+	if found, ok := clas[service]; ok {
+		cla = proto.Clone(found).(*endpointv3.ClusterLoadAssignment)
+	}
+	cla.ClusterName = c.GetName()
+	c.EdsClusterConfig = nil
+	c.LoadAssignment = cla
+	c.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: discoveryTypeFor(cla)}
+}
+
+// discoveryTypeFor is STATIC when every endpoint is an IP address (or a Unix
+// socket), which is all EDS serves in Contour. Envoy refuses host names in a
+// STATIC cluster, so any other assignment gets STRICT_DNS, which resolves
+// them and treats IP addresses as themselves.
+func discoveryTypeFor(cla *endpointv3.ClusterLoadAssignment) clusterv3.Cluster_DiscoveryType {
+	for _, locality := range cla.GetEndpoints() {
+		for _, lb := range locality.GetLbEndpoints() {
+			sa := lb.GetEndpoint().GetAddress().GetSocketAddress()
+			if sa == nil {
+				continue
+			}
+			if _, err := netip.ParseAddr(sa.GetAddress()); err != nil {
+				return clusterv3.Cluster_STRICT_DNS
+			}
+		}
+	}
+	return clusterv3.Cluster_STATIC
+}
+
+// loadAssignmentsByName indexes assignments by cluster_name, which for EDS is
+// the service name; if two share one the first wins.
+func loadAssignmentsByName(clas []*endpointv3.ClusterLoadAssignment) map[string]*endpointv3.ClusterLoadAssignment {
+	m := make(map[string]*endpointv3.ClusterLoadAssignment, len(clas))
+	for _, cla := range clas {
+		if _, ok := m[cla.GetClusterName()]; !ok {
+			m[cla.GetClusterName()] = cla
+		}
+	}
+	return m
+}

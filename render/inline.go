@@ -1,0 +1,75 @@
+package render
+
+// Turning xDS references into static configuration. Contour's listeners name
+// their route tables (HCM rds) and certificates (SDS) and leave Envoy to
+// fetch them from the control plane; a static bootstrap has no control plane,
+// so each reference is replaced by what it refers to.
+
+import (
+	"fmt"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// inliner rewrites one listener or cluster in place, reaching into typed
+// configs wherever Envoy allows them.
+type inliner struct {
+	routes map[string]*routev3.RouteConfiguration // by name
+}
+
+// inline rewrites m (a listener or cluster clone) so it has no RDS or SDS
+// config source left.
+func (in *inliner) inline(m proto.Message) error {
+	_, err := walkMessage(m, in.visit)
+	return err
+}
+
+func (in *inliner) visit(m protoreflect.Message) (bool, error) {
+	switch msg := m.Interface().(type) {
+	case *hcmv3.HttpConnectionManager:
+		return in.inlineRoutes(msg)
+	case *tlsv3.SdsSecretConfig:
+		return staticSecretRef(msg), nil
+	}
+	return false, nil
+}
+
+// inlineRoutes replaces the HCM's RDS subscription with a copy of the route
+// configuration it names. The walk then goes on into the copy like into any
+// other field, so the caller's RouteConfiguration is never changed, and
+// listeners sharing a route table each get their own.
+func (in *inliner) inlineRoutes(hcm *hcmv3.HttpConnectionManager) (bool, error) {
+	if hcm.GetScopedRoutes() != nil {
+		return false, fmt.Errorf("http_connection_manager %q: scoped_routes need a control plane", hcm.GetStatPrefix())
+	}
+	rds := hcm.GetRds()
+	if rds == nil {
+		return false, nil
+	}
+	rc, ok := in.routes[rds.GetRouteConfigName()]
+	if !ok {
+		return false, fmt.Errorf("http_connection_manager %q: no route configuration named %q",
+			hcm.GetStatPrefix(), rds.GetRouteConfigName())
+	}
+	hcm.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{
+		RouteConfig: proto.Clone(rc).(*routev3.RouteConfiguration),
+	}
+	return true, nil
+}
+
+// staticSecretRef drops the SDS config source from a secret reference. With
+// only a name left, Envoy looks the secret up in static_resources.secrets
+// (see SdsSecretConfig.name in Envoy's API docs), where the bootstrap puts
+// every secret, so the certificate stays out of line and is written once
+// however many filter chains use it.
+func staticSecretRef(ref *tlsv3.SdsSecretConfig) bool {
+	if ref.GetSdsConfig() == nil {
+		return false
+	}
+	ref.SdsConfig = nil
+	return true
+}

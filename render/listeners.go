@@ -1,0 +1,43 @@
+package render
+
+// The static_resources.listeners of a static bootstrap.
+
+import (
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/proto"
+)
+
+// staticListeners returns copies of listeners, sorted by name, with route
+// tables and secret references made static. A listener on the admin
+// interface's address is left out: in Contour that is the envoy-admin
+// listener, which only proxies to the admin interface that now listens
+// there itself (see admin.go).
+func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address) ([]*listenerv3.Listener, error) {
+	in := &inliner{routes: routesByName(routes)}
+	var out []*listenerv3.Listener
+	for _, l := range sortedByName(listeners, (*listenerv3.Listener).GetName) {
+		if bindsAddress(l, admin) {
+			continue
+		}
+		l = proto.Clone(l).(*listenerv3.Listener)
+		if err := in.inline(l); err != nil {
+			return nil, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// routesByName indexes route configurations by name. If two share a name the
+// first wins, as in Contour's cache, which keys them by name.
+func routesByName(routes []*routev3.RouteConfiguration) map[string]*routev3.RouteConfiguration {
+	m := make(map[string]*routev3.RouteConfiguration, len(routes))
+	for _, rc := range routes {
+		if _, ok := m[rc.GetName()]; !ok {
+			m[rc.GetName()] = rc
+		}
+	}
+	return m
+}

@@ -1,0 +1,102 @@
+package render
+
+// Validation of Envoy resources with the protoc-gen-validate rules that
+// go-control-plane generates, i.e. the checks Envoy itself runs when it
+// accepts a resource. A resource that fails them would be rejected by Envoy
+// as a whole (NACKed over xDS, or the bootstrap refused), so contourc checks
+// before it writes or serves anything.
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/contourc/contourc/translate"
+)
+
+// maxReported bounds how many invalid resources one error lists: one broken
+// builder tends to break every resource it builds, and the first few say
+// enough.
+const maxReported = 10
+
+// ResourceError is a problem with one named Envoy resource.
+type ResourceError struct {
+	Kind string // "listener", "route configuration", "cluster", ...
+	Name string
+	Err  error
+}
+
+func (e *ResourceError) Error() string {
+	return fmt.Sprintf("%s %q: %v", e.Kind, e.Name, e.Err)
+}
+
+func (e *ResourceError) Unwrap() error { return e.Err }
+
+// Validate checks every resource in r against Envoy's validation rules,
+// including the typed configs inside Anys (HTTP connection managers, TLS
+// contexts, filters), which the generated ValidateAll methods skip. It
+// returns nil, or an error listing the first invalid resources by type and
+// name.
+func Validate(r *translate.Resources) error {
+	if r == nil {
+		return nil
+	}
+	var errs []error
+	check := func(kind, name string, m proto.Message) {
+		if err := validateDeep(m); err != nil {
+			errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: err})
+		}
+	}
+	for _, l := range r.Listeners {
+		check("listener", l.GetName(), l)
+	}
+	for _, rc := range r.RouteConfigs {
+		check("route configuration", rc.GetName(), rc)
+	}
+	for _, c := range r.Clusters {
+		check("cluster", c.GetName(), c)
+	}
+	for _, cla := range r.Endpoints {
+		check("cluster load assignment", cla.GetClusterName(), cla)
+	}
+	for _, s := range r.Secrets {
+		check("secret", s.GetName(), s)
+	}
+	for _, rt := range r.Runtimes {
+		check("runtime", rt.GetName(), rt)
+	}
+	return joinFirst(errs)
+}
+
+// validateDeep runs m's ValidateAll and that of every message packed in an
+// Any inside m. ValidateAll already recurses into plain sub-messages, so only
+// Any contents need a call of their own.
+func validateDeep(m proto.Message) error {
+	if err := validateOne(m); err != nil {
+		return err
+	}
+	w := &walker{unpacked: validateOne}
+	_, err := w.walk(m.ProtoReflect())
+	return err
+}
+
+type validatorAll interface{ ValidateAll() error }
+
+// validateOne runs m's generated validation; a type without rules (none in
+// go-control-plane, but Anys may hold anything) is valid.
+func validateOne(m proto.Message) error {
+	if v, ok := m.(validatorAll); ok {
+		return v.ValidateAll()
+	}
+	return nil
+}
+
+// joinFirst joins up to maxReported errors and says how many it left out.
+func joinFirst(errs []error) error {
+	if len(errs) <= maxReported {
+		return errors.Join(errs...)
+	}
+	more := fmt.Errorf("... and %d more", len(errs)-maxReported)
+	return errors.Join(append(errs[:maxReported:maxReported], more)...)
+}

@@ -1,0 +1,75 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+)
+
+func TestValidateAcceptsFixture(t *testing.T) {
+	if err := Validate(testResources(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(largeResources(t, 10)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidateNamesResources(t *testing.T) {
+	r := testResources(t)
+	r.Clusters[1].ConnectTimeout.Seconds = -1
+	r.Secrets[0].GetTlsCertificate().PrivateKey.Specifier = &corev3.DataSource_Filename{} // must be non-empty
+	err := Validate(r)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{`cluster "` + wwwCluster + `": invalid Cluster.ConnectTimeout`, `secret "` + wwwSecret + `": invalid Secret.TlsCertificate`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	var re *ResourceError
+	if !errors.As(err, &re) || re.Kind != "cluster" || re.Name != wwwCluster {
+		t.Errorf("first ResourceError = %+v", re)
+	}
+}
+
+// The generated ValidateAll stops at Anys; Validate does not, as Envoy
+// validates typed configs when it loads them.
+func TestValidateInsideTypedConfig(t *testing.T) {
+	r := testResources(t)
+	l := r.Listeners[1]
+	repack(t, l.FilterChains[0].Filters[0].GetTypedConfig(), func(hcm *hcmv3.HttpConnectionManager) {
+		hcm.StatPrefix = "" // required
+	})
+	if err := l.ValidateAll(); err != nil {
+		t.Fatalf("ValidateAll saw inside the Any after all: %v", err)
+	}
+	err := Validate(r)
+	want := `listener "ingress_http": filter_chains[0].filters["envoy.filters.network.http_connection_manager"].typed_config: invalid HttpConnectionManager.StatPrefix`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want an error containing %q", err, want)
+	}
+}
+
+func TestValidateReportsFirstFew(t *testing.T) {
+	r := testResources(t)
+	r.Clusters = nil
+	for i := range maxReported + 5 {
+		c := edsCluster(fmt.Sprintf("c%02d", i), "svc")
+		c.ConnectTimeout.Seconds = -1
+		r.Clusters = append(r.Clusters, c)
+	}
+	err := Validate(r)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, `cluster "c09"`) || strings.Contains(msg, `cluster "c10"`) || !strings.HasSuffix(msg, "... and 5 more") {
+		t.Errorf("error lists the wrong clusters:\n%s", msg)
+	}
+}

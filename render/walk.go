@@ -1,0 +1,214 @@
+package render
+
+// A depth-first walk over a proto message that also descends into
+// google.protobuf.Any values. Envoy keeps most of its configuration (the HTTP
+// connection manager, TLS contexts, HTTP filters) in typed_config Anys, so a
+// walk that stopped at an Any would miss exactly the parts that carry RDS and
+// SDS references, and protoc-gen-validate, which does stop there, would leave
+// them unchecked.
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// walker visits every message inside a root message, parents before
+// children, in field declaration order, so the first error found is the same
+// on every run.
+type walker struct {
+	// visit is called on every message before its fields are walked, so a
+	// field it sets is walked too. It reports whether it changed m; an Any
+	// whose content changed is packed again.
+	visit func(m protoreflect.Message) (changed bool, err error)
+	// unpacked, if set, is called on the content of every Any before the
+	// content is walked.
+	unpacked func(m proto.Message) error
+
+	path []step
+}
+
+// step is one field on the way from the root to the message being visited.
+// Only errors format it, so it holds what is needed to name the field rather
+// than a string.
+type step struct {
+	field protoreflect.FieldDescriptor
+	index int    // list index, or -1
+	key   string // map key, when field is a map
+	elem  protoreflect.Message
+}
+
+// walkError is a visitor's error with the path of the message it was about.
+type walkError struct {
+	path string
+	err  error
+}
+
+func (e *walkError) Error() string {
+	if e.path == "" {
+		return e.err.Error()
+	}
+	return e.path + ": " + e.err.Error()
+}
+
+func (e *walkError) Unwrap() error { return e.err }
+
+// walkMessage walks root with visit and no unpacked hook.
+func walkMessage(root proto.Message, visit func(protoreflect.Message) (bool, error)) (bool, error) {
+	w := &walker{visit: visit}
+	return w.walk(root.ProtoReflect())
+}
+
+func (w *walker) walk(m protoreflect.Message) (bool, error) {
+	if a, ok := m.Interface().(*anypb.Any); ok {
+		return w.walkAny(a)
+	}
+	changed := false
+	if w.visit != nil {
+		c, err := w.visit(m)
+		if err != nil {
+			return c, w.fail(err)
+		}
+		changed = c
+	}
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Message() == nil || !m.Has(fd) {
+			continue
+		}
+		c, err := w.walkField(fd, m.Get(fd))
+		changed = changed || c
+		if err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+func (w *walker) walkField(fd protoreflect.FieldDescriptor, v protoreflect.Value) (bool, error) {
+	switch {
+	case fd.IsList():
+		return w.walkList(fd, v.List())
+	case fd.IsMap():
+		return w.walkMap(fd, v.Map())
+	default:
+		return w.enter(step{field: fd, index: -1}, v.Message())
+	}
+}
+
+func (w *walker) walkList(fd protoreflect.FieldDescriptor, l protoreflect.List) (bool, error) {
+	changed := false
+	for i := 0; i < l.Len(); i++ {
+		e := l.Get(i).Message()
+		c, err := w.enter(step{field: fd, index: i, elem: e}, e)
+		changed = changed || c
+		if err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+// walkMap walks map values in key order: Go map order must not decide which
+// error is reported first.
+func (w *walker) walkMap(fd protoreflect.FieldDescriptor, m protoreflect.Map) (bool, error) {
+	if fd.MapValue().Message() == nil {
+		return false, nil
+	}
+	keys := make([]protoreflect.MapKey, 0, m.Len())
+	m.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, k)
+		return true
+	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	changed := false
+	for _, k := range keys {
+		c, err := w.enter(step{field: fd, index: -1, key: k.String()}, m.Get(k).Message())
+		changed = changed || c
+		if err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+func (w *walker) enter(s step, m protoreflect.Message) (bool, error) {
+	w.path = append(w.path, s)
+	c, err := w.walk(m)
+	w.path = w.path[:len(w.path)-1]
+	return c, err
+}
+
+// walkAny walks the content of a, packing it again (deterministically) when
+// the walk changed it. An Any whose type is not linked into the binary is an
+// error: nothing could be checked or rewritten inside it, and protojson could
+// not print it either.
+func (w *walker) walkAny(a *anypb.Any) (bool, error) {
+	inner, err := a.UnmarshalNew()
+	if err != nil {
+		return false, w.fail(fmt.Errorf("cannot unpack %s: %w", a.GetTypeUrl(), err))
+	}
+	if w.unpacked != nil {
+		if err := w.unpacked(inner); err != nil {
+			return false, w.fail(err)
+		}
+	}
+	changed, err := w.walk(inner.ProtoReflect())
+	if err != nil || !changed {
+		return changed, err
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(inner)
+	if err != nil {
+		return true, w.fail(err)
+	}
+	a.Value = b
+	return true, nil
+}
+
+// fail attaches the current path to err, unless a deeper walk already did.
+func (w *walker) fail(err error) error {
+	if _, ok := err.(*walkError); ok {
+		return err
+	}
+	return &walkError{path: w.formatPath(), err: err}
+}
+
+// formatPath names list elements by their name field when they have one
+// (listeners["ingress_http"]), since indexes mean little to a reader.
+func (w *walker) formatPath() string {
+	var b strings.Builder
+	for i, s := range w.path {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(string(s.field.Name()))
+		switch {
+		case s.field.IsMap():
+			b.WriteString("[" + strconv.Quote(s.key) + "]")
+		case s.index >= 0:
+			if name := elementName(s.elem); name != "" {
+				b.WriteString("[" + strconv.Quote(name) + "]")
+			} else {
+				b.WriteString("[" + strconv.Itoa(s.index) + "]")
+			}
+		}
+	}
+	return b.String()
+}
+
+// elementName is m's string field "name" (or "cluster_name"), if set.
+func elementName(m protoreflect.Message) string {
+	for _, f := range []protoreflect.Name{"name", "cluster_name"} {
+		fd := m.Descriptor().Fields().ByName(f)
+		if fd != nil && fd.Kind() == protoreflect.StringKind && !fd.IsList() && m.Has(fd) {
+			return m.Get(fd).String()
+		}
+	}
+	return ""
+}

@@ -1,0 +1,342 @@
+package render
+
+// Block YAML written straight from protojson's output.
+//
+// sigs.k8s.io/yaml's JSONToYAML parses the JSON with a YAML parser into
+// generic maps and prints those: for a thousand clusters that was two thirds
+// of the time of writing a bootstrap, and it sorts keys alphabetically, so a
+// listener's name came after its whole filter chain. This keeps protojson's
+// order (proto declaration order, name first, as in Envoy's docs) and does
+// one pass over the bytes.
+//
+// The one delicate part is strings. Envoy reads its bootstrap with yaml-cpp
+// and takes an unquoted scalar that looks like a bool or a number for one;
+// YAML 1.1 readers (go-yaml v2, PyYAML) see more bools (yes, on, y). So a
+// string is written plain only when it is made of characters no reader treats
+// specially and looks like nothing else; otherwise it is double-quoted, with
+// escapes that mean the same in JSON, YAML 1.1 and YAML 1.2.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// jsonToYAML converts one JSON object, as protojson prints it, to block
+// YAML. JSON numbers, true, false and null are copied as they are: they mean
+// the same in YAML.
+func jsonToYAML(src []byte) ([]byte, error) {
+	y := &yamlWriter{src: src, out: make([]byte, 0, len(src))}
+	i := skipSpace(src, 0)
+	if i >= len(src) || src[i] != '{' {
+		return nil, errors.New("yaml: input is not a JSON object")
+	}
+	if y.isEmpty(i) {
+		return append(y.out, "{}\n"...), nil
+	}
+	if _, err := y.mapping(i, 0, false); err != nil {
+		return nil, err
+	}
+	return y.out, nil
+}
+
+type yamlWriter struct {
+	src []byte
+	out []byte
+}
+
+var errBadJSON = errors.New("yaml: malformed JSON")
+
+// mapping writes the object at src[i] with its keys at indent; inline means
+// the first key goes on the current line, after a sequence's "- ".
+func (y *yamlWriter) mapping(i, indent int, inline bool) (int, error) {
+	i++ // '{'
+	for first := true; ; first = false {
+		i = skipSpace(y.src, i)
+		if i >= len(y.src) {
+			return i, errBadJSON
+		}
+		if y.src[i] == '}' {
+			return i + 1, nil
+		}
+		if !first {
+			if y.src[i] != ',' {
+				return i, errBadJSON
+			}
+			i = skipSpace(y.src, i+1)
+		}
+		if !(first && inline) {
+			y.indent(indent)
+		}
+		key, next, err := y.str(i)
+		if err != nil {
+			return i, err
+		}
+		y.out = appendYAMLString(y.out, key)
+		y.out = append(y.out, ':')
+		i = skipSpace(y.src, next)
+		if i >= len(y.src) || y.src[i] != ':' {
+			return i, errBadJSON
+		}
+		if i, err = y.memberValue(skipSpace(y.src, i+1), indent); err != nil {
+			return i, err
+		}
+	}
+}
+
+// memberValue writes the value of a key at indent. Nested sequences stay at
+// the key's indent ("key:\n- item"), as go-yaml and Envoy's docs write them.
+func (y *yamlWriter) memberValue(i, indent int) (int, error) {
+	if i >= len(y.src) {
+		return i, errBadJSON
+	}
+	switch {
+	case y.isEmpty(i):
+		y.out = append(y.out, ' ', y.src[i], closing(y.src[i]), '\n')
+		return skipSpace(y.src, i+1) + 1, nil
+	case y.src[i] == '{':
+		y.out = append(y.out, '\n')
+		return y.mapping(i, indent+2, false)
+	case y.src[i] == '[':
+		y.out = append(y.out, '\n')
+		return y.sequence(i, indent)
+	default:
+		y.out = append(y.out, ' ')
+		return y.scalar(i)
+	}
+}
+
+// sequence writes the array at src[i] with its "- " at indent.
+func (y *yamlWriter) sequence(i, indent int) (int, error) {
+	i++ // '['
+	for first := true; ; first = false {
+		i = skipSpace(y.src, i)
+		if i >= len(y.src) {
+			return i, errBadJSON
+		}
+		if y.src[i] == ']' {
+			return i + 1, nil
+		}
+		if !first {
+			if y.src[i] != ',' {
+				return i, errBadJSON
+			}
+			i = skipSpace(y.src, i+1)
+		}
+		if i >= len(y.src) {
+			return i, errBadJSON
+		}
+		y.indent(indent)
+		var err error
+		switch {
+		case y.isEmpty(i):
+			y.out = append(y.out, '-', ' ', y.src[i], closing(y.src[i]), '\n')
+			i = skipSpace(y.src, i+1) + 1
+		case y.src[i] == '{':
+			y.out = append(y.out, '-', ' ')
+			i, err = y.mapping(i, indent+2, true)
+		case y.src[i] == '[':
+			y.out = append(y.out, '-', '\n')
+			i, err = y.sequence(i, indent+2)
+		default:
+			y.out = append(y.out, '-', ' ')
+			i, err = y.scalar(i)
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+}
+
+// scalar writes the string, number or literal at src[i] and ends the line.
+func (y *yamlWriter) scalar(i int) (int, error) {
+	if y.src[i] == '"' {
+		s, next, err := y.str(i)
+		if err != nil {
+			return i, err
+		}
+		y.out = appendYAMLString(y.out, s)
+		y.out = append(y.out, '\n')
+		return next, nil
+	}
+	start := i
+	for i < len(y.src) && !strings.ContainsRune(",]} \t\r\n", rune(y.src[i])) {
+		i++
+	}
+	if i == start {
+		return i, errBadJSON
+	}
+	y.out = append(y.out, y.src[start:i]...)
+	y.out = append(y.out, '\n')
+	return i, nil
+}
+
+// str decodes the JSON string at src[i], returning the index after it.
+func (y *yamlWriter) str(i int) (string, int, error) {
+	if i >= len(y.src) || y.src[i] != '"' {
+		return "", i, errBadJSON
+	}
+	end := stringEnd(y.src, i)
+	raw := y.src[i:end]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), end, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", i, fmt.Errorf("yaml: %w", err)
+	}
+	return s, end, nil
+}
+
+// isEmpty reports whether src[i] opens an empty object or array.
+func (y *yamlWriter) isEmpty(i int) bool {
+	if c := y.src[i]; c != '{' && c != '[' {
+		return false
+	}
+	j := skipSpace(y.src, i+1)
+	return j < len(y.src) && y.src[j] == closing(y.src[i])
+}
+
+func (y *yamlWriter) indent(n int) {
+	for range n {
+		y.out = append(y.out, ' ')
+	}
+}
+
+func closing(open byte) byte {
+	if open == '{' {
+		return '}'
+	}
+	return ']'
+}
+
+// appendYAMLString appends s plain when that is unambiguous, else quoted.
+func appendYAMLString(dst []byte, s string) []byte {
+	if isPlainSafe(s) {
+		return append(dst, s...)
+	}
+	return appendQuoted(dst, s)
+}
+
+// notPlain are the words some YAML reader takes for a bool, null or special
+// float when unquoted, compared case-insensitively (yaml-cpp accepts
+// "True" and "TRUE"; YAML 1.1 adds y/n/yes/no/on/off).
+var notPlain = map[string]bool{
+	"y": true, "yes": true, "n": true, "no": true, "true": true, "false": true,
+	"on": true, "off": true, "null": true, "nan": true, "inf": true, "infinity": true,
+}
+
+// isPlainSafe admits names, paths and similar: an ASCII letter, '_' or '/'
+// first, then only letters, digits, "_./+-=" and single inner spaces. Strings starting with a
+// digit could be numbers, dates or sexagesimals in some reader; the two
+// shapes contourc's bootstraps are full of, durations ("0.250s") and IPv4
+// addresses, are none of those and stay plain for readability.
+func isPlainSafe(s string) bool {
+	if s == "" || notPlain[strings.ToLower(s)] {
+		return false
+	}
+	if c := s[0]; c >= '0' && c <= '9' {
+		return isDuration(s) || isIPv4(s)
+	}
+	if c := s[0]; !isASCIILetter(c) && c != '_' && c != '/' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' && isInnerSpace(s, i) {
+			continue
+		}
+		if !isASCIILetter(c) && !isDigit(c) && !strings.ContainsRune("_./+-=", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// isInnerSpace admits a space in a plain scalar, as in "Enable TCP
+// keep-alive": not at the end, where YAML would drop it, nor doubled
+// (folding could eat one), nor before '#', which starts a comment.
+func isInnerSpace(s string, i int) bool {
+	return i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '#'
+}
+
+// isDuration matches protojson's Duration form: digits, optional fraction,
+// "s".
+func isDuration(s string) bool {
+	num, ok := strings.CutSuffix(s, "s")
+	if !ok {
+		return false
+	}
+	whole, frac, hasFrac := strings.Cut(num, ".")
+	return allDigits(whole) && (!hasFrac || allDigits(frac))
+}
+
+// isIPv4 matches a dotted quad of 1-3 digit groups.
+func isIPv4(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) > 3 || !allDigits(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// appendQuoted writes s double-quoted. Besides '"' and '\', it escapes
+// everything a YAML reader may not take literally: control characters, and
+// the characters YAML 1.1 counts as line breaks (U+0085, U+2028, U+2029) or
+// strips (the BOM, U+FEFF). The escapes are YAML's (the JSON ones plus \\U).
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			dst = append(dst, '\\', '"')
+		case r == '\\':
+			dst = append(dst, '\\', '\\')
+		case r == '\n':
+			dst = append(dst, '\\', 'n')
+		case r == '\t':
+			dst = append(dst, '\\', 't')
+		case r == '\r':
+			dst = append(dst, '\\', 'r')
+		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff ||
+			(r >= 0x80 && !unicode.IsPrint(r)):
+			dst = appendUnicodeEscape(dst, r)
+		default:
+			dst = utf8.AppendRune(dst, r)
+		}
+	}
+	return append(dst, '"')
+}
+
+// appendUnicodeEscape writes \uXXXX, or YAML's \UXXXXXXXX beyond the BMP
+// (YAML has no surrogate pairs).
+func appendUnicodeEscape(dst []byte, r rune) []byte {
+	if r <= 0xffff {
+		return fmt.Appendf(dst, `\u%04X`, r)
+	}
+	return fmt.Appendf(dst, `\U%08X`, r)
+}
