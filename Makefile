@@ -1,0 +1,43 @@
+# contourc: build, test and measure.
+#
+# make run    render the bundled examples/ to stdout as a static Envoy bootstrap
+# make test   vet and test everything (what CI runs, via .ci/run)
+
+GO      ?= go
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+# The shared corpus and tools live next to the repository, when present.
+SHARED  ?= ../shared
+
+.PHONY: build test run bench parity lint clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc ./cmd/contourc
+
+test:
+	$(GO) vet ./... && $(GO) test ./...
+
+run:
+	$(GO) run ./cmd/contourc render ./examples
+
+# Go benchmarks, then the whole process on a 1,000-HTTPProxy corpus.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	SHARED=$(SHARED) bench/scale.sh
+
+# Parity with Contour on the shared conformance corpus, then bad inputs.
+# Both run even when the first finds differences; either failing fails.
+parity: build
+	@test -d $(SHARED)/conformance || { echo "parity: $(SHARED)/conformance not found"; exit 2; }
+	@rc=0; \
+	$(GO) run $(SHARED)/tools/parity/main.go run -bin ./bin/contourc -cases $(SHARED)/conformance || rc=1; \
+	$(GO) run $(SHARED)/tools/parity/main.go bad -bin ./bin/contourc -cases $(SHARED)/conformance-bad || rc=1; \
+	exit $$rc
+
+lint:
+	@unformatted=$$(gofmt -l .); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin coverage.out coverage.html

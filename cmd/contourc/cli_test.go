@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// cli is one in-memory run of contourc.
+type cli struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs contourc with args and stdin, as main would.
+func runCLI(t *testing.T, stdin string, args ...string) cli {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	return cli{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// wantExit fails the test when the run ended with another code.
+func (c cli) wantExit(t *testing.T, code int) {
+	t.Helper()
+	if c.code != code {
+		t.Fatalf("exit code %d, want %d\nstderr:\n%s", c.code, code, c.stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string // a part of stderr
+	}{
+		{"render without path", []string{"render"}, "render needs at least one PATH"},
+		{"check without path", []string{"check", "-o", "json"}, "check needs at least one PATH"},
+		{"unknown render format", []string{"render", "-o", "xml", "dir"}, `invalid --output-format "xml": want yaml or json`},
+		{"table is not a render format", []string{"render", "-o", "table", "dir"}, `invalid --output-format "table"`},
+		{"unknown check format", []string{"check", "-o", "xml", "dir"}, `invalid --output-format "xml": want table, json or yaml`},
+		{"unknown flag", []string{"render", "--no-such-flag", "dir"}, "unknown flag: --no-such-flag"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"gateway not wired", []string{"render", "--gateway", "ns/gw", "dir"}, "--gateway is not supported yet"},
+		{"config-path not wired", []string{"check", "--config-path", "contour.yaml", "dir"}, "--config-path is not supported yet"},
+		{"version takes no arguments", []string{"version", "extra"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", tt.args...)
+			got.wantExit(t, exitFailure)
+			if got.stdout != "" {
+				t.Errorf("stdout = %q, want nothing", got.stdout)
+			}
+			if !strings.Contains(got.stderr, tt.stderr) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.stderr, got.stderr)
+			}
+			if !strings.Contains(got.stderr, "--help' for usage") {
+				t.Errorf("stderr does not point at --help:\n%s", got.stderr)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-v", "version"}} {
+		got := runCLI(t, "", args...)
+		got.wantExit(t, exitOK)
+		if want := "contourc dev\n"; got.stdout != want {
+			t.Errorf("contourc %v: stdout = %q, want %q", args, got.stdout, want)
+		}
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	got := runCLI(t, "", "completion", "bash")
+	got.wantExit(t, exitOK)
+	if !strings.Contains(got.stdout, "__start_contourc") {
+		t.Errorf("bash completion script does not define __start_contourc:\n%.300s", got.stdout)
+	}
+}
+
+func TestInputFlags(t *testing.T) {
+	tests := []struct {
+		args                    []string
+		classes, roots          []string
+		upstreamDNS, positional string
+	}{
+		{args: []string{"dir"}, positional: "dir"},
+		{
+			args:    []string{"--ingress-class-name", "a,b", "--ingress-class-name=c", "dir"},
+			classes: []string{"a", "b", "c"}, positional: "dir",
+		},
+		{args: []string{"--root-namespaces", " x, ,y ", "dir"}, roots: []string{"x", "y"}, positional: "dir"},
+		// A bare --upstream-dns does not swallow the path after it.
+		{args: []string{"--upstream-dns", "dir"}, upstreamDNS: "cluster.local", positional: "dir"},
+		{args: []string{"--upstream-dns=example.org", "dir"}, upstreamDNS: "example.org", positional: "dir"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var f inputFlags
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			f.register(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			opts, err := f.options()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(opts.IngressClassNames, tt.classes) || !reflect.DeepEqual(opts.RootNamespaces, tt.roots) ||
+				opts.UpstreamDNS != tt.upstreamDNS {
+				t.Errorf("options = %+v, want classes %v, roots %v, upstream DNS %q", opts, tt.classes, tt.roots, tt.upstreamDNS)
+			}
+			if got := strings.Join(fs.Args(), " "); got != tt.positional {
+				t.Errorf("positional args = %q, want %q", got, tt.positional)
+			}
+		})
+	}
+}
+
+func TestReport(t *testing.T) {
+	joined := errors.Join(
+		errors.New("a.yaml:3: Ingress default/x: first"),
+		errors.Join(errors.New("b.yaml:1: second"), errors.New("b.yaml:9: third")),
+	)
+	tests := []struct {
+		name string
+		err  error
+		code int
+		want string
+	}{
+		{
+			name: "joined errors, one per line, counted",
+			err:  failure(joined),
+			code: exitFailure,
+			want: "a.yaml:3: Ingress default/x: first\nb.yaml:1: second\nb.yaml:9: third\ncontourc: 3 error(s)\n",
+		},
+		{
+			name: "wrapping text is not lost",
+			err:  failure(fmt.Errorf("reading: %w and %w", errors.New("one"), errors.New("two"))),
+			code: exitFailure,
+			want: "reading: one and two\ncontourc: 1 error(s)\n",
+		},
+		{
+			name: "findings are not errors",
+			err:  findings(errors.New("contourc: 1 of 2 object(s) not valid")),
+			code: exitFindings,
+			want: "contourc: 1 of 2 object(s) not valid\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if code := report(&buf, newRootCmd(IOStreams{}), tt.err); code != tt.code {
+				t.Errorf("exit code %d, want %d", code, tt.code)
+			}
+			if buf.String() != tt.want {
+				t.Errorf("printed\n%s\nwant\n%s", buf.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestOutputUntouchedOnFailure checks that a failed render neither creates
+// nor changes the --output file, and leaves no temporary file behind.
+func TestOutputUntouchedOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "envoy.yaml")
+	missing := filepath.Join(dir, "no-such-manifests")
+
+	got := runCLI(t, "", "render", "--output", out, missing)
+	got.wantExit(t, exitFailure)
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("failed render created %s (stat: %v)", out, err)
+	}
+
+	if err := os.WriteFile(out, []byte("previous\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runCLI(t, "", "render", "-o", "json", "--output", out, missing)
+	got.wantExit(t, exitFailure)
+	if b, _ := os.ReadFile(out); string(b) != "previous\n" {
+		t.Errorf("failed render changed %s to %q", out, b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files left in %s: %v, want only envoy.yaml", dir, entries)
+	}
+	if got.stdout != "" {
+		t.Errorf("stdout = %q, want nothing", got.stdout)
+	}
+}

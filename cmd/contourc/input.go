@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
+)
+
+// defaultClusterDomain is what a bare --upstream-dns resolves Services in,
+// the domain of a default Kubernetes cluster.
+const defaultClusterDomain = "cluster.local"
+
+// inputFlags are the Contour settings render and check share. Their names
+// are `contour serve`'s, so a Contour command line carries over.
+type inputFlags struct {
+	ingressClassNames []string
+	rootNamespaces    []string
+	gateway           string
+	configPath        string
+	upstreamDNS       string
+}
+
+func (f *inputFlags) register(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&f.ingressClassNames, "ingress-class-name", nil,
+		"serve only Ingresses of these classes (comma-separated); default: no class or \"contour\"")
+	fs.StringSliceVar(&f.rootNamespaces, "root-namespaces", nil,
+		"namespaces where root HTTPProxies may live (comma-separated); default: all")
+	fs.StringVar(&f.gateway, "gateway", "", "serve the Gateway `NS/NAME` and the routes attached to it")
+	fs.StringVar(&f.configPath, "config-path", "", "Contour configuration `FILE` (contour.yaml)")
+	fs.StringVar(&f.upstreamDNS, "upstream-dns", "",
+		"give Services without endpoints in the input a STRICT_DNS cluster resolving <svc>.<ns>.svc.`DOMAIN`\n(a domain must be attached with =)")
+	fs.Lookup("upstream-dns").NoOptDefVal = defaultClusterDomain
+}
+
+// requirePaths insists on at least one input: reading stdin when no path
+// is given would make a forgotten argument hang instead of fail.
+func requirePaths(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%s needs at least one PATH: a file, a directory or - for stdin", cmd.Name())
+	}
+	return nil
+}
+
+// options turns the flags into translation options. Flags that translate
+// cannot honour yet are usage errors rather than silently ignored, since
+// ignoring them would produce a configuration the user did not ask for.
+func (f *inputFlags) options() (translate.Options, error) {
+	if f.gateway != "" {
+		return translate.Options{}, errors.New("--gateway is not supported yet")
+	}
+	if f.configPath != "" {
+		return translate.Options{}, errors.New("--config-path is not supported yet")
+	}
+	return translate.Options{
+		IngressClassNames: nonEmpty(f.ingressClassNames),
+		RootNamespaces:    nonEmpty(f.rootNamespaces),
+		UpstreamDNS:       f.upstreamDNS,
+	}, nil
+}
+
+// nonEmpty trims list items and drops empty ones, so "a, b," means [a b].
+func nonEmpty(items []string) []string {
+	var out []string
+	for _, it := range items {
+		if it = strings.TrimSpace(it); it != "" {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// translateInput loads paths and translates them: the part of the pipeline
+// render and check share. Notices, and with verbose the kinds skipped, go to
+// s.ErrOut; the returned error is ready for report.
+func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*translate.Result, error) {
+	opts, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := loader.Load(paths, loader.Options{Stdin: s.In})
+	if err != nil {
+		return nil, failure(err)
+	}
+	if g.verbose {
+		printSkipped(s.ErrOut, loaded)
+	}
+	res, err := translate.Translate(loaded.Objects, opts)
+	if err != nil {
+		return nil, failure(err)
+	}
+	for _, n := range res.Notices {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", n)
+	}
+	return res, nil
+}
+
+// printSkipped says what was read and what contourc does not consume, sorted
+// by apiVersion/Kind so the output is stable.
+func printSkipped(w io.Writer, r *loader.Result) {
+	fmt.Fprintf(w, "using %d object(s)\n", len(r.Objects))
+	kinds := make([]string, 0, len(r.Skipped))
+	for k := range r.Skipped {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(w, "skipped %d %s\n", r.Skipped[k], k)
+	}
+}

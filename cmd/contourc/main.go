@@ -1,0 +1,12 @@
+// Command contourc is Contour without the Kubernetes API server: it reads
+// manifests and writes the Envoy configuration Contour would serve for them.
+package main
+
+import "os"
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
+}

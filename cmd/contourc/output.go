@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// writeFileAtomic replaces path with data so that readers (an Envoy hot
+// restart, a config-reloading sidecar) see either the old file or the whole
+// new one, never a partial write. The data goes to a temporary file in the
+// same directory, since rename is atomic only within one file system; on any
+// failure the temporary file is removed and path is left as it was.
+func writeFileAtomic(path string, data []byte) (err error) {
+	perm := fs.FileMode(0o644)
+	if fi, statErr := os.Stat(path); statErr == nil {
+		// Replacing a file keeps its permissions, as writing into it would.
+		perm = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	// Without a sync, a crash after the rename can leave an empty file.
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		var linkErr *os.LinkError
+		if errors.As(err, &linkErr) {
+			// The temporary name means nothing to the user.
+			err = &fs.PathError{Op: "write", Path: path, Err: linkErr.Err}
+		}
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contourc/contourc/render"
+	"github.com/contourc/contourc/translate"
+)
+
+// renderers are render's output formats, by -o value.
+var renderers = map[string]func(io.Writer, *translate.Resources) error{
+	"yaml": render.Bootstrap,
+	"json": render.JSON,
+}
+
+type renderOptions struct {
+	input  inputFlags
+	format string
+	output string
+	strict bool
+}
+
+func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
+	o := &renderOptions{}
+	cmd := &cobra.Command{
+		Use:   "render [flags] PATH...",
+		Short: "Write the Envoy configuration Contour would serve for the manifests",
+		Long: "Read manifests from files, directories (recursively) or - (stdin) and write a static\n" +
+			"Envoy bootstrap (-o yaml, runnable with envoy -c) or the xDS resources as JSON (-o json).\n" +
+			"Nothing is written unless every step succeeds.",
+		Example: "  contourc render ./manifests > envoy.yaml\n" +
+			"  contourc render -o json --output xds.json ./manifests\n" +
+			"  kubectl get ingress,svc,endpointslices,secrets -A -o yaml | contourc render -",
+		Args: requirePaths,
+		RunE: func(_ *cobra.Command, paths []string) error {
+			return o.run(paths, g, s)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.format, "output-format", "o", "yaml", "output format: yaml (static Envoy bootstrap) or json (xDS resources)")
+	fs.StringVar(&o.output, "output", "", "write to `FILE` (atomically: replaced only when rendering succeeds) instead of stdout")
+	fs.BoolVar(&o.strict, "strict", false, "fail (exit 1, write nothing) when any object is invalid instead of warning")
+	o.input.register(fs)
+	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
+	write, ok := renderers[o.format]
+	if !ok {
+		return fmt.Errorf("invalid --output-format %q: want yaml or json", o.format)
+	}
+	res, err := translateInput(paths, &o.input, g, s)
+	if err != nil {
+		return err
+	}
+	if err := o.judge(res.Status, s.ErrOut); err != nil {
+		return err
+	}
+	// Envoy refuses a resource that breaks its validation rules as a whole;
+	// better to fail here than to write a file Envoy will not load.
+	if err := render.Validate(&res.Resources); err != nil {
+		return failure(err)
+	}
+	var buf bytes.Buffer
+	if err := write(&buf, &res.Resources); err != nil {
+		return failure(err)
+	}
+	if o.output == "" {
+		if _, err := s.Out.Write(buf.Bytes()); err != nil {
+			return failure(err)
+		}
+		return nil
+	}
+	if err := writeFileAtomic(o.output, buf.Bytes()); err != nil {
+		return failure(err)
+	}
+	return nil
+}
+
+// judge reports the objects Contour would mark invalid. Contour still serves
+// the valid rest, so by default they are warnings; --strict makes them fatal.
+func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) error {
+	prefix := "warning: "
+	if o.strict {
+		prefix = ""
+	}
+	bad := 0
+	for _, st := range statuses {
+		v := verdictOf(st.Status)
+		if v.OK {
+			continue
+		}
+		bad++
+		fmt.Fprintf(w, "%s%s: %s\n", prefix, objectRef(st), v)
+	}
+	if bad > 0 && o.strict {
+		return findings(fmt.Errorf("contourc: %d invalid object(s), nothing written (--strict)", bad))
+	}
+	return nil
+}
+
+// objectRef names an object the way loader errors do: "file:line: Kind ns/name".
+func objectRef(st translate.ObjectStatus) string {
+	ref := st.Kind + " " + qualifiedName(st.Namespace, st.Name)
+	if src := st.Source.String(); src != "" {
+		ref = src + ": " + ref
+	}
+	return ref
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes. 1 means the input was read but Contour would reject some of
+// it (check, render --strict); 2 means contourc could not do its job at all.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitFailure  = 2
+)
+
+// IOStreams are a command's standard streams, passed as values so that
+// tests run every command in memory.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// exitError is how a command ends a run with a given code. Any other error a
+// command returns is a usage error (exit 2, with a pointer to --help).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func failure(err error) error  { return &exitError{code: exitFailure, err: err} }
+func findings(err error) error { return &exitError{code: exitFindings, err: err} }
+
+// globalFlags are the root's persistent flags, shared by every command.
+type globalFlags struct {
+	verbose bool
+}
+
+// run executes contourc with args and returns the process exit code.
+func run(args []string, s IOStreams) int {
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return exitOK
+	}
+	return report(s.ErrOut, cmd, err)
+}
+
+func newRootCmd(s IOStreams) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "contourc",
+		Short: "Contour without the Kubernetes API server",
+		Long: "contourc translates Kubernetes manifests (Ingress, HTTPProxy, Gateway API) into the\n" +
+			"Envoy configuration Project Contour would serve for them, without a cluster.",
+		Version: version,
+		// Errors and usage are printed by report, once, in contourc's format.
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.ErrOut)
+	root.SetVersionTemplate("contourc {{.Version}}\n")
+	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "print more about what was read and skipped on stderr")
+	root.AddCommand(newRenderCmd(s, g), newCheckCmd(s, g), newVersionCmd(s))
+	return root
+}
+
+func newVersionCmd(s IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of contourc",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(s.Out, "contourc %s\n", version)
+			return err
+		},
+	}
+}
+
+// report prints err on w and returns the exit code for it.
+func report(w io.Writer, cmd *cobra.Command, err error) int {
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		fmt.Fprintln(w, err)
+		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		return exitFailure
+	}
+	lines := flatten(ee.err)
+	for _, e := range lines {
+		fmt.Fprintln(w, e)
+	}
+	if ee.code == exitFailure {
+		fmt.Fprintf(w, "contourc: %d error(s)\n", len(lines))
+	}
+	return ee.code
+}
+
+// flatten splits errors.Join'ed errors (at any depth) into their parts, so
+// that each problem is printed and counted on its own line. An error that
+// wraps several errors but says more than their messages (fmt.Errorf with
+// two %w) is kept whole, so no text is lost.
+func flatten(err error) []error {
+	multi, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	parts := multi.Unwrap()
+	msgs := make([]string, len(parts))
+	for i, p := range parts {
+		msgs[i] = p.Error()
+	}
+	if err.Error() != strings.Join(msgs, "\n") {
+		return []error{err}
+	}
+	var out []error
+	for _, p := range parts {
+		out = append(out, flatten(p)...)
+	}
+	return out
+}

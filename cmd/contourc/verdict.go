@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// verdict sums up the status Contour writes on one object: a word for the
+// table, whether the object is fine, and the problems behind the word.
+type verdict struct {
+	Word    string
+	OK      bool
+	Reasons []string
+}
+
+// Condition types whose True status reports a problem. Every other condition
+// type Contour and Gateway API use (Accepted, Programmed, ResolvedRefs,
+// Valid...) reports a problem when it is not True.
+var negativeConditions = map[string]bool{
+	"Conflicted":           true,
+	"PartiallyInvalid":     true,
+	"OverlappingTLSConfig": true,
+}
+
+// verdictOf derives a verdict from a status in any form that marshals to
+// the JSON Contour writes. Two shapes exist: HTTPProxy-like statuses carry
+// Contour's own currentStatus (valid, invalid, orphaned); Gateway API-like
+// statuses carry only conditions, possibly nested per listener, parent or
+// ancestor.
+func verdictOf(status any) verdict {
+	m, ok := asMap(status)
+	if !ok {
+		return verdict{Word: "unknown", OK: true}
+	}
+	if current, ok := m["currentStatus"].(string); ok {
+		return proxyVerdict(current, m)
+	}
+	return conditionsVerdict(m)
+}
+
+// asMap returns status as decoded JSON, whatever Go type it has.
+func asMap(status any) (map[string]any, bool) {
+	if m, ok := status.(map[string]any); ok {
+		return m, true
+	}
+	b, err := json.Marshal(status)
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// proxyVerdict reads an HTTPProxy or ExtensionService style status: the
+// errors and warnings Contour attaches to its conditions are the reasons.
+func proxyVerdict(current string, m map[string]any) verdict {
+	v := verdict{Word: current, OK: current == "valid"}
+	for _, c := range objects(m["conditions"]) {
+		for _, e := range objects(c["errors"]) {
+			v.Reasons = append(v.Reasons, describe(e))
+		}
+		for _, w := range objects(c["warnings"]) {
+			v.Reasons = append(v.Reasons, "warning "+describe(w))
+		}
+	}
+	if !v.OK && len(v.Reasons) == 0 {
+		if d, _ := m["description"].(string); d != "" {
+			v.Reasons = append(v.Reasons, d)
+		}
+	}
+	return v
+}
+
+// conditionsVerdict reads a Gateway API style status: every condition, at
+// any depth, must be in its good state.
+func conditionsVerdict(m map[string]any) verdict {
+	var seen, bad []string // condition types
+	var reasons []string
+	var walk func(obj map[string]any, where string)
+	walk = func(obj map[string]any, where string) {
+		for _, c := range objects(obj["conditions"]) {
+			typ, _ := c["type"].(string)
+			st, _ := c["status"].(string)
+			if (st == "True") == negativeConditions[typ] {
+				bad = append(bad, typ)
+				reasons = append(reasons, where+typ+"="+st+" "+describe(c))
+			} else {
+				seen = append(seen, typ)
+			}
+		}
+		for key, val := range obj {
+			if key == "conditions" {
+				continue
+			}
+			for _, item := range objects(val) {
+				walk(item, label(key, item))
+			}
+		}
+	}
+	walk(m, "")
+	if len(seen)+len(bad) == 0 {
+		return verdict{Word: "unknown", OK: true}
+	}
+	// Map iteration above visits nested lists in random order.
+	slices.Sort(reasons)
+	switch {
+	case slices.Contains(bad, "Accepted"):
+		return verdict{Word: "NotAccepted", Reasons: reasons}
+	case slices.Contains(bad, "Programmed"):
+		return verdict{Word: "NotProgrammed", Reasons: reasons}
+	case len(bad) > 0:
+		return verdict{Word: "invalid", Reasons: reasons}
+	case slices.Contains(seen, "Programmed"):
+		return verdict{Word: "Programmed", OK: true}
+	case slices.Contains(seen, "Accepted"):
+		return verdict{Word: "Accepted", OK: true}
+	default:
+		return verdict{Word: "valid", OK: true}
+	}
+}
+
+// label names an item of a nested status list for a reason: "listener
+// https: ", "parent ns/gateway: ", "ancestor ns/gateway: ".
+func label(listKey string, item map[string]any) string {
+	singular := strings.TrimSuffix(listKey, "s")
+	ref, _ := item[singular+"Ref"].(map[string]any)
+	if ref == nil {
+		ref = item
+	}
+	name, _ := ref["name"].(string)
+	if name == "" {
+		return singular + ": "
+	}
+	if ns, _ := ref["namespace"].(string); ns != "" {
+		name = ns + "/" + name
+	}
+	return singular + " " + name + ": "
+}
+
+// describe renders a condition-like object as "Reason: message".
+func describe(c map[string]any) string {
+	reason, _ := c["reason"].(string)
+	if reason == "" {
+		reason, _ = c["type"].(string)
+	}
+	msg, _ := c["message"].(string)
+	msg = strings.Join(strings.Fields(msg), " ") // one line, for tables
+	if msg == "" {
+		return reason
+	}
+	return reason + ": " + msg
+}
+
+// objects returns the JSON objects in a list value, skipping anything else.
+func objects(v any) []map[string]any {
+	list, _ := v.([]any)
+	var out []map[string]any
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// String is the verdict as one line: "invalid: reason; reason".
+func (v verdict) String() string {
+	if len(v.Reasons) == 0 {
+		return v.Word
+	}
+	return fmt.Sprintf("%s: %s", v.Word, strings.Join(v.Reasons, "; "))
+}
