@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -146,18 +147,47 @@ func (e errDelegationNotPermitted) Error() string {
 	return fmt.Sprintf("certificate delegation not permitted for secret %s", e.secret)
 }
 
-// lookupTLSSecret returns the validated serving certificate name refers to,
-// as seen from fromNamespace.
-func (c *cache) lookupTLSSecret(name types.NamespacedName, fromNamespace string) (*Secret, error) {
-	s, ok := c.secrets[name]
-	if !ok {
-		return nil, fmt.Errorf("secret %s not found", name)
-	}
-	if err := validTLSSecret(s); err != nil {
-		return nil, fmt.Errorf("secret %s: %w", name, err)
-	}
+// lookupSecret returns the Secret name refers to, as seen from
+// fromNamespace, after validate accepts it. Like Contour, delegation is
+// checked before the Secret's existence.
+func (c *cache) lookupSecret(name types.NamespacedName, fromNamespace string, validate func(*corev1.Secret) error) (*corev1.Secret, error) {
 	if !c.delegationPermitted(name, fromNamespace) {
 		return nil, errDelegationNotPermitted{name}
 	}
+	s, ok := c.secrets[name]
+	if !ok {
+		return nil, errors.New("Secret not found")
+	}
+	if err := validate(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// lookupTLSSecret returns the validated serving certificate name refers to,
+// as seen from fromNamespace.
+func (c *cache) lookupTLSSecret(name types.NamespacedName, fromNamespace string) (*Secret, error) {
+	s, err := c.lookupSecret(name, fromNamespace, validTLSSecret)
+	if err != nil {
+		return nil, err
+	}
 	return &Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data[corev1.TLSCertKey], Key: s.Data[corev1.TLSPrivateKeyKey]}, nil
+}
+
+// lookupCASecret returns a validated CA bundle (ca.crt).
+func (c *cache) lookupCASecret(name types.NamespacedName, fromNamespace string) ([]byte, error) {
+	s, err := c.lookupSecret(name, fromNamespace, validCASecret)
+	if err != nil {
+		return nil, err
+	}
+	return s.Data[caCertificateKey], nil
+}
+
+// lookupCRLSecret returns a validated certificate revocation list (crl.pem).
+func (c *cache) lookupCRLSecret(name types.NamespacedName, fromNamespace string) ([]byte, error) {
+	s, err := c.lookupSecret(name, fromNamespace, validCRLSecret)
+	if err != nil {
+		return nil, err
+	}
+	return s.Data[crlKey], nil
 }

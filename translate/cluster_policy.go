@@ -8,7 +8,6 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // Per-cluster HTTPProxy policies: active health checks, slow start and
@@ -40,6 +39,19 @@ func httpHealthCheck(hc *contourv1.HTTPHealthCheckPolicy) (*HTTPHealthCheck, err
 	return out, nil
 }
 
+// tcpHealthCheck converts a tcpproxy's healthCheckPolicy.
+func tcpHealthCheck(hc *contourv1.TCPHealthCheckPolicy) *TCPHealthCheck {
+	if hc == nil {
+		return nil
+	}
+	return &TCPHealthCheck{
+		Interval:           time.Duration(hc.IntervalSeconds) * time.Second,
+		Timeout:            time.Duration(hc.TimeoutSeconds) * time.Second,
+		UnhealthyThreshold: hc.UnhealthyThresholdCount,
+		HealthyThreshold:   hc.HealthyThresholdCount,
+	}
+}
+
 // slowStart converts slowStartPolicy; aggression defaults to 1.0.
 func slowStart(s *contourv1.SlowStartPolicy) (*SlowStart, error) {
 	window, err := time.ParseDuration(s.Window)
@@ -61,6 +73,9 @@ func slowStart(s *contourv1.SlowStartPolicy) (*SlowStart, error) {
 func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespace string) (*UpstreamValidation, error) {
 	name := secretReference(uv.CACertificate, "", fromNamespace)
 	ca, err := c.lookupCASecret(name, fromNamespace)
+	if _, denied := err.(errDelegationNotPermitted); err != nil && !denied {
+		err = fmt.Errorf("invalid CA Secret %q: %s", name, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -79,23 +94,31 @@ func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespa
 	return out, nil
 }
 
-// lookupCASecret returns a validated CA bundle (ca.crt) usable from
-// fromNamespace.
-func (c *cache) lookupCASecret(name types.NamespacedName, fromNamespace string) ([]byte, error) {
-	s, ok := c.secrets[name]
-	if !ok {
-		return nil, fmt.Errorf("invalid CA Secret %q: Secret not found", name)
-	}
-	if err := validCASecret(s); err != nil {
-		return nil, fmt.Errorf("invalid CA Secret %q: %s", name, err)
-	}
-	if !c.delegationPermitted(name, fromNamespace) {
-		return nil, errDelegationNotPermitted{name}
-	}
-	return s.Data[caCertificateKey], nil
-}
+const (
+	caCertificateKey = "ca.crt"
+	crlKey           = "crl.pem"
+)
 
-const caCertificateKey = "ca.crt"
+// validCRLSecret checks a CRL Secret: TLS or Opaque, a crl.pem holding an
+// X509 CRL block.
+func validCRLSecret(s *corev1.Secret) error {
+	if s.Type != corev1.SecretTypeTLS && s.Type != corev1.SecretTypeOpaque {
+		return fmt.Errorf("secret type is not %q or %q", corev1.SecretTypeTLS, corev1.SecretTypeOpaque)
+	}
+	data := s.Data[crlKey]
+	if len(data) == 0 {
+		return fmt.Errorf("empty %q key", crlKey)
+	}
+	found := false
+	err := pemBlocks(data, func(b *pemBlock) error {
+		found = found || b.Type == "X509 CRL"
+		return nil
+	})
+	if err == nil && !found {
+		err = errors.New("failed to locate CRL")
+	}
+	return err
+}
 
 // validCASecret checks a CA bundle Secret: TLS or Opaque, a non-empty
 // ca.crt holding at least one CERTIFICATE block.

@@ -43,9 +43,36 @@ type VirtualHost struct {
 // SecureVirtualHost is a VirtualHost served over TLS on the HTTPS listener.
 type SecureVirtualHost struct {
 	VirtualHost
+	// Secret is nil for TLS passthrough.
 	Secret        *Secret
 	MinTLSVersion string // "1.2" or "1.3"
 	MaxTLSVersion string
+	// ClientValidation verifies client certificates.
+	ClientValidation *ClientValidation
+	// TCPProxy, when set, proxies the TLS connection's bytes instead of
+	// serving HTTP.
+	TCPProxy *TCPProxy
+}
+
+// ClientValidation is how a secure virtual host checks client certificates.
+type ClientValidation struct {
+	CACert, CRL           []byte
+	SkipValidation        bool
+	OnlyVerifyLeafCertCRL bool
+	Optional              bool
+	// Forward, when set, passes client certificate details upstream in the
+	// x-forwarded-client-cert header.
+	Forward *ForwardClientCert
+}
+
+// ForwardClientCert selects the client certificate details to forward.
+type ForwardClientCert struct {
+	Subject, Cert, Chain, DNS, URI bool
+}
+
+// TCPProxy forwards connections to weighted clusters.
+type TCPProxy struct {
+	Clusters []*Cluster
 }
 
 // Route is one match and what to do with a request that matches it.
@@ -161,6 +188,7 @@ type Cluster struct {
 	RequestHeaders     *HeadersPolicy
 	ResponseHeaders    *HeadersPolicy
 	HealthCheck        *HTTPHealthCheck
+	TCPHealthCheck     *TCPHealthCheck
 	SlowStart          *SlowStart
 	// IdleConnectionTimeout closes idle upstream connections.
 	IdleConnectionTimeout Timeout
@@ -230,6 +258,12 @@ type HTTPHealthCheck struct {
 	Interval, Timeout                    time.Duration
 	UnhealthyThreshold, HealthyThreshold uint32
 	ExpectedStatuses                     [][2]int64
+}
+
+// TCPHealthCheck is an active TCP connect health check.
+type TCPHealthCheck struct {
+	Interval, Timeout                    time.Duration
+	UnhealthyThreshold, HealthyThreshold uint32
 }
 
 // SlowStart ramps traffic up to new hosts.
@@ -332,11 +366,11 @@ func (l *Listener) virtualHosts() []*VirtualHost {
 }
 
 // secureVirtualHosts returns the valid secure virtual hosts ordered by
-// name: they need a secret and at least one route.
+// name: they need a secret and at least one route, or a TCP proxy.
 func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
 	var out []*SecureVirtualHost
 	for _, svh := range l.svhosts {
-		if svh.Secret != nil && len(svh.routes) > 0 {
+		if (svh.Secret != nil && len(svh.routes) > 0) || svh.TCPProxy != nil {
 			out = append(out, svh)
 		}
 	}

@@ -248,6 +248,9 @@ type hcmOptions struct {
 	// router, in order, as Contour's AddFilter does (jwt_authn, then
 	// ext_authz, then the global ratelimit filter).
 	extraFilters []*hcmv3.HttpFilter
+	// forwardClientCert sanitises and sets x-forwarded-client-cert with
+	// the selected client certificate details (HTTPProxy clientValidation).
+	forwardClientCert *ForwardClientCert
 }
 
 // httpConnectionManager returns the envoy.filters.network.http_connection_manager
@@ -290,6 +293,12 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 		PreserveExternalRequestId: true,
 		NormalizePath:             wrapperspb.Bool(true),
 		MergeSlashes:              true,
+	}
+	if f := o.forwardClientCert; f != nil {
+		hcm.ForwardClientCertDetails = hcmv3.HttpConnectionManager_SANITIZE_SET
+		hcm.SetCurrentClientCertDetails = &hcmv3.HttpConnectionManager_SetCurrentClientCertDetails{
+			Subject: wrapperspb.Bool(f.Subject), Cert: f.Cert, Chain: f.Chain, Dns: f.DNS, Uri: f.URI,
+		}
 	}
 	if o.websockets {
 		hcm.UpgradeConfigs = []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}}

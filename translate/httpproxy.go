@@ -96,66 +96,240 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 		return
 	}
 	p.reportUnsupportedVirtualHostFields(proxy)
-
-	var secret *Secret
-	minTLS, maxTLS := "", ""
-	tlsEnabled := false
-	if tls := vh.TLS; tls != nil {
-		switch {
-		case tls.SecretName != "" && tls.Passthrough:
-			st.addError("TLSError", "TLSConfigNotValid", "Spec.VirtualHost.TLS: both Passthrough and SecretName were specified")
-			return
-		case tls.SecretName == "" && !tls.Passthrough:
-			st.addError("TLSError", "TLSConfigNotValid", "Spec.VirtualHost.TLS: neither Passthrough nor SecretName were specified")
-			return
-		case tls.Passthrough:
-			p.unsupported(proxy, "spec.virtualhost.tls.passthrough")
-			return
-		}
-		tlsEnabled = true
-		name := secretReference(tls.SecretName, "", proxy.Namespace)
-		s, err := p.cache.lookupTLSSecret(name, proxy.Namespace)
-		if err != nil {
-			if _, ok := err.(errDelegationNotPermitted); ok {
-				st.addError("TLSError", "DelegationNotPermitted", "Spec.VirtualHost.TLS Secret %q certificate delegation not permitted", tls.SecretName)
-			} else {
-				st.addError("TLSError", "SecretNotValid", "Spec.VirtualHost.TLS Secret %q is invalid: %s", tls.SecretName, err)
-			}
-			return
-		}
-		secret = s
-		minTLS = tlsVersionAnnotation(tls.MinimumProtocolVersion, "1.2")
-		maxTLS = tlsVersionAnnotation(tls.MaximumProtocolVersion, "1.3")
-		if maxTLS < minTLS {
-			st.addError("TLSError", "TLSConfigNotValid", "Spec.VirtualHost.TLS: minimum protocol version %s is greater than maximum protocol version %s", minTLS, maxTLS)
+	if len(vh.JWTProviders) > 0 && (vh.TLS == nil || vh.TLS.SecretName == "") {
+		st.addError("JWTVerificationError", "JWTVerificationNotPermitted", "Spec.VirtualHost.JWTProviders can only be defined for root HTTPProxies that terminate TLS")
+		return
+	}
+	if vh.TLS == nil && vh.Authorization != nil && vh.Authorization.ExtensionServiceRef.Name != "" {
+		st.addError("AuthError", "AuthNotPermitted", "Spec.VirtualHost.Authorization.ExtensionServiceRef can only be defined for root HTTPProxies that terminate TLS")
+		return
+	}
+	if len(vh.IPAllowFilterPolicy) > 0 && len(vh.IPDenyFilterPolicy) > 0 {
+		st.addError("IPFilterError", "IncompatibleIPAddressFilters", "Spec.VirtualHost.IPAllowFilterPolicy and Spec.VirtualHost.IPDepnyFilterPolicy cannot both be defined.")
+		return
+	}
+	var secure *SecureVirtualHost
+	if vh.TLS != nil {
+		var ok bool
+		if secure, ok = p.secureVirtualHost(st, proxy); !ok {
 			return
 		}
 	}
 	if proxy.Spec.TCPProxy != nil {
-		if !tlsEnabled {
+		if secure == nil {
 			st.addError("TCPProxyError", "TLSMustBeConfigured", "Spec.TCPProxy requires that either Spec.TLS.Passthrough or Spec.TLS.SecretName be set")
 			return
 		}
-		p.unsupported(proxy, "spec.tcpproxy")
-		return
+		tcp, ok := p.tcpProxy(st, proxy, nil)
+		if !ok {
+			return
+		}
+		secure.TCPProxy = tcp
 	}
 
-	routes := p.routes(st, proxy, proxy, nil, nil, tlsEnabled)
+	routes := p.routes(st, proxy, proxy, nil, nil, secure != nil)
 	if http := p.dag.listener("http"); http != nil {
 		insecure := http.ensureVirtualHost(host)
 		for _, r := range routes {
 			insecure.addRoute(r)
 		}
 	}
-	if tlsEnabled {
-		if https := p.dag.listener("https"); https != nil {
-			secure := https.ensureSecureVirtualHost(host)
-			secure.Secret, secure.MinTLSVersion, secure.MaxTLSVersion = secret, minTLS, maxTLS
-			for _, r := range routes {
-				secure.addRoute(r)
-			}
+	// With a TCP proxy, routes only serve plain HTTP (mostly redirects).
+	if secure != nil && proxy.Spec.TCPProxy == nil {
+		for _, r := range routes {
+			secure.addRoute(r)
 		}
 	}
+}
+
+// secureVirtualHost validates a root's TLS settings and creates its secure
+// virtual host; ok is false when an error stops the proxy.
+func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1.HTTPProxy) (*SecureVirtualHost, bool) {
+	tls := proxy.Spec.VirtualHost.TLS
+	fail := func(reason, format string, args ...any) (*SecureVirtualHost, bool) {
+		st.addError("TLSError", reason, format, args...)
+		return nil, false
+	}
+	if tls.Passthrough && tls.EnableFallbackCertificate {
+		// Reported, but Contour still programs the proxy.
+		st.addError("TLSError", "TLSIncompatibleFeatures", "Spec.VirtualHost.TLS: both Passthrough and enableFallbackCertificate were specified")
+	}
+	switch {
+	case tls.SecretName != "" && tls.Passthrough:
+		return fail("TLSConfigNotValid", "Spec.VirtualHost.TLS: both Passthrough and SecretName were specified")
+	case tls.SecretName == "" && !tls.Passthrough:
+		return fail("TLSConfigNotValid", "Spec.VirtualHost.TLS: neither Passthrough nor SecretName were specified")
+	case tls.Passthrough && tls.ClientValidation != nil:
+		return fail("TLSIncompatibleFeatures", "Spec.VirtualHost.TLS passthrough cannot be combined with tls.clientValidation")
+	}
+	https := p.dag.listener("https")
+	if https == nil {
+		st.addError("ListenerError", "ErrorIdentifyingListener", "more than one https listener configured")
+		return nil, false
+	}
+	if tls.Passthrough {
+		return https.ensureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
+	}
+	secret, err := p.cache.lookupTLSSecret(secretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
+	if err != nil {
+		if _, ok := err.(errDelegationNotPermitted); ok {
+			return fail("DelegationNotPermitted", "Spec.VirtualHost.TLS Secret %q certificate delegation not permitted", tls.SecretName)
+		}
+		return fail("SecretNotValid", "Spec.VirtualHost.TLS Secret %q is invalid: %s", tls.SecretName, err)
+	}
+	minTLS := tlsVersionAnnotation(tls.MinimumProtocolVersion, "1.2")
+	maxTLS := tlsVersionAnnotation(tls.MaximumProtocolVersion, "1.3")
+	if maxTLS < minTLS {
+		return fail("TLSConfigNotValid", "Spec.Virtualhost.TLS the minimum protocol version is greater than the maximum protocol version")
+	}
+	svh := https.ensureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn)
+	svh.Secret, svh.MinTLSVersion, svh.MaxTLSVersion = secret, minTLS, maxTLS
+	vh := proxy.Spec.VirtualHost
+	switch {
+	case tls.EnableFallbackCertificate && tls.ClientValidation != nil:
+		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & client validation are incompatible")
+	case tls.EnableFallbackCertificate && vh.Authorization != nil && vh.Authorization.ExtensionServiceRef.Name != "":
+		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & client authorization are incompatible")
+	case tls.EnableFallbackCertificate && len(vh.JWTProviders) > 0:
+		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & JWT providers are incompatible")
+	case tls.EnableFallbackCertificate:
+		// contourc has no fallback certificate until configuration files
+		// are supported, which is Contour's answer without one.
+		return fail("FallbackNotPresent", "Spec.Virtualhost.TLS enabled fallback but the fallback Certificate Secret is not configured in Contour configuration file")
+	}
+	if cv := tls.ClientValidation; cv != nil {
+		v, ok := p.clientValidation(st, proxy, cv)
+		if !ok {
+			return nil, false
+		}
+		svh.ClientValidation = v
+	}
+	return svh, true
+}
+
+// clientValidation resolves the CA and CRL of a secure virtual host's client
+// certificate validation. A missing CA is reported but, as in Contour, does
+// not stop the proxy.
+func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*ClientValidation, bool) {
+	out := &ClientValidation{SkipValidation: cv.SkipClientCertValidation, Optional: cv.OptionalClientCertificate}
+	if f := cv.ForwardClientCertificate; f != nil {
+		out.Forward = &ForwardClientCert{Subject: f.Subject, Cert: f.Cert, Chain: f.Chain, DNS: f.DNS, URI: f.URI}
+	}
+	lookup := func(ref, what string, get func(types.NamespacedName, string) ([]byte, error)) ([]byte, bool) {
+		name := secretReference(ref, "", proxy.Namespace)
+		data, err := get(name, proxy.Namespace)
+		if _, denied := err.(errDelegationNotPermitted); denied {
+			st.addError("TLSError", "DelegationNotPermitted", "Spec.VirtualHost.TLS %s Secret %q is invalid: %s", what, ref, err)
+			return nil, false
+		}
+		if err != nil {
+			st.addError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: invalid %s Secret %q: %s", what, name, err)
+			return nil, false
+		}
+		return data, true
+	}
+	var ok bool
+	switch {
+	case cv.CACertificate != "":
+		if out.CACert, ok = lookup(cv.CACertificate, "CA", p.cache.lookupCASecret); !ok {
+			return nil, false
+		}
+	case !cv.SkipClientCertValidation:
+		st.addError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: CA Secret must be specified")
+	}
+	if cv.CertificateRevocationList != "" {
+		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.cache.lookupCRLSecret); !ok {
+			return nil, false
+		}
+		out.OnlyVerifyLeafCertCRL = cv.OnlyVerifyLeafCertCrl
+	}
+	return out, true
+}
+
+// tcpProxy resolves a proxy's tcpproxy: services of its own, or those of
+// the non-root proxy it includes (followed transitively).
+func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProxy, visited []types.NamespacedName) (*TCPProxy, bool) {
+	tp := proxy.Spec.TCPProxy
+	visited = append(visited, namespacedName(proxy))
+	include := tp.Include
+	if include == nil {
+		include = tp.IncludesDeprecated
+	}
+	fail := func(errType, reason, format string, args ...any) (*TCPProxy, bool) {
+		st.addError(errType, reason, format, args...)
+		return nil, false
+	}
+	if len(tp.Services) > 0 && include != nil {
+		return fail("TCPProxyError", "NoServicesAndInclude", "cannot specify services and include in the same httpproxy")
+	}
+	lbPolicy, _ := loadBalancing(tp.LoadBalancerPolicy, st)
+	if lbPolicy == "Cookie" || lbPolicy == "RequestHash" || lbPolicy == "RoundRobin" {
+		if lbPolicy != "RoundRobin" {
+			st.addWarning("TCPProxyError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for TCPProxies", "Spec.TCPProxy.LoadBalancerPolicy", lbPolicy)
+		}
+		lbPolicy = ""
+	}
+	if len(tp.Services) > 0 {
+		out := &TCPProxy{}
+		health := tcpHealthCheck(tp.HealthCheckPolicy)
+		for _, svc := range tp.Services {
+			healthPort := svc.Port
+			if health != nil && svc.HealthPort > 0 {
+				healthPort = svc.HealthPort
+			}
+			s, err := p.cache.serviceWithHealthPort(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, svc.Port, healthPort)
+			if err != nil {
+				return fail("TCPProxyError", "ServiceUnresolvedReference", "Spec.TCPProxy unresolved service reference: %s", err)
+			}
+			protocol := s.Protocol
+			if svc.Protocol != nil {
+				if protocol = *svc.Protocol; protocol != "h2" && protocol != "h2c" && protocol != "tls" {
+					return fail("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
+				}
+			}
+			c := &Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health}
+			if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
+				v, err := p.cache.upstreamValidation(uv, proxy.Namespace)
+				if e, denied := err.(errDelegationNotPermitted); denied {
+					return fail("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.secret.String())
+				} else if err != nil {
+					return fail("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
+				}
+				c.Validation = v
+			}
+			out.Clusters = append(out.Clusters, c)
+		}
+		return out, true
+	}
+	if include == nil {
+		return fail("TCPProxyError", "NothingDefined", "either services or inclusion must be specified")
+	}
+	ns := include.Namespace
+	if ns == "" {
+		ns = proxy.Namespace
+	}
+	key := types.NamespacedName{Namespace: ns, Name: include.Name}
+	child, ok := p.cache.httpproxyByName[key]
+	switch {
+	case !ok:
+		return fail("TCPProxyIncludeError", "IncludeNotFound", "include %s/%s not found", ns, include.Name)
+	case child.Spec.VirtualHost != nil:
+		return fail("TCPProxyIncludeError", "RootIncludesRoot", "root httpproxy cannot include another root httpproxy (%s/%s)", child.Namespace, child.Name)
+	}
+	delete(p.orphaned, key)
+	if slices.Contains(visited, key) {
+		var path []string
+		for _, v := range append(visited, key) {
+			path = append(path, v.String())
+		}
+		return fail("TCPProxyIncludeError", "IncludeCreatesCycle", "include creates a cycle: %s", strings.Join(path, " -> "))
+	}
+	if child.Spec.TCPProxy == nil {
+		// Contour dereferences the child's tcpproxy; an include of a proxy
+		// without one has nothing to forward to.
+		return fail("TCPProxyError", "NothingDefined", "either services or inclusion must be specified")
+	}
+	return p.tcpProxy(p.status[key], child, visited)
 }
 
 // reportUnsupportedVirtualHostFields tells the user which virtual-host
@@ -163,13 +337,11 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 func (p *httpProxyProcessor) reportUnsupportedVirtualHostFields(proxy *contourv1.HTTPProxy) {
 	vh := proxy.Spec.VirtualHost
 	for field, set := range map[string]bool{
-		"spec.virtualhost.corsPolicy":                    vh.CORSPolicy != nil,
-		"spec.virtualhost.rateLimitPolicy":               vh.RateLimitPolicy != nil,
-		"spec.virtualhost.authorization":                 vh.Authorization != nil,
-		"spec.virtualhost.jwtProviders":                  len(vh.JWTProviders) > 0,
-		"spec.virtualhost.ipAllowPolicy/ipDenyPolicy":    len(vh.IPAllowFilterPolicy)+len(vh.IPDenyFilterPolicy) > 0,
-		"spec.virtualhost.tls.clientValidation":          vh.TLS != nil && vh.TLS.ClientValidation != nil,
-		"spec.virtualhost.tls.enableFallbackCertificate": vh.TLS != nil && vh.TLS.EnableFallbackCertificate,
+		"spec.virtualhost.corsPolicy":                 vh.CORSPolicy != nil,
+		"spec.virtualhost.rateLimitPolicy":            vh.RateLimitPolicy != nil,
+		"spec.virtualhost.authorization":              vh.Authorization != nil,
+		"spec.virtualhost.jwtProviders":               len(vh.JWTProviders) > 0,
+		"spec.virtualhost.ipAllowPolicy/ipDenyPolicy": len(vh.IPAllowFilterPolicy)+len(vh.IPDenyFilterPolicy) > 0,
 	} {
 		if set {
 			p.unsupported(proxy, field)

@@ -39,6 +39,13 @@ func referencedClusters(d *DAG) []*Cluster {
 		}
 		for _, svh := range l.secureVirtualHosts() {
 			add(&svh.VirtualHost)
+			if svh.TCPProxy != nil {
+				for _, c := range svh.TCPProxy.Clusters {
+					if _, ok := seen[clusterName(c)]; !ok {
+						seen[clusterName(c)] = c
+					}
+				}
+			}
 		}
 	}
 	names := make([]string, 0, len(seen))
@@ -78,11 +85,14 @@ func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
 			}},
 		}
 	}
-	if c.HealthCheck != nil {
+	switch {
+	case c.HealthCheck != nil:
 		out.HealthChecks = []*corev3.HealthCheck{httpHealthCheckConfig(c)}
-		// Drain connections as soon as a checked host goes away.
-		out.IgnoreHealthOnHostRemoval = true
+	case c.TCPHealthCheck != nil:
+		out.HealthChecks = []*corev3.HealthCheck{tcpHealthCheckConfig(c.TCPHealthCheck)}
 	}
+	// Drain connections as soon as a checked host goes away.
+	out.IgnoreHealthOnHostRemoval = len(out.HealthChecks) > 0
 	out.CircuitBreakers = circuitBreakerThresholds(svc.CircuitBreakers)
 	http2 := false
 	switch c.Protocol {
@@ -159,6 +169,16 @@ func httpHealthCheckConfig(c *Cluster) *corev3.HealthCheck {
 		UnhealthyThreshold: wrapperspb.UInt32(orDefault(hc.UnhealthyThreshold, healthCheckUnhealthyThreshold)),
 		HealthyThreshold:   wrapperspb.UInt32(orDefault(hc.HealthyThreshold, healthCheckHealthyThreshold)),
 		HealthChecker:      &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: http},
+	}
+}
+
+func tcpHealthCheckConfig(hc *TCPHealthCheck) *corev3.HealthCheck {
+	return &corev3.HealthCheck{
+		Timeout:            durationpb.New(orDefault(hc.Timeout, healthCheckTimeout)),
+		Interval:           durationpb.New(orDefault(hc.Interval, healthCheckInterval)),
+		UnhealthyThreshold: wrapperspb.UInt32(orDefault(hc.UnhealthyThreshold, healthCheckUnhealthyThreshold)),
+		HealthyThreshold:   wrapperspb.UInt32(orDefault(hc.HealthyThreshold, healthCheckHealthyThreshold)),
+		HealthChecker:      &corev3.HealthCheck_TcpHealthCheck_{TcpHealthCheck: &corev3.HealthCheck_TcpHealthCheck{}},
 	}
 }
 

@@ -11,6 +11,9 @@ func secrets(d *DAG) []*tlsv3.Secret {
 	var out []*tlsv3.Secret
 	for _, l := range d.sortedListeners() {
 		for _, svh := range l.secureVirtualHosts() {
+			if svh.Secret == nil {
+				continue // TLS passthrough
+			}
 			name := secretName(svh.Secret)
 			if !seen[name] {
 				seen[name] = true
