@@ -34,7 +34,10 @@ type Listener struct {
 
 // VirtualHost is a set of routes for one host name.
 type VirtualHost struct {
-	Name string // the fqdn, or "*"
+	Name      string // the fqdn, or "*"
+	CORS      *CORSPolicy
+	RateLimit *RateLimitPolicy
+	IPFilter  *IPFilter
 	// routes keyed by their match conditions: a later route with the same
 	// conditions replaces the earlier one, as in Contour.
 	routes map[string]*Route
@@ -98,6 +101,11 @@ type Route struct {
 	InternalRedirect    *InternalRedirectPolicy
 	Mirrors             []*MirrorPolicy
 	CookieRewrites      []CookieRewrite
+	RateLimit           *RateLimitPolicy
+	// IgnoreVirtualHostRateLimits opts the route out of its virtual host's
+	// global rate limits.
+	IgnoreVirtualHostRateLimits bool
+	IPFilter                    *IPFilter
 	// Priority orders otherwise equal routes (Gateway API rule index).
 	Priority int
 

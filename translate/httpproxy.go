@@ -130,16 +130,42 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 	routes := p.routes(st, proxy, proxy, nil, nil, secure != nil)
 	if http := p.dag.listener("http"); http != nil {
 		insecure := http.ensureVirtualHost(host)
+		if !p.virtualHostPolicies(st, proxy, insecure) {
+			return
+		}
 		for _, r := range routes {
 			insecure.addRoute(r)
 		}
 	}
 	// With a TCP proxy, routes only serve plain HTTP (mostly redirects).
 	if secure != nil && proxy.Spec.TCPProxy == nil {
+		if !p.virtualHostPolicies(st, proxy, &secure.VirtualHost) {
+			return
+		}
 		for _, r := range routes {
 			secure.addRoute(r)
 		}
 	}
+}
+
+// virtualHostPolicies sets a virtual host's CORS, rate-limit and IP filter
+// policies; false means an error stops the proxy.
+func (p *httpProxyProcessor) virtualHostPolicies(st *proxyStatus, proxy *contourv1.HTTPProxy, vh *VirtualHost) bool {
+	spec := proxy.Spec.VirtualHost
+	var err error
+	if vh.CORS, err = corsPolicy(spec.CORSPolicy); err != nil {
+		st.addError("CORSError", "PolicyDidNotParse", "Spec.VirtualHost.CORSPolicy: %s", err)
+		return false
+	}
+	if vh.RateLimit, err = rateLimitPolicy(spec.RateLimitPolicy); err != nil {
+		st.addError("VirtualHostError", "RateLimitPolicyNotValid", "Spec.VirtualHost.RateLimitPolicy is invalid: %s", err)
+		return false
+	}
+	if vh.IPFilter, err = ipFilter(spec.IPAllowFilterPolicy, spec.IPDenyFilterPolicy, st); err != nil {
+		st.addError("IPFilterError", "IPFilterPolicyNotValid", "Spec.VirtualHost.IPAllowFilterPolicy or Spec.VirtualHost.IPDenyFilterPolicy is invalid: %s", err)
+		return false
+	}
+	return true
 }
 
 // secureVirtualHost validates a root's TLS settings and creates its secure
@@ -500,6 +526,10 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	if err != nil {
 		return fail("RouteError", "TimeoutPolicyNotValid", "route.timeoutPolicy failed to parse: %s", err)
 	}
+	rateLimit, err := rateLimitPolicy(route.RateLimitPolicy)
+	if err != nil {
+		return fail("RouteError", "RateLimitPolicyNotValid", "route.rateLimitPolicy is invalid: %s", err)
+	}
 	lbPolicy, hashPolicies := loadBalancing(route.LoadBalancerPolicy, st)
 	redirect, err := redirectPolicy(route.RequestRedirectPolicy)
 	if err != nil {
@@ -507,20 +537,22 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	}
 	p.reportUnsupportedRouteFields(proxy, route)
 	r := &Route{
-		PathMatch:           mergePathMatch(conds),
-		HeaderMatch:         mergeHeaderMatch(conds),
-		QueryMatch:          mergeQueryMatch(conds),
-		Websocket:           route.EnableWebsockets,
-		HTTPSUpgrade:        enforceTLS && !route.PermitInsecure,
-		Timeout:             timeouts,
-		Retry:               httpProxyRetryPolicy(route.RetryPolicy),
-		RequestHeaders:      reqHeaders,
-		ResponseHeaders:     respHeaders,
-		CookieRewrites:      cookies,
-		RequestHashPolicies: hashPolicies,
-		Redirect:            redirect,
-		InternalRedirect:    internalRedirectPolicy(route.InternalRedirectPolicy),
-		Kind:                "HTTPProxy", Namespace: proxy.Namespace, Name: proxy.Name,
+		PathMatch:                   mergePathMatch(conds),
+		HeaderMatch:                 mergeHeaderMatch(conds),
+		QueryMatch:                  mergeQueryMatch(conds),
+		Websocket:                   route.EnableWebsockets,
+		HTTPSUpgrade:                enforceTLS && !route.PermitInsecure,
+		Timeout:                     timeouts,
+		Retry:                       httpProxyRetryPolicy(route.RetryPolicy),
+		RequestHeaders:              reqHeaders,
+		ResponseHeaders:             respHeaders,
+		CookieRewrites:              cookies,
+		RequestHashPolicies:         hashPolicies,
+		Redirect:                    redirect,
+		InternalRedirect:            internalRedirectPolicy(route.InternalRedirectPolicy),
+		RateLimit:                   rateLimit,
+		IgnoreVirtualHostRateLimits: route.RateLimitPolicy != nil && route.RateLimitPolicy.Global != nil && route.RateLimitPolicy.Global.Disabled,
+		Kind:                        "HTTPProxy", Namespace: proxy.Namespace, Name: proxy.Name,
 	}
 	if d := route.DirectResponsePolicy; d != nil {
 		r.DirectResponse = &DirectResponse{StatusCode: uint32(d.StatusCode), Body: d.Body}
@@ -563,6 +595,9 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	}
 	if strings.HasPrefix(root.Spec.VirtualHost.Fqdn, "*.") {
 		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(root.Spec.VirtualHost.Fqdn))
+	}
+	if r.IPFilter, err = ipFilter(route.IPAllowFilterPolicy, route.IPDenyFilterPolicy, st); err != nil {
+		return nil, false
 	}
 	return r, true
 }
@@ -693,10 +728,8 @@ func cookieRewrites(in []contourv1.CookieRewritePolicy) ([]CookieRewrite, error)
 // does not translate yet.
 func (p *httpProxyProcessor) reportUnsupportedRouteFields(proxy *contourv1.HTTPProxy, route contourv1.Route) {
 	for field, set := range map[string]bool{
-		"routes[].rateLimitPolicy":            route.RateLimitPolicy != nil,
-		"routes[].ipAllowPolicy/ipDenyPolicy": len(route.IPAllowFilterPolicy)+len(route.IPDenyFilterPolicy) > 0,
-		"routes[].jwtVerificationPolicy":      route.JWTVerificationPolicy != nil,
-		"routes[].authPolicy":                 route.AuthPolicy != nil,
+		"routes[].jwtVerificationPolicy": route.JWTVerificationPolicy != nil,
+		"routes[].authPolicy":            route.AuthPolicy != nil,
 	} {
 		if set {
 			p.unsupported(proxy, field)

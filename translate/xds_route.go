@@ -28,6 +28,9 @@ func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
 			out = append(out, routeConfiguration(l.RouteConfigName, vhosts))
 		case "https":
 			for _, svh := range l.secureVirtualHosts() {
+				if svh.TCPProxy != nil {
+					continue // TCP-proxied hosts have no HTTP routes
+				}
 				out = append(out, routeConfiguration(secureRouteConfigName(svh), []*routev3.VirtualHost{envoyVirtualHost(&svh.VirtualHost, true)}))
 			}
 		}
@@ -58,12 +61,28 @@ func envoyVirtualHost(vh *VirtualHost, secure bool) *routev3.VirtualHost {
 	routes := vh.Routes()
 	out := &routev3.VirtualHost{Name: virtualHostName(vh.Name), Domains: []string{vh.Name}}
 	for _, r := range routes {
-		out.Routes = append(out.Routes, envoyRoute(r, secure))
+		out.Routes = append(out.Routes, envoyRoute(r, vh.Name, secure))
+	}
+	tpfc := map[string]*anypb.Any{}
+	if vh.CORS != nil {
+		tpfc["envoy.filters.http.cors"] = mustAny(envoyCORSPolicy(vh.CORS))
+	}
+	if rl := vh.RateLimit; rl != nil {
+		if rl.Local != nil {
+			tpfc["envoy.filters.http.local_ratelimit"] = localRateLimitConfig(rl.Local, "vhost."+vh.Name)
+		}
+		out.RateLimits = envoyRateLimits(rl.Global)
+	}
+	if vh.IPFilter != nil && len(vh.IPFilter.Rules) > 0 {
+		tpfc["envoy.filters.http.rbac"] = ipFilterConfig(vh.IPFilter)
+	}
+	if len(tpfc) > 0 {
+		out.TypedPerFilterConfig = tpfc
 	}
 	return out
 }
 
-func envoyRoute(r *Route, secure bool) *routev3.Route {
+func envoyRoute(r *Route, vhostName string, secure bool) *routev3.Route {
 	route := &routev3.Route{Match: routeMatch(r), Metadata: routeMetadata(r)}
 	switch {
 	case r.HTTPSUpgrade && !secure:
@@ -83,6 +102,7 @@ func envoyRoute(r *Route, secure bool) *routev3.Route {
 		route.Action = &routev3.Route_Route{Route: routeAction(r)}
 		route.RequestHeadersToAdd, route.RequestHeadersToRemove = headerOptions(r.RequestHeaders)
 		route.ResponseHeadersToAdd, route.ResponseHeadersToRemove = headerOptions(r.ResponseHeaders)
+		route.TypedPerFilterConfig = routeFilterConfig(r, vhostName)
 	}
 	return route
 }
@@ -199,6 +219,9 @@ func routeAction(r *Route) *routev3.RouteAction {
 		IdleTimeout: envoyTimeout(r.Timeout.Idle),
 	}
 	ra.HashPolicy = hashPolicies(r.RequestHashPolicies)
+	if r.RateLimit != nil {
+		ra.RateLimits = envoyRateLimits(r.RateLimit.Global)
+	}
 	ra.RequestMirrorPolicies = mirrorPolicies(r.Mirrors)
 	ra.InternalRedirectPolicy = internalRedirect(r.InternalRedirect)
 	if r.PathRewrite != nil {

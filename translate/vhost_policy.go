@@ -1,0 +1,282 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Virtual-host (and route) policies of HTTPProxy: CORS, rate limits and
+// IP filters.
+
+// CORSPolicy is a virtual host's CORS policy.
+type CORSPolicy struct {
+	AllowCredentials, AllowPrivateNetwork     bool
+	AllowHeaders, AllowMethods, ExposeHeaders []string
+	// AllowOrigin holds exact origins ("*" or scheme://host[:port]) and
+	// regexes.
+	AllowOrigin []OriginMatch
+	MaxAge      Timeout
+}
+
+// OriginMatch is one allowed CORS origin.
+type OriginMatch struct {
+	Value string
+	Regex bool
+}
+
+// RateLimitPolicy holds local (token bucket in Envoy) and global (rate
+// limit service) rate limits.
+type RateLimitPolicy struct {
+	Local  *LocalRateLimit
+	Global []RateLimitDescriptor
+}
+
+// LocalRateLimit is a token bucket.
+type LocalRateLimit struct {
+	MaxTokens, TokensPerFill uint32
+	FillInterval             time.Duration
+	ResponseStatusCode       uint32
+	ResponseHeaders          map[string]string
+}
+
+// RateLimitDescriptor is the list of entries of one global rate limit.
+type RateLimitDescriptor struct {
+	Entries []RateLimitEntry
+}
+
+// RateLimitEntry is one descriptor entry; exactly one field is set.
+type RateLimitEntry struct {
+	GenericKey       *[2]string // key, value
+	RequestHeader    *[2]string // header name, descriptor key
+	HeaderValueMatch *HeaderValueMatchEntry
+	RemoteAddress    bool
+}
+
+// HeaderValueMatchEntry adds Value when the headers match (or not).
+type HeaderValueMatchEntry struct {
+	Headers     []HeaderMatch
+	ExpectMatch bool
+	Value       string
+}
+
+// IPFilter allows or denies requests by client address.
+type IPFilter struct {
+	Allow bool
+	Rules []IPFilterRule
+}
+
+// IPFilterRule matches the peer (or, with Remote, the X-Forwarded-For
+// derived) address.
+type IPFilterRule struct {
+	Remote bool
+	CIDR   net.IPNet
+}
+
+// corsPolicy converts a CORS policy. An origin that is not exactly
+// scheme://host[:port] (or "*") is a regex.
+func corsPolicy(p *contourv1.CORSPolicy) (*CORSPolicy, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if len(p.AllowOrigin) == 0 {
+		return nil, errors.New("invalid allowed origin configuration with length 0")
+	}
+	out := &CORSPolicy{
+		AllowCredentials:    p.AllowCredentials,
+		AllowPrivateNetwork: p.AllowPrivateNetwork,
+		AllowHeaders:        headerValueStrings(p.AllowHeaders),
+		AllowMethods:        headerValueStrings(p.AllowMethods),
+		ExposeHeaders:       headerValueStrings(p.ExposeHeaders),
+	}
+	for _, origin := range p.AllowOrigin {
+		m, err := originMatch(origin)
+		if err != nil {
+			return nil, fmt.Errorf("invalid allowed origin %q: %w", origin, err)
+		}
+		out.AllowOrigin = append(out.AllowOrigin, m)
+	}
+	if len(p.AllowMethods) == 0 {
+		return nil, errors.New("invalid allowed methods configuration with length 0")
+	}
+	maxAge, err := parseMaxAge(p.MaxAge)
+	if err != nil {
+		return nil, err
+	}
+	out.MaxAge = maxAge
+	return out, nil
+}
+
+func originMatch(origin string) (OriginMatch, error) {
+	if origin == "*" {
+		return OriginMatch{Value: origin}, nil
+	}
+	u, err := url.Parse(origin)
+	if err == nil && u.Scheme != "" && u.Host != "" && u.Scheme+"://"+u.Host == origin {
+		return OriginMatch{Value: origin}, nil
+	}
+	if _, err := regexp.Compile(origin); err != nil {
+		return OriginMatch{}, errors.New("allowed origin is invalid exact match and invalid regex match")
+	}
+	return OriginMatch{Value: origin, Regex: true}, nil
+}
+
+// parseMaxAge reads a CORS max age: "" is Envoy's default, "0s" disables
+// caching.
+func parseMaxAge(s string) (Timeout, error) {
+	if s == "" {
+		return Timeout{}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
+	}
+	if d < 0 {
+		return Timeout{}, fmt.Errorf("invalid max age value %q", s)
+	}
+	if d == 0 {
+		return Timeout{Set: true, Disabled: true}, nil
+	}
+	return Timeout{Set: true, Duration: d}, nil
+}
+
+func headerValueStrings(in []contourv1.CORSHeaderValue) []string {
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// rateLimitPolicy converts local and global rate limits; a policy with
+// neither a local limit nor global descriptors is no policy.
+func rateLimitPolicy(p *contourv1.RateLimitPolicy) (*RateLimitPolicy, error) {
+	if p == nil || (p.Local == nil && (p.Global == nil || len(p.Global.Descriptors) == 0)) {
+		return nil, nil
+	}
+	out := &RateLimitPolicy{}
+	var err error
+	if out.Local, err = localRateLimit(p.Local); err != nil {
+		return nil, err
+	}
+	if p.Global != nil && !p.Global.Disabled {
+		if out.Global, err = globalRateLimits(p.Global.Descriptors); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*LocalRateLimit, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if p.Requests <= 0 {
+		return nil, fmt.Errorf("invalid requests value %d in local rate limit policy", p.Requests)
+	}
+	interval, ok := map[string]time.Duration{"second": time.Second, "minute": time.Minute, "hour": time.Hour}[p.Unit]
+	if !ok {
+		return nil, fmt.Errorf("invalid unit %q in local rate limit policy", p.Unit)
+	}
+	out := &LocalRateLimit{MaxTokens: p.Requests + p.Burst, TokensPerFill: p.Requests, FillInterval: interval, ResponseStatusCode: p.ResponseStatusCode}
+	for _, h := range p.ResponseHeadersToAdd {
+		if out.ResponseHeaders == nil {
+			out.ResponseHeaders = map[string]string{}
+		}
+		key := http.CanonicalHeaderKey(h.Name)
+		if _, dup := out.ResponseHeaders[key]; dup {
+			return nil, fmt.Errorf("duplicate header addition: %q", key)
+		}
+		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+			return nil, fmt.Errorf("invalid header name %q: %v", key, msgs)
+		}
+		out.ResponseHeaders[key] = escapeHeaderValue(h.Value, nil)
+	}
+	return out, nil
+}
+
+func globalRateLimits(in []contourv1.RateLimitDescriptor) ([]RateLimitDescriptor, error) {
+	var out []RateLimitDescriptor
+	for _, d := range in {
+		var desc RateLimitDescriptor
+		for _, e := range d.Entries {
+			var entry RateLimitEntry
+			set := 0
+			if g := e.GenericKey; g != nil {
+				set++
+				entry.GenericKey = &[2]string{g.Key, g.Value}
+			}
+			if h := e.RequestHeader; h != nil {
+				set++
+				entry.RequestHeader = &[2]string{h.HeaderName, h.DescriptorKey}
+			}
+			if m := e.RequestHeaderValueMatch; m != nil {
+				set++
+				hv := &HeaderValueMatchEntry{ExpectMatch: m.ExpectMatch, Value: m.Value}
+				for _, h := range m.Headers {
+					if hm, ok := headerCondition(h); ok {
+						hv.Headers = append(hv.Headers, hm)
+					}
+				}
+				entry.HeaderValueMatch = hv
+			}
+			if e.RemoteAddress != nil {
+				set++
+				entry.RemoteAddress = true
+			}
+			if set != 1 {
+				return nil, errors.New("rate limit descriptor entry must have exactly one field set")
+			}
+			desc.Entries = append(desc.Entries, entry)
+		}
+		out = append(out, desc)
+	}
+	return out, nil
+}
+
+// ipFilter converts allow or deny policies; bare addresses are /32 or
+// /128. Unparsable CIDRs are reported and void the whole filter.
+func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*IPFilter, error) {
+	var policies []contourv1.IPFilterPolicy
+	out := &IPFilter{}
+	switch {
+	case len(allow) > 0 && len(deny) > 0:
+		st.addError("IPFilterError", "IncompatibleIPAddressFilters", "cannot specify both `ipAllowPolicy` and `ipDenyPolicy`")
+		return nil, errors.New("invalid ip filter")
+	case len(allow) > 0:
+		out.Allow, policies = true, allow
+	case len(deny) > 0:
+		policies = deny
+	default:
+		return nil, nil
+	}
+	var err error
+	for _, p := range policies {
+		cidr := p.CIDR
+		if !strings.Contains(cidr, "/") {
+			if strings.Contains(cidr, ":") {
+				cidr += "/128"
+			} else {
+				cidr += "/32"
+			}
+		}
+		var ipnet *net.IPNet
+		if _, ipnet, err = net.ParseCIDR(cidr); err != nil {
+			st.addError("IPFilterError", "InvalidCIDR", "%s failed to parse: %s", p.CIDR, err)
+			continue
+		}
+		out.Rules = append(out.Rules, IPFilterRule{Remote: p.Source == contourv1.IPFilterSourceRemote, CIDR: *ipnet})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
