@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -25,6 +26,7 @@ type cache struct {
 	delegations map[string][]*contourv1.TLSCertificateDelegation      // by namespace
 	ingresses   []*networkingv1.Ingress                               // ordered by namespace/name
 	httpproxies []*contourv1.HTTPProxy                                // ordered by namespace/name
+	extensions  []*contourv1alpha1.ExtensionService                   // ordered by namespace/name
 	sources     map[objectKey]loader.Source
 	classNames  []string
 
@@ -55,6 +57,9 @@ func newCache(objs []loader.Object, opts Options) *cache {
 	sort.Slice(c.httpproxies, func(i, j int) bool {
 		return namespacedName(c.httpproxies[i]).String() < namespacedName(c.httpproxies[j]).String()
 	})
+	sort.Slice(c.extensions, func(i, j int) bool {
+		return namespacedName(c.extensions[i]).String() < namespacedName(c.extensions[j]).String()
+	})
 	for _, s := range c.slices {
 		sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
 	}
@@ -81,6 +86,8 @@ func (c *cache) insert(o loader.Object) {
 			c.httpproxies = append(c.httpproxies, obj)
 			c.httpproxyByName[namespacedName(obj)] = obj
 		}
+	case *contourv1alpha1.ExtensionService:
+		c.extensions = append(c.extensions, obj)
 	case *networkingv1.Ingress:
 		if matchesIngressClass(ingressClassOf(obj), c.classNames) {
 			c.ingresses = append(c.ingresses, obj)

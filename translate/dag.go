@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The DAG is the protocol-neutral middle of the pipeline: processors (one
@@ -16,6 +17,8 @@ import (
 type DAG struct {
 	// listeners by name, e.g. "ingress_http" and "ingress_https".
 	listeners map[string]*Listener
+	// extensions are the valid ExtensionServices' clusters.
+	extensions map[types.NamespacedName]*ExtensionCluster
 }
 
 // Listener is an Envoy listener in the making.
@@ -316,6 +319,16 @@ func (d *DAG) addListener(l *Listener) *Listener {
 	l.svhosts = map[string]*SecureVirtualHost{}
 	d.listeners[l.Name] = l
 	return l
+}
+
+// sortedExtensions returns the extension clusters ordered by name.
+func (d *DAG) sortedExtensions() []*ExtensionCluster {
+	out := make([]*ExtensionCluster, 0, len(d.extensions))
+	for _, e := range d.extensions {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].clusterName() < out[j].clusterName() })
+	return out
 }
 
 // listener returns the only listener of the given protocol, or nil.

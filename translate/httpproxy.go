@@ -18,7 +18,7 @@ import (
 type httpProxyProcessor struct {
 	dag            *DAG
 	cache          *cache
-	status         proxyStatuses
+	status         statuses
 	rootNamespaces []string
 	notices        *[]Notice
 	orphaned       map[types.NamespacedName]bool
@@ -29,7 +29,7 @@ func (p *httpProxyProcessor) run() {
 	var roots []*contourv1.HTTPProxy
 	for _, proxy := range p.cache.httpproxies {
 		key := namespacedName(proxy)
-		p.status[key] = &proxyStatus{generation: proxy.Generation}
+		p.status[statusKey{"HTTPProxy", key}] = &proxyStatus{generation: proxy.Generation}
 		if proxy.Spec.VirtualHost == nil {
 			p.orphaned[key] = true
 			continue
@@ -40,7 +40,7 @@ func (p *httpProxyProcessor) run() {
 		p.root(root)
 	}
 	for key := range p.orphaned {
-		p.status[key].addError("Orphaned", "Orphaned", orphanMessage)
+		p.status.forProxy(key).addError("Orphaned", "Orphaned", orphanMessage)
 	}
 }
 
@@ -73,7 +73,7 @@ func (p *httpProxyProcessor) uniqueFQDNs(roots []*contourv1.HTTPProxy) []*contou
 			names = append(names, namespacedName(s).String())
 		}
 		sort.Strings(names)
-		p.status[namespacedName(r)].addError("VirtualHostError", "DuplicateVhost",
+		p.status.forProxy(namespacedName(r)).addError("VirtualHostError", "DuplicateVhost",
 			"fqdn %q is used in multiple HTTPProxies: %s", fqdn, strings.Join(names, ", "))
 	}
 	return unique
@@ -81,7 +81,7 @@ func (p *httpProxyProcessor) uniqueFQDNs(roots []*contourv1.HTTPProxy) []*contou
 
 // root programs one root HTTPProxy's virtual host(s).
 func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
-	st := p.status[namespacedName(proxy)]
+	st := p.status.forProxy(namespacedName(proxy))
 	vh := proxy.Spec.VirtualHost
 	host := vh.Fqdn
 	switch {
@@ -355,7 +355,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		// without one has nothing to forward to.
 		return fail("TCPProxyError", "NothingDefined", "either services or inclusion must be specified")
 	}
-	return p.tcpProxy(p.status[key], child, visited)
+	return p.tcpProxy(p.status.forProxy(key), child, visited)
 }
 
 // reportUnsupportedVirtualHostFields tells the user which virtual-host
@@ -445,7 +445,7 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 			routes = append(routes, badGatewayRoute(proxy, inc.Conditions)...)
 			continue
 		}
-		childStatus := p.status[namespacedName(child)]
+		childStatus := p.status.forProxy(namespacedName(child))
 		routes = append(routes, p.routes(childStatus, root, child, append(slices.Clone(conds), inc.Conditions...), visited, enforceTLS)...)
 		delete(p.orphaned, namespacedName(child))
 	}

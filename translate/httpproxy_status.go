@@ -82,21 +82,55 @@ func (s *proxyStatus) toStatus() HTTPProxyStatus {
 	return out
 }
 
-// proxyStatuses holds the status of every HTTPProxy in one translation.
-type proxyStatuses map[types.NamespacedName]*proxyStatus
+// ExtensionServiceStatus is the JSON form of an ExtensionService's status.
+type ExtensionServiceStatus struct {
+	Conditions []DetailedCondition `json:"conditions"`
+}
 
-func (ps proxyStatuses) objectStatuses(c *cache) []ObjectStatus {
-	keys := make([]types.NamespacedName, 0, len(ps))
-	for k := range ps {
+func (s *proxyStatus) toExtensionServiceStatus() ExtensionServiceStatus {
+	cond := DetailedCondition{Type: "Valid", Status: "True", Reason: "Valid", Message: "Valid ExtensionService", ObservedGeneration: s.generation, Errors: s.errors, Warnings: s.warnings}
+	if !s.valid() {
+		cond.Status, cond.Reason, cond.Message = "False", "ErrorPresent", "At least one error present, see Errors for details"
+	}
+	return ExtensionServiceStatus{Conditions: []DetailedCondition{cond}}
+}
+
+// statusKey identifies an object that gets status.
+type statusKey struct {
+	kind string
+	name types.NamespacedName
+}
+
+// statuses holds the status of every HTTPProxy and ExtensionService in one
+// translation.
+type statuses map[statusKey]*proxyStatus
+
+func (ss statuses) forProxy(name types.NamespacedName) *proxyStatus {
+	return ss[statusKey{"HTTPProxy", name}]
+}
+
+// objectStatuses lists the statuses ordered by kind, namespace and name.
+func (ss statuses) objectStatuses(c *cache) []ObjectStatus {
+	keys := make([]statusKey, 0, len(ss))
+	for k := range ss {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].kind != keys[j].kind {
+			return keys[i].kind < keys[j].kind
+		}
+		return keys[i].name.String() < keys[j].name.String()
+	})
 	out := make([]ObjectStatus, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, ObjectStatus{
-			APIVersion: "projectcontour.io/v1", Kind: "HTTPProxy", Namespace: k.Namespace, Name: k.Name,
-			Status: ps[k].toStatus(), Source: c.source("HTTPProxy", k),
-		})
+		o := ObjectStatus{Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name, Source: c.source(k.kind, k.name)}
+		switch k.kind {
+		case "HTTPProxy":
+			o.APIVersion, o.Status = "projectcontour.io/v1", ss[k].toStatus()
+		case "ExtensionService":
+			o.APIVersion, o.Status = "projectcontour.io/v1alpha1", ss[k].toExtensionServiceStatus()
+		}
+		out = append(out, o)
 	}
 	return out
 }

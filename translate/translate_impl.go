@@ -52,6 +52,11 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 			r.Endpoints = append(r.Endpoints, loadAssignment(svc, c.slices[namespacedName(svcObject{svc})]))
 		}
 	}
+	// Every valid extension is published, used or not.
+	for _, e := range d.sortedExtensions() {
+		r.Clusters = append(r.Clusters, extensionCluster(e))
+		r.Endpoints = append(r.Endpoints, extensionLoadAssignment(e, c))
+	}
 	sortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
 	sortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
 	return r
@@ -63,9 +68,12 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	defaultListeners(d)
 	res := &Result{}
 	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
-	statuses := proxyStatuses{}
-	(&httpProxyProcessor{dag: d, cache: c, status: statuses, rootNamespaces: opts.RootNamespaces, notices: &res.Notices}).run()
-	res.Status = statuses.objectStatuses(c)
+	status := statuses{}
+	extensions := &extensionProcessor{cache: c, status: status}
+	extensions.run()
+	d.extensions = extensions.clusters
+	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces, notices: &res.Notices}).run()
+	res.Status = status.objectStatuses(c)
 	res.Resources = buildResources(d, c, opts, &res.Notices)
 	sort.SliceStable(res.Notices, func(i, j int) bool { return res.Notices[i].String() < res.Notices[j].String() })
 	return res, nil

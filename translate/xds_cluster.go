@@ -2,6 +2,7 @@ package translate
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -119,6 +120,18 @@ func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
 		}
 	}
 	return out
+}
+
+// explicitHTTP1Options pins the upstream to HTTP/1.1 even without an idle
+// timeout, as Contour does for http/1.1 extensions.
+func explicitHTTP1Options(idle Timeout) map[string]*anypb.Any {
+	opts := &httpv3.HttpProtocolOptions{UpstreamProtocolOptions: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_{
+		ExplicitHttpConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig{ProtocolConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{}},
+	}}
+	if idle.Set {
+		opts.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: envoyTimeout(idle)}
+	}
+	return map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": mustAny(opts)}
 }
 
 // httpProtocolOptions pins the upstream HTTP version when it is HTTP/2 or
@@ -283,4 +296,30 @@ func socketAddress(address string, port uint32) *corev3.Address {
 		Address:       address,
 		PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: port},
 	}}}
+}
+
+// extensionCluster builds an ExtensionService's cluster: EDS with
+// HTTP/2 (over TLS for h2) unless it speaks HTTP/1.1.
+func extensionCluster(e *ExtensionCluster) *clusterv3.Cluster {
+	name := e.clusterName()
+	out := &clusterv3.Cluster{
+		Name:                 name,
+		AltStatName:          strings.ReplaceAll(name, "/", "_"),
+		ConnectTimeout:       durationpb.New(2 * time.Second),
+		CommonLbConfig:       &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
+		LbPolicy:             lbPolicy(e.LoadBalancerPolicy),
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: xdsConfigSource(), ServiceName: name},
+		CircuitBreakers:      circuitBreakerThresholds(e.CircuitBreakers),
+	}
+	switch e.Protocol {
+	case "h2":
+		out.TransportSocket = upstreamTLSTransportSocket(e.SNI, e.Validation, "h2")
+		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)
+	case "h2c":
+		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)
+	case "http/1.1":
+		out.TypedExtensionProtocolOptions = explicitHTTP1Options(e.IdleConnection)
+	}
+	return out
 }

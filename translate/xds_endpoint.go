@@ -95,3 +95,31 @@ func (o svcObject) GetName() string      { return o.s.Name }
 func dnsTarget(svc *Service, domain string) string {
 	return svc.Name + "." + svc.Namespace + ".svc." + domain + ":" + strconv.Itoa(int(svc.Port.Port))
 }
+
+// extensionLoadAssignment has one locality per target Service of an
+// extension, weighted by the target's weight (all 1 when none is set; a
+// zero weight among others is left unset).
+func extensionLoadAssignment(e *ExtensionCluster, c *cache) *endpointv3.ClusterLoadAssignment {
+	cla := &endpointv3.ClusterLoadAssignment{ClusterName: e.clusterName()}
+	var total uint32
+	for _, t := range e.Targets {
+		total += t.Weight
+	}
+	for _, t := range e.Targets {
+		endpoints := loadAssignment(t.Service, c.slices[namespacedName(svcObject{t.Service})]).Endpoints
+		if len(endpoints) == 0 {
+			continue
+		}
+		weight := t.Weight
+		if total == 0 {
+			weight = 1
+		}
+		locality := endpoints[0]
+		locality.LoadBalancingWeight = nil
+		if weight > 0 {
+			locality.LoadBalancingWeight = wrapperspb.UInt32(weight)
+		}
+		cla.Endpoints = append(cla.Endpoints, locality)
+	}
+	return cla
+}

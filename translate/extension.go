@@ -1,0 +1,138 @@
+package translate
+
+import (
+	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// The ExtensionService processor: each valid ExtensionService becomes an
+// Envoy cluster "extension/<ns>/<name>" whose endpoints are the Services it
+// lists, one weighted locality each. An ExtensionService with any error
+// produces no cluster.
+
+// ExtensionCluster is an ExtensionService's cluster.
+type ExtensionCluster struct {
+	Namespace, Name    string
+	Protocol           string // h2 (TLS), h2c or http/1.1
+	SNI                string
+	LoadBalancerPolicy string
+	Validation         *UpstreamValidation
+	IdleConnection     Timeout
+	// ResponseTimeout is what the filters calling the extension use.
+	ResponseTimeout Timeout
+	CircuitBreakers CircuitBreakers
+	Targets         []ExtensionTarget
+}
+
+// ExtensionTarget is one Service port behind an extension.
+type ExtensionTarget struct {
+	Service *Service
+	Weight  uint32
+}
+
+// clusterName is "extension/<ns>/<name>", also its EDS name.
+func (e *ExtensionCluster) clusterName() string {
+	return "extension/" + e.Namespace + "/" + e.Name
+}
+
+type extensionProcessor struct {
+	cache  *cache
+	status statuses
+	// clusters are the valid extensions, by namespace/name.
+	clusters map[types.NamespacedName]*ExtensionCluster
+}
+
+func (p *extensionProcessor) run() {
+	p.clusters = map[types.NamespacedName]*ExtensionCluster{}
+	for _, ext := range p.cache.extensions {
+		key := namespacedName(ext)
+		st := &proxyStatus{generation: ext.Generation}
+		p.status[statusKey{"ExtensionService", key}] = st
+		if c := p.build(ext, st); c != nil && st.valid() {
+			p.clusters[key] = c
+		}
+	}
+}
+
+func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *proxyStatus) *ExtensionCluster {
+	out := &ExtensionCluster{Namespace: ext.Namespace, Name: ext.Name, Protocol: "h2"}
+	if tp := ext.Spec.TimeoutPolicy; tp != nil {
+		response, errResp := parseTimeout(tp.Response)
+		_, errIdle := parseTimeout(tp.Idle)
+		idleConn, errConn := parseTimeout(tp.IdleConnection)
+		switch {
+		case errResp != nil:
+			st.addError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing response timeout: %s", errResp)
+		case errIdle != nil:
+			st.addError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing idle timeout: %s", errIdle)
+		case errConn != nil:
+			st.addError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing idle connection timeout: %s", errConn)
+		default:
+			out.ResponseTimeout, out.IdleConnection = response, idleConn
+		}
+	}
+	if cb := ext.Spec.CircuitBreakerPolicy; cb != nil {
+		out.CircuitBreakers = CircuitBreakers{
+			MaxConnections: cb.MaxConnections, MaxPendingRequests: cb.MaxPendingRequests, MaxRequests: cb.MaxRequests,
+			MaxRetries: cb.MaxRetries, PerHostMaxConnections: cb.PerHostMaxConnections,
+		}
+	}
+	if lb := ext.Spec.LoadBalancerPolicy; lb != nil {
+		switch lb.Strategy {
+		case "WeightedLeastRequest", "Random":
+			out.LoadBalancerPolicy = lb.Strategy
+		case "Cookie", "RequestHash":
+			st.addWarning("SpecError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for ExtensionClusters", ".Spec.LoadBalancerPolicy", lb.Strategy)
+		}
+	}
+	if tp := ext.Spec.TimeoutPolicy; tp != nil && tp.Idle != "" {
+		st.addWarning("SpecError", "IgnoredField", "ignoring field %q; idle timeouts are not supported for ExtensionClusters", ".Spec.TimeoutPolicy.Idle")
+	}
+	if ext.Spec.Protocol != nil && *ext.Spec.Protocol != "" {
+		out.Protocol = *ext.Spec.Protocol
+	}
+	if uv := ext.Spec.UpstreamValidation; uv != nil {
+		v, err := p.cache.upstreamValidation(uv, ext.Namespace)
+		if e, denied := err.(errDelegationNotPermitted); denied {
+			st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.secret.String())
+			return nil
+		} else if err != nil {
+			st.addError("SpecError", "TLSUpstreamValidation", "TLS upstream validation policy error: %s", err)
+			return nil
+		}
+		// The name to validate is also the SNI sent.
+		out.Validation, out.SNI = v, v.SubjectNames[0]
+		if out.Protocol != "h2" {
+			st.addError("SpecError", "InconsistentProtocol", "upstream TLS validation not supported for %q protocol", out.Protocol)
+		}
+	}
+	for _, target := range ext.Spec.Services {
+		// Only Services in the extension's own namespace can be targets.
+		name := types.NamespacedName{Namespace: ext.Namespace, Name: target.Name}
+		svc, port, err := p.cache.lookupService(name, intstr.FromInt(target.Port))
+		if err != nil {
+			st.addError("ServiceError", "ServiceUnresolvedReference", "unresolved service %q: %s", name, err)
+			continue
+		}
+		if svc.Spec.ExternalName != "" {
+			st.addError("ServiceError", "UnsupportedServiceType", "Service %q is of unsupported type %q.", name, corev1.ServiceTypeExternalName)
+			continue
+		}
+		out.Targets = append(out.Targets, ExtensionTarget{
+			Service: &Service{Namespace: svc.Namespace, Name: svc.Name, Port: port, HealthPort: port},
+			Weight:  target.Weight,
+		})
+	}
+	return out
+}
+
+// extensionTimeout is the gRPC timeout filters calling an extension use
+// when they set none: the extension's response timeout.
+func extensionTimeout(e *ExtensionCluster, own Timeout) Timeout {
+	if own.Set {
+		return own
+	}
+	return e.ResponseTimeout
+}
