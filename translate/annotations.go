@@ -29,6 +29,11 @@ func parseTimeout(s string) (Timeout, error) {
 	if err != nil {
 		return Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
 	}
+	if d < 0 {
+		// Envoy rejects negative durations, which would take down the
+		// whole route configuration.
+		return Timeout{}, fmt.Errorf("timeout %q is negative", s)
+	}
 	if d == 0 {
 		return Timeout{}, nil
 	}

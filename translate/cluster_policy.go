@@ -133,7 +133,7 @@ func validCASecret(s *corev1.Secret) error {
 	n := 0
 	if err := pemBlocks(data, func(b *pemBlock) error {
 		if b.Type != "CERTIFICATE" {
-			return fmt.Errorf("unexpected block type '%s'", b.Type)
+			return unexpectedBlock(b.Type)
 		}
 		n++
 		return nil

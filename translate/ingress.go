@@ -46,7 +46,7 @@ func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args
 // entry whose secret is valid and usable from the Ingress's namespace.
 func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 	https := p.dag.listener("https")
-	if https == nil {
+	if https == nil || len(ing.Spec.TLS) == 0 {
 		return
 	}
 	minVersion := tlsVersionAnnotation(contourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
@@ -61,7 +61,7 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 		name := secretReference(tls.SecretName, contourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
 		secret, err := p.cache.lookupTLSSecret(name, ing.Namespace)
 		if err != nil {
-			p.notice(ing, "TLS for %s left out: %v", strings.Join(tls.Hosts, ","), err)
+			p.notice(ing, "TLS for %s left out: secret %s: %v", strings.Join(tls.Hosts, ","), name, err)
 			continue
 		}
 		for _, host := range tls.Hosts {
@@ -76,13 +76,18 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 // secretReference resolves an Ingress TLS secretName: "ns/name" or a name in
 // the tls-cert-namespace annotation's namespace or the Ingress's own.
 func secretReference(secretName, annotationNamespace, ownNamespace string) types.NamespacedName {
-	if ns, name, ok := strings.Cut(secretName, "/"); ok && ns != "" && name != "" {
-		return types.NamespacedName{Namespace: ns, Name: name}
+	ns, name, ok := strings.Cut(secretName, "/")
+	if !ok {
+		ns, name = "", secretName
 	}
-	if annotationNamespace != "" {
-		return types.NamespacedName{Namespace: annotationNamespace, Name: secretName}
+	switch {
+	case ns != "":
+	case annotationNamespace != "":
+		ns = annotationNamespace
+	default:
+		ns = ownNamespace
 	}
-	return types.NamespacedName{Namespace: ownNamespace, Name: secretName}
+	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
 // ingressRules returns spec.rules with the default backend prepended as a

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,6 +51,17 @@ func hasPEMHeader(data []byte) bool {
 	return end != -1 && !bytes.Contains(data[start:start+10+end], []byte("\n"))
 }
 
+// pemLabel matches a plausible PEM block type; anything else is not quoted
+// back in messages, since it may be key material pasted into a BEGIN line.
+var pemLabel = regexp.MustCompile(`^[A-Z0-9 ]{1,40}$`)
+
+func unexpectedBlock(blockType string) error {
+	if pemLabel.MatchString(blockType) {
+		return fmt.Errorf("unexpected block type '%s'", blockType)
+	}
+	return errors.New("unexpected block type")
+}
+
 // pemBlocks calls visit for each PEM block in data.
 type pemBlock = pem.Block
 
@@ -71,7 +83,7 @@ func validateServingBundle(data []byte) error {
 	n := 0
 	err := pemBlocks(data, func(b *pem.Block) error {
 		if b.Type != "CERTIFICATE" {
-			return fmt.Errorf("unexpected block type '%s'", b.Type)
+			return unexpectedBlock(b.Type)
 		}
 		cert, err := x509.ParseCertificate(b.Bytes)
 		if err != nil {
@@ -103,7 +115,7 @@ func validatePrivateKey(data []byte) error {
 		case "EC PARAMETERS":
 			return nil
 		default:
-			return fmt.Errorf("unexpected block type '%s'", b.Type)
+			return unexpectedBlock(b.Type)
 		}
 		if err != nil {
 			// The parser's message can describe the key's bytes; keep it generic.
