@@ -55,6 +55,8 @@ type SecureVirtualHost struct {
 	MaxTLSVersion string
 	// ClientValidation verifies client certificates.
 	ClientValidation *ClientValidation
+	// Authorization, when set, checks every request with ext_authz.
+	Authorization *ExternalAuthorization
 	// TCPProxy, when set, proxies the TLS connection's bytes instead of
 	// serving HTTP.
 	TCPProxy *TCPProxy
@@ -109,6 +111,10 @@ type Route struct {
 	// global rate limits.
 	IgnoreVirtualHostRateLimits bool
 	IPFilter                    *IPFilter
+	// AuthDisabled and AuthContext override the virtual host's external
+	// authorization for this route.
+	AuthDisabled bool
+	AuthContext  map[string]string
 	// Priority orders otherwise equal routes (Gateway API rule index).
 	Priority int
 

@@ -230,6 +230,11 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 		}
 		svh.ClientValidation = v
 	}
+	auth, ok := p.externalAuthorization(st, proxy)
+	if !ok {
+		return nil, false
+	}
+	svh.Authorization = auth
 	return svh, true
 }
 
@@ -365,7 +370,6 @@ func (p *httpProxyProcessor) reportUnsupportedVirtualHostFields(proxy *contourv1
 	for field, set := range map[string]bool{
 		"spec.virtualhost.corsPolicy":                 vh.CORSPolicy != nil,
 		"spec.virtualhost.rateLimitPolicy":            vh.RateLimitPolicy != nil,
-		"spec.virtualhost.authorization":              vh.Authorization != nil,
 		"spec.virtualhost.jwtProviders":               len(vh.JWTProviders) > 0,
 		"spec.virtualhost.ipAllowPolicy/ipDenyPolicy": len(vh.IPAllowFilterPolicy)+len(vh.IPDenyFilterPolicy) > 0,
 	} {
@@ -554,6 +558,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		IgnoreVirtualHostRateLimits: route.RateLimitPolicy != nil && route.RateLimitPolicy.Global != nil && route.RateLimitPolicy.Global.Disabled,
 		Kind:                        "HTTPProxy", Namespace: proxy.Namespace, Name: proxy.Name,
 	}
+	routeAuthorization(r, root, route)
 	if d := route.DirectResponsePolicy; d != nil {
 		r.DirectResponse = &DirectResponse{StatusCode: uint32(d.StatusCode), Body: d.Body}
 	}

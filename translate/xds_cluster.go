@@ -251,20 +251,29 @@ var defaultCipherSuites = []string{
 	"ECDHE-RSA-AES256-GCM-SHA384",
 }
 
-// upstreamTLSTransportSocket speaks TLS 1.2-1.3 to the upstream with the
-// given SNI and ALPN protocols, verifying its certificate when validation
-// is set.
+// upstreamTLSTransportSocket speaks TLS 1.2-1.3 with Contour's ciphers to
+// the upstream, with the given SNI and ALPN protocols, verifying its
+// certificate when validation is set.
 func upstreamTLSTransportSocket(sni string, validation *UpstreamValidation, alpn ...string) *corev3.TransportSocket {
+	ctx := upstreamTLSContext(sni, validation, alpn...)
+	ctx.CommonTlsContext.TlsParams = &tlsv3.TlsParameters{
+		TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_2,
+		TlsMaximumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
+		CipherSuites:              defaultCipherSuites,
+	}
+	return upstreamTransportSocket(ctx)
+}
+
+// upstreamTLSWithoutParams leaves TLS versions and ciphers to Envoy, as
+// Contour's extension clusters do.
+func upstreamTLSWithoutParams(sni string, validation *UpstreamValidation, alpn ...string) *corev3.TransportSocket {
+	return upstreamTransportSocket(upstreamTLSContext(sni, validation, alpn...))
+}
+
+func upstreamTLSContext(sni string, validation *UpstreamValidation, alpn ...string) *tlsv3.UpstreamTlsContext {
 	ctx := &tlsv3.UpstreamTlsContext{
-		CommonTlsContext: &tlsv3.CommonTlsContext{
-			TlsParams: &tlsv3.TlsParameters{
-				TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_2,
-				TlsMaximumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
-				CipherSuites:              defaultCipherSuites,
-			},
-			AlpnProtocols: alpn,
-		},
-		Sni: sni,
+		CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: alpn},
+		Sni:              sni,
 	}
 	if v := validation; v != nil && len(v.CACert) > 0 && len(v.SubjectNames) > 0 {
 		vc := &tlsv3.CertificateValidationContext{
@@ -278,6 +287,10 @@ func upstreamTLSTransportSocket(sni string, validation *UpstreamValidation, alpn
 		}
 		ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: vc}
 	}
+	return ctx
+}
+
+func upstreamTransportSocket(ctx *tlsv3.UpstreamTlsContext) *corev3.TransportSocket {
 	return &corev3.TransportSocket{
 		Name:       "envoy.transport_sockets.tls",
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(ctx)},
@@ -314,7 +327,7 @@ func extensionCluster(e *ExtensionCluster) *clusterv3.Cluster {
 	}
 	switch e.Protocol {
 	case "h2":
-		out.TransportSocket = upstreamTLSTransportSocket(e.SNI, e.Validation, "h2")
+		out.TransportSocket = upstreamTLSWithoutParams(e.SNI, e.Validation, "h2")
 		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)
 	case "h2c":
 		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)

@@ -47,6 +47,9 @@ func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
 			if cv := svh.ClientValidation; cv != nil {
 				opts.forwardClientCert = cv.Forward
 			}
+			if svh.Authorization != nil {
+				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
+			}
 			filter = httpConnectionManagerWith(l.Name, secureRouteConfigName(svh), opts)
 			alpn = []string{"h2", "http/1.1"}
 		}

@@ -95,6 +95,9 @@ func envoyRoute(r *Route, vhostName string, secure bool) *routev3.Route {
 		})}
 	case r.DirectResponse != nil:
 		route.Action = directResponse(r.DirectResponse)
+		if a := routeAuthzConfig(r); a != nil {
+			route.TypedPerFilterConfig = map[string]*anypb.Any{"envoy.filters.http.ext_authz": a}
+		}
 	case r.Redirect != nil:
 		// Header policies do not apply to redirects, as in Contour.
 		route.Action = redirectAction(r.Redirect)

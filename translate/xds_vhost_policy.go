@@ -33,6 +33,9 @@ func routeFilterConfig(r *Route, vhostName string) map[string]*anypb.Any {
 	if r.IPFilter != nil && len(r.IPFilter.Rules) > 0 {
 		tpfc["envoy.filters.http.rbac"] = ipFilterConfig(r.IPFilter)
 	}
+	if a := routeAuthzConfig(r); a != nil {
+		tpfc["envoy.filters.http.ext_authz"] = a
+	}
 	if len(tpfc) == 0 {
 		return nil
 	}
