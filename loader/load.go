@@ -9,6 +9,33 @@ import (
 type Options struct {
 	// Stdin is read when a path is "-".
 	Stdin io.Reader
+	// MaxFileSize bounds each input file in bytes (DefaultMaxFileSize when
+	// zero).
+	MaxFileSize int64
+	// MaxAliasNodes bounds the nodes YAML aliases may add to one document
+	// (DefaultMaxAliasNodes when zero).
+	MaxAliasNodes int64
+	// MaxDepth bounds the nesting of one document (DefaultMaxDepth when
+	// zero).
+	MaxDepth int
+}
+
+func (o Options) maxFileSize() int64 {
+	if o.MaxFileSize > 0 {
+		return o.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
+
+func (o Options) limits() limits {
+	l := limits{aliasNodes: o.MaxAliasNodes, depth: o.MaxDepth}
+	if l.aliasNodes <= 0 {
+		l.aliasNodes = DefaultMaxAliasNodes
+	}
+	if l.depth <= 0 {
+		l.depth = DefaultMaxDepth
+	}
+	return l
 }
 
 // Load reads every path (file, directory walked recursively for .yaml, .yml
@@ -16,5 +43,117 @@ type Options struct {
 // deterministic order. On any problem it returns every *Error it found
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
-	return nil, errors.New("loader: not implemented yet")
+	files, errs := expandPaths(paths)
+	res := &Result{Skipped: map[string]int{}}
+	parts := make([]partResult, len(files))
+	forEachParallel(len(files), func(i int) {
+		parts[i].skipped = map[string]int{}
+		parts[i].objs, parts[i].errs = loadFile(files[i], opts, parts[i].skipped)
+	})
+	objs, fileErrs := mergeParts(parts, res.Skipped)
+	errs = append(errs, fileErrs...)
+	errs = append(errs, findDuplicates(objs)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	objs = mirrorEndpoints(objs)
+	sortObjects(objs)
+	res.Objects = objs
+	return res, nil
+}
+
+// loadFile reads, parses and decodes one input.
+func loadFile(path string, opts Options, skipped map[string]int) ([]Object, []error) {
+	name, data, err := readInput(path, opts)
+	if err != nil {
+		return nil, []error{err}
+	}
+	data, err = normalizeText(name, data)
+	if err != nil {
+		return nil, []error{err}
+	}
+	if startsLikeJSON(data) {
+		docs, err := parseJSON(name, data, opts.limits())
+		switch {
+		case err == nil:
+			return loadDocuments(name, docs, skipped)
+		case isJSONName(name):
+			return nil, []error{err}
+		}
+		// Not JSON after all: YAML flow style ({kind: Service, ...}).
+	}
+	return loadYAML(name, data, opts.limits(), skipped)
+}
+
+// partResult is what one file, or one document of a YAML stream, gave.
+// Files and documents are loaded in parallel; results are merged in input
+// order so that errors come out in a stable order.
+type partResult struct {
+	objs    []Object
+	errs    []error
+	skipped map[string]int
+}
+
+// mergeParts concatenates results in order, adding up skipped counts.
+func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) {
+	var objs []Object
+	var errs []error
+	for _, p := range parts {
+		objs = append(objs, p.objs...)
+		errs = append(errs, p.errs...)
+		for k, n := range p.skipped {
+			skipped[k] += n
+		}
+	}
+	return objs, errs
+}
+
+// loadYAML parses and decodes the documents of a YAML stream in parallel.
+func loadYAML(name string, data []byte, lim limits, skipped map[string]int) ([]Object, []error) {
+	chunks := splitYAMLStream(data)
+	parts := make([]partResult, len(chunks))
+	forEachParallel(len(chunks), func(i int) {
+		p := &parts[i]
+		p.skipped = map[string]int{}
+		docs, err := parseYAMLChunk(name, chunks[i], lim)
+		if err != nil {
+			p.errs = []error{err}
+			return
+		}
+		p.objs, p.errs = loadDocuments(name, docs, p.skipped)
+	})
+	return mergeParts(parts, skipped)
+}
+
+// loadDocuments finds and decodes the objects of parsed documents.
+func loadDocuments(name string, docs []document, skipped map[string]int) ([]Object, []error) {
+	var objs []Object
+	var errs []error
+	for _, doc := range docs {
+		raws, e := splitDocument(name, doc)
+		errs = append(errs, e...)
+		for _, raw := range raws {
+			o, e := loadObject(raw, skipped)
+			objs = append(objs, o...)
+			errs = append(errs, e...)
+		}
+	}
+	return objs, errs
+}
+
+// loadObject decodes, skips or rejects one raw object.
+func loadObject(raw rawObject, skipped map[string]int) ([]Object, []error) {
+	what, spec, msg := classify(raw)
+	switch what {
+	case skip:
+		skipped[raw.apiVersion+"/"+raw.kind]++
+		return nil, nil
+	case reject:
+		return nil, []error{&Error{Source: raw.source.at(lineOf(raw.node, "apiVersion")), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
+	}
+	obj, errs := decodeObject(raw, spec)
+	if errs != nil {
+		return nil, errs
+	}
+	return []Object{obj}, nil
 }

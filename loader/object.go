@@ -2,9 +2,19 @@
 // dumps into typed Kubernetes objects, each remembering where it came from.
 //
 // It does what the API server would have done before Contour saw an object:
-// strict decoding, defaulting (namespace, generation, CRD defaults), reading
-// every served apiVersion of a kind into one internal version, and mirroring
-// core/v1 Endpoints into EndpointSlices.
+// strict decoding, defaulting (namespace, generation, CRD defaults), the
+// schema validation Contour relies on, reading every served apiVersion of a
+// kind into one internal version, and mirroring core/v1 Endpoints into
+// EndpointSlices.
+//
+// The pipeline, one file per step: walk.go (paths to files), text.go (bytes,
+// BOM, line ends), yaml.go and json.go (text to yaml.Node documents, with
+// bounds.go refusing alias bombs and deep nesting), split.go (documents and
+// Lists to objects), classify.go and kinds.go (what each kind is), decode.go
+// with fields.go, scalar.go and rules.go (strict typed decoding with schema
+// defaults, defaults_*.go, and validation, validate_contour.go), meta.go
+// (metadata), endpoints.go (Endpoints mirroring), order.go (duplicates and
+// output order).
 package loader
 
 import (
@@ -16,8 +26,8 @@ import (
 // Source says where an object was read from.
 type Source struct {
 	File string // path as given (or "<stdin>")
-	Line int    // 1-based line of the document's first key ("kind"/"apiVersion" mapping start)
-	Doc  int    // 0-based index of the YAML document in the file
+	Line int    // 1-based line where the object's mapping starts: its first key in YAML, its "{" in JSON (for List items, the item's)
+	Doc  int    // 0-based index of the YAML document (or JSON value) in the file; a List's items share the List's
 }
 
 func (s Source) String() string {
@@ -25,6 +35,14 @@ func (s Source) String() string {
 		return fmt.Sprintf("%s:%d", s.File, s.Line)
 	}
 	return s.File
+}
+
+// at is s moved to another line of the same document.
+func (s Source) at(line int) Source {
+	if line > 0 {
+		s.Line = line
+	}
+	return s
 }
 
 // Object is one decoded object and its source.
@@ -36,6 +54,11 @@ type Object struct {
 	Kind   string
 	Source Source
 	Obj    metav1.Object
+	// APIVersion is the apiVersion as written in the input (e.g.
+	// gateway.networking.k8s.io/v1beta1), before conversion to the internal
+	// version that Obj's TypeMeta carries. Empty for objects the loader made
+	// itself (EndpointSlices mirrored from Endpoints).
+	APIVersion string
 }
 
 // Result is what Load read.

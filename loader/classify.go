@@ -1,0 +1,48 @@
+package loader
+
+import (
+	"fmt"
+	"strings"
+)
+
+// disposition is what the loader does with a raw object.
+type disposition int
+
+const (
+	consume disposition = iota // decode it into its kind's Go type
+	skip                       // not something Contour reads: count it
+	reject                     // a removed API or unserved version: error
+)
+
+// classify decides, from apiVersion and kind alone, what to do with an
+// object. Kinds are matched by group and kind, so a Gateway of another
+// group (istio's, say) is skipped, not mistaken for a Gateway API one.
+func classify(raw rawObject) (disposition, *kindSpec, string) {
+	group, version := splitAPIVersion(raw.apiVersion)
+	if msg, ok := removedKinds[groupKind{group, raw.kind}]; ok {
+		return reject, nil, msg
+	}
+	if msg, ok := removedKinds[groupKind{group, "*"}]; ok {
+		return reject, nil, msg
+	}
+	spec := kindsByGroupKind[groupKind{group, raw.kind}]
+	if spec == nil {
+		return skip, nil, ""
+	}
+	if !spec.serves(version) {
+		return reject, spec, unservedMessage(raw, spec)
+	}
+	return consume, spec, ""
+}
+
+func unservedMessage(raw rawObject, spec *kindSpec) string {
+	served := make([]string, len(spec.Served))
+	for i, v := range spec.Served {
+		served[i] = joinAPIVersion(spec.Group, v)
+	}
+	msg := fmt.Sprintf("apiVersion %q is not a version of %s", raw.apiVersion, spec.Kind)
+	if hint := versionHints[raw.apiVersion+"/"+raw.kind]; hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return msg + "; use " + strings.Join(served, " or ")
+}

@@ -1,0 +1,352 @@
+package loader
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxErrorsPerObject stops one hopeless object (written for a different
+// schema, say) from burying the errors of every other object.
+const maxErrorsPerObject = 50
+
+// fieldError is one problem found while decoding an object.
+type fieldError struct {
+	line int
+	msg  string
+}
+
+// decoder decodes yaml.Node trees into typed API structs the way the API
+// server's strict decoding does: unknown and duplicate fields are errors,
+// as are values of the wrong JSON type (a number where a string belongs);
+// schema defaults are filled in and schema validation is run (see
+// rules.go). Working on nodes rather than on a generic map means every
+// error knows its line.
+type decoder struct {
+	errs []fieldError
+	path []string // field path of the value being decoded, for messages
+}
+
+// decodeInto decodes the mapping n into the struct pointed to by out.
+func decodeInto(n *yaml.Node, out any) []fieldError {
+	d := &decoder{}
+	d.decode(n, reflect.ValueOf(out).Elem())
+	return d.errs
+}
+
+func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
+	n = resolveAlias(n)
+	if isNull(n) {
+		// JSON null leaves a field at its zero value, and the API server
+		// drops nulls before defaulting; either way: nothing to do.
+		return
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		d.decode(n, v.Elem())
+		return
+	}
+	plan := planFor(v.Type())
+	switch {
+	case plan.viaJSON:
+		d.decodeViaJSON(n, v)
+	case v.Kind() == reflect.Struct:
+		d.decodeStruct(n, v, plan.fields)
+	case v.Kind() == reflect.Map:
+		d.decodeMap(n, v)
+	case v.Kind() == reflect.Slice:
+		d.decodeSlice(n, v)
+	case v.Kind() == reflect.Interface:
+		d.decodeViaJSON(n, v)
+	default:
+		d.decodeScalar(n, v)
+	}
+	if plan.checks != nil {
+		d.check(n, v, plan.checks)
+	}
+}
+
+// fieldsSeen tracks the fields of one mapping while it is decoded.
+type fieldsSeen struct {
+	seen    []bool          // the key appeared (a second time is a duplicate)
+	given   []bool          // it had a non-null value (else defaults apply)
+	unknown map[string]bool // unknown keys already reported
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, si *structInfo) {
+	if n.Kind != yaml.MappingNode {
+		d.wrongType(n, "an object")
+		return
+	}
+	fs := fieldsSeen{seen: make([]bool, len(si.list)), given: make([]bool, len(si.list))}
+	pairs := mappingPairs(n)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		d.decodeField(resolveAlias(pairs[i]), pairs[i+1], v, si, &fs)
+	}
+	d.fillAbsent(n, v, si, fs.given)
+}
+
+// decodeField decodes one key and value of a mapping into struct v.
+func (d *decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *structInfo, fs *fieldsSeen) {
+	if k.Kind != yaml.ScalarNode {
+		d.errorf(k.Line, "%s: a field name must be a string", d.pathString())
+		return
+	}
+	f := si.byName[k.Value]
+	switch {
+	case f == nil && fs.unknown[k.Value], f != nil && fs.seen[f.ord]:
+		d.fieldErrorf(k.Line, k.Value, "duplicate field %q")
+		return
+	case f == nil:
+		if fs.unknown == nil {
+			fs.unknown = map[string]bool{}
+		}
+		fs.unknown[k.Value] = true
+		d.fieldErrorf(k.Line, k.Value, "unknown field %q")
+		return
+	}
+	fs.seen[f.ord] = true
+	if isNull(resolveAlias(val)) {
+		return // absent, as far as defaults and required fields go
+	}
+	fs.given[f.ord] = true
+	fv := fieldValue(v, f.index)
+	d.path = append(d.path, f.name)
+	d.decode(val, fv)
+	if f.rule != nil && f.rule.checks != nil {
+		d.check(val, fv, f.rule.checks)
+	}
+	d.path = d.path[:len(d.path)-1]
+}
+
+// fillAbsent applies the defaults of the fields a mapping did not give,
+// and reports missing required ones at the mapping's line.
+func (d *decoder) fillAbsent(n *yaml.Node, v reflect.Value, si *structInfo, given []bool) {
+	for _, f := range si.ruled {
+		switch {
+		case given[f.ord]:
+		case f.rule.def != nil:
+			d.path = append(d.path, f.name)
+			d.decode(f.rule.def, fieldValue(v, f.index))
+			d.path = d.path[:len(d.path)-1]
+		case f.rule.required:
+			d.fieldErrorf(n.Line, f.name, "required field %q is missing")
+		}
+	}
+}
+
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
+	if n.Kind != yaml.MappingNode {
+		d.wrongType(n, "an object")
+		return
+	}
+	t := v.Type()
+	if t.Key().Kind() != reflect.String {
+		d.errorf(n.Line, "%s: cannot decode a map keyed by %s", d.pathString(), t.Key())
+		return
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeMapWithSize(t, len(n.Content)/2))
+	}
+	pairs := mappingPairs(n)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k, val := resolveAlias(pairs[i]), pairs[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k.Line, "%s: a key must be a string", d.pathString())
+			continue
+		}
+		// JSON object keys are strings whatever they look like, so a key
+		// written 80: is the string "80".
+		key := reflect.New(t.Key()).Elem()
+		key.SetString(k.Value)
+		if v.MapIndex(key).IsValid() {
+			d.fieldErrorf(k.Line, k.Value, "duplicate key %q")
+			continue
+		}
+		elem := reflect.New(t.Elem()).Elem()
+		d.path = append(d.path, k.Value)
+		d.decode(val, elem)
+		d.path = d.path[:len(d.path)-1]
+		v.SetMapIndex(key, elem)
+	}
+}
+
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value) {
+	if v.Type().Elem().Kind() == reflect.Uint8 {
+		d.decodeBytes(n, v)
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.wrongType(n, "a list")
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		d.path = append(d.path, "["+strconv.Itoa(i)+"]")
+		d.decode(item, s.Index(i))
+		d.path = d.path[:len(d.path)-1]
+	}
+	v.Set(s)
+}
+
+// decodeBytes reads a []byte the way encoding/json does: from a base64
+// string. Secret data that is not valid base64 is refused by the API
+// server, and so here.
+func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		d.wrongType(n, "a base64-encoded string")
+		return
+	}
+	b, err := base64.StdEncoding.DecodeString(n.Value)
+	if err != nil {
+		d.errorf(n.Line, "%s: invalid base64 data: %v", d.pathString(), err)
+		return
+	}
+	v.SetBytes(b)
+}
+
+// decodeViaJSON hands the value to the type's own UnmarshalJSON (Time,
+// IntOrString, Quantity, RawExtension...), through its JSON form.
+func (d *decoder) decodeViaJSON(n *yaml.Node, v reflect.Value) {
+	b, err := nodeToJSON(n)
+	if err == nil {
+		err = json.Unmarshal(b, v.Addr().Interface())
+	}
+	if err != nil {
+		d.errorf(n.Line, "%s: %v", d.pathString(), err)
+	}
+}
+
+// mappingPairs is the key/value list of a mapping with YAML merge keys
+// ("<<: *base") expanded, as kubectl's YAML reader expands them.
+func mappingPairs(n *yaml.Node) []*yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].ShortTag() == "!!merge" {
+			return expandMerges(n)
+		}
+	}
+	return n.Content
+}
+
+// expandMerges lists a mapping's own pairs, then the pairs of the mappings
+// it merges for keys not seen yet: keys written in the mapping win over
+// merged ones, and earlier merged mappings over later ones.
+func expandMerges(n *yaml.Node) []*yaml.Node {
+	var pairs, merged []*yaml.Node
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.ShortTag() == "!!merge" {
+			merged = append(merged, mergeSources(val)...)
+			continue
+		}
+		seen[k.Value] = true
+		pairs = append(pairs, k, val)
+	}
+	for _, src := range merged {
+		content := mappingPairs(src)
+		for i := 0; i+1 < len(content); i += 2 {
+			if k := content[i]; !seen[k.Value] {
+				seen[k.Value] = true
+				pairs = append(pairs, k, content[i+1])
+			}
+		}
+	}
+	return pairs
+}
+
+// mergeSources are the mappings a merge key's value names: one mapping or
+// a list of them.
+func mergeSources(val *yaml.Node) []*yaml.Node {
+	val = resolveAlias(val)
+	items := []*yaml.Node{val}
+	if val.Kind == yaml.SequenceNode {
+		items = val.Content
+	}
+	var out []*yaml.Node
+	for _, m := range items {
+		if m = resolveAlias(m); m.Kind == yaml.MappingNode {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// check runs validation on a decoded value.
+func (d *decoder) check(n *yaml.Node, v reflect.Value, checks []check) {
+	if msg := runChecks(v, checks); msg != "" {
+		sep := ": "
+		if strings.HasPrefix(msg, "[") {
+			sep = ""
+		}
+		d.errorf(n.Line, "%s%s%s", d.pathString(), sep, msg)
+	}
+}
+
+func (d *decoder) wrongType(n *yaml.Node, want string) {
+	hint := ""
+	if want == "a string" && n.Kind == yaml.ScalarNode && n.Style == 0 {
+		hint = fmt.Sprintf(" (write %q to make it a string)", n.Value)
+	}
+	d.errorf(n.Line, "%s: expected %s, got %s%s", d.pathString(), want, describeNode(n), hint)
+}
+
+// fieldErrorf reports a problem with field name of the value being
+// decoded; format has one %q for the field's full path.
+func (d *decoder) fieldErrorf(line int, name, format string) {
+	d.path = append(d.path, name)
+	d.errorf(line, format, d.pathString())
+	d.path = d.path[:len(d.path)-1]
+}
+
+func (d *decoder) errorf(line int, format string, args ...any) {
+	if len(d.errs) == maxErrorsPerObject {
+		d.errs = append(d.errs, fieldError{line: line, msg: "too many errors, giving up on this object"})
+	}
+	if len(d.errs) > maxErrorsPerObject {
+		return
+	}
+	d.errs = append(d.errs, fieldError{line: line, msg: fmt.Sprintf(format, args...)})
+}
+
+// pathString renders the current path as kubectl does: spec.rules[0].name.
+func (d *decoder) pathString() string {
+	var b strings.Builder
+	for _, p := range d.path {
+		if b.Len() > 0 && !strings.HasPrefix(p, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// describeNode says what a node is, for "expected X, got Y" messages.
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "an object"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return fmt.Sprintf("the string %q", n.Value)
+		case "!!int", "!!float":
+			return "the number " + n.Value
+		case "!!bool":
+			return "the boolean " + n.Value
+		case "!!null":
+			return "null"
+		}
+		return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
+	}
+	return "an alias"
+}

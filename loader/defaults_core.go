@@ -1,0 +1,55 @@
+package loader
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Defaults the API server applies to the built-in kinds Contour reads
+// (k8s.io/kubernetes pkg/apis/core/v1/defaults.go and its discovery and
+// networking counterparts), limited to the fields Contour looks at.
+func init() {
+	defaultField(corev1.ServicePort{}, "protocol", "TCP")
+	defaultField(corev1.EndpointPort{}, "protocol", "TCP")
+	defaultField(discoveryv1.EndpointPort{}, "protocol", "TCP")
+	defaultField(discoveryv1.EndpointPort{}, "name", `""`)
+}
+
+// finishService applies the Service defaults that depend on other fields.
+func finishService(obj metav1.Object) {
+	svc := obj.(*corev1.Service)
+	if svc.Spec.Type == "" {
+		svc.Spec.Type = corev1.ServiceTypeClusterIP
+	}
+	if svc.Spec.SessionAffinity == "" {
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	}
+	for i := range svc.Spec.Ports {
+		p := &svc.Spec.Ports[i]
+		// A port without targetPort sends traffic to the same port number.
+		if p.TargetPort.Type == intstr.Int && p.TargetPort.IntVal == 0 {
+			p.TargetPort = intstr.FromInt32(p.Port)
+		}
+	}
+}
+
+// finishSecret does what the API server does with a Secret on create:
+// stringData is a write-only convenience merged into data (winning over
+// data for the same key), and the type defaults to Opaque.
+func finishSecret(obj metav1.Object) {
+	s := obj.(*corev1.Secret)
+	if len(s.StringData) > 0 {
+		if s.Data == nil {
+			s.Data = make(map[string][]byte, len(s.StringData))
+		}
+		for k, v := range s.StringData {
+			s.Data[k] = []byte(v)
+		}
+		s.StringData = nil
+	}
+	if s.Type == "" {
+		s.Type = corev1.SecretTypeOpaque
+	}
+}

@@ -1,0 +1,147 @@
+package loader
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// typePlan is what the decoder needs to know about one Go type, worked out
+// once per type: Kubernetes API structs are decoded thousands of times per
+// run and reflection on struct tags is not free.
+type typePlan struct {
+	viaJSON bool        // the type has its own UnmarshalJSON (Time, IntOrString, Quantity...)
+	fields  *structInfo // for structs
+	checks  []check     // validation attached to the type itself (see checkType)
+}
+
+// structInfo lists the JSON fields of a struct, with the fields of inlined
+// (embedded) structs flattened in, as encoding/json sees them.
+type structInfo struct {
+	byName map[string]*fieldInfo
+	list   []*fieldInfo
+	// ruled are the fields that have a default or are required: the ones
+	// to look at when absent.
+	ruled []*fieldInfo
+}
+
+// fieldInfo is one JSON field of a struct.
+type fieldInfo struct {
+	name  string       // JSON name
+	ord   int          // position in structInfo.list
+	index []int        // reflect index path, through embedded structs
+	owner reflect.Type // the struct that declares the field (markers live there)
+	rule  *fieldRule   // defaults and validation from the CRD schema, may be nil
+}
+
+var (
+	plans           sync.Map // reflect.Type -> *typePlan
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// planFor returns the decoding plan of t.
+func planFor(t reflect.Type) *typePlan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*typePlan)
+	}
+	p := &typePlan{
+		viaJSON: reflect.PointerTo(t).Implements(jsonUnmarshaler),
+		checks:  typeChecks[t],
+	}
+	if t.Kind() == reflect.Struct && !p.viaJSON {
+		p.fields = buildStructInfo(t)
+	}
+	actual, _ := plans.LoadOrStore(t, p)
+	return actual.(*typePlan)
+}
+
+func buildStructInfo(t reflect.Type) *structInfo {
+	si := &structInfo{byName: map[string]*fieldInfo{}}
+	addFields(si, t, nil)
+	for i, f := range si.list {
+		f.ord = i
+		f.rule = fieldRules[fieldKey{f.owner, f.name}]
+		if f.rule != nil && (f.rule.def != nil || f.rule.required) {
+			si.ruled = append(si.ruled, f)
+		}
+	}
+	return si
+}
+
+// addFields adds the JSON fields of t (at reflect index prefix) to si. A
+// struct's own fields are added before those of the structs it embeds, so
+// that, as in encoding/json, the shallower of two same-named fields wins.
+func addFields(si *structInfo, t reflect.Type, prefix []int) {
+	var embedded []reflect.StructField
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, skip := jsonName(f)
+		if skip {
+			continue
+		}
+		if name == "" && f.Anonymous && isStructOrPtrToStruct(f.Type) {
+			embedded = append(embedded, f)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, dup := si.byName[name]; dup {
+			continue
+		}
+		fi := &fieldInfo{name: name, index: appendIndex(prefix, i), owner: t}
+		si.byName[name] = fi
+		si.list = append(si.list, fi)
+	}
+	for _, f := range embedded {
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		addFields(si, ft, appendIndex(prefix, f.Index[0]))
+	}
+}
+
+// jsonName is the field's name in its json tag ("" when the tag gives
+// none) and whether the field is excluded from JSON.
+func jsonName(f reflect.StructField) (string, bool) {
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return "", true
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	return name, false
+}
+
+func isStructOrPtrToStruct(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
+}
+
+func appendIndex(prefix []int, i int) []int {
+	out := make([]int, len(prefix)+1)
+	copy(out, prefix)
+	out[len(prefix)] = i
+	return out
+}
+
+// fieldValue returns the field at index in struct v, allocating embedded
+// struct pointers on the way as encoding/json does.
+func fieldValue(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}

@@ -1,0 +1,62 @@
+package loader
+
+import (
+	"go.yaml.in/yaml/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// decodeObject turns a raw object of a consumed kind into its internal Go
+// type, strictly, with defaults applied and metadata checked.
+func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
+	obj := spec.New()
+	ferrs := decodeInto(withoutStatus(raw.node), obj)
+
+	// The internal version is what downstream code sees, whichever
+	// served version the input used.
+	obj.(runtime.Object).GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{
+		Group: spec.Group, Version: spec.Version, Kind: spec.Kind,
+	})
+
+	ns := obj.GetNamespace()
+	if ns == "" && spec.Namespaced {
+		ns = metav1.NamespaceDefault
+	}
+	errAt := func(line int, msg string) error {
+		return &Error{Source: raw.source.at(line), Kind: spec.Kind, Namespace: ns, Name: obj.GetName(), Msg: msg}
+	}
+	var errs []error
+	for _, fe := range ferrs {
+		errs = append(errs, errAt(fe.line, fe.msg))
+	}
+	for _, p := range validateMeta(obj, spec) {
+		errs = append(errs, errAt(lineOf(raw.node, p.path...), p.msg))
+	}
+	if len(errs) > 0 {
+		return Object{}, errs
+	}
+	defaultMeta(obj, spec)
+	if spec.finish != nil {
+		spec.finish(obj)
+	}
+	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion}, nil
+}
+
+// withoutStatus is the object's mapping without its status. Status is
+// written by controllers, not users; the API server ignores it on create,
+// and `kubectl get` output carries Contour's own status, which should not
+// be able to break decoding.
+func withoutStatus(n *yaml.Node) *yaml.Node {
+	if mapValue(n, "status") == nil {
+		return n
+	}
+	c := *n
+	c.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != "status" {
+			c.Content = append(c.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	return &c
+}

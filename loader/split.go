@@ -1,0 +1,129 @@
+package loader
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxListNesting bounds Lists of Lists; kubectl never nests them at all.
+const maxListNesting = 8
+
+// rawObject is one object found in a document, before decoding.
+type rawObject struct {
+	node       *yaml.Node // the object's mapping
+	source     Source
+	apiVersion string
+	kind       string
+	// name and namespace as written, for messages only.
+	name, namespace string
+}
+
+// splitDocument finds the objects of one document: the document itself,
+// or the items of a List (`kubectl get -o yaml` prints a v1 List; typed
+// lists such as HTTPProxyList look the same).
+func splitDocument(file string, doc document) ([]rawObject, []error) {
+	return splitNode(file, doc.index, doc.root, "", 0)
+}
+
+func splitNode(file string, docIndex int, n *yaml.Node, where string, nesting int) ([]rawObject, []error) {
+	n = resolveAlias(n)
+	src := Source{File: file, Line: n.Line, Doc: docIndex}
+	if n.Kind != yaml.MappingNode {
+		return nil, []error{&Error{Source: src, Msg: where + "expected a Kubernetes object (a mapping with apiVersion and kind), got " + describeNode(n)}}
+	}
+	raw := rawObject{node: n, source: src}
+	raw.apiVersion, raw.kind = stringField(n, "apiVersion"), stringField(n, "kind")
+	if meta := mapValue(n, "metadata"); meta != nil {
+		raw.name, raw.namespace = stringField(meta, "name"), stringField(meta, "namespace")
+	}
+	if err := checkHead(raw, n, where); err != nil {
+		return nil, []error{err}
+	}
+	if isList(raw.kind, n) {
+		if nesting >= maxListNesting {
+			return nil, []error{&Error{Source: src, Kind: raw.kind, Msg: "Lists nested too deeply"}}
+		}
+		return splitList(file, docIndex, raw, nesting)
+	}
+	return []rawObject{raw}, nil
+}
+
+// checkHead makes sure an object says what it is. kubectl refuses objects
+// without apiVersion or kind, and so does the loader: guessing would turn a
+// typo into a silently skipped object.
+func checkHead(raw rawObject, n *yaml.Node, where string) error {
+	for _, key := range []string{"apiVersion", "kind"} {
+		v := mapValue(n, key)
+		switch {
+		case v == nil || isNull(v) || (v.Kind == yaml.ScalarNode && v.Value == ""):
+			return &Error{Source: raw.source, Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: where + key + " is missing"}
+		case v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str":
+			return &Error{Source: raw.source.at(v.Line), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: fmt.Sprintf("%s%s must be a string, got %s", where, key, describeNode(v))}
+		}
+	}
+	return nil
+}
+
+// isList reports whether an object is a List whose items are objects.
+func isList(kind string, n *yaml.Node) bool {
+	return kind == "List" || (strings.HasSuffix(kind, "List") && mapValue(n, "items") != nil)
+}
+
+func splitList(file string, docIndex int, list rawObject, nesting int) ([]rawObject, []error) {
+	items := mapValue(list.node, "items")
+	if items == nil || isNull(items) {
+		return nil, nil
+	}
+	items = resolveAlias(items)
+	if items.Kind != yaml.SequenceNode {
+		return nil, []error{&Error{Source: list.source.at(items.Line), Kind: list.kind, Msg: "items: expected a list, got " + describeNode(items)}}
+	}
+	var out []rawObject
+	var errs []error
+	for i, item := range items.Content {
+		objs, e := splitNode(file, docIndex, item, fmt.Sprintf("%s item %d: ", list.kind, i), nesting+1)
+		out = append(out, objs...)
+		errs = append(errs, e...)
+	}
+	return out, errs
+}
+
+// mapValue is the value of key in mapping n, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	n = resolveAlias(n)
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	pairs := mappingPairs(n)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if k := resolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == key {
+			return resolveAlias(pairs[i+1])
+		}
+	}
+	return nil
+}
+
+// stringField is the string value of key in mapping n, or "".
+func stringField(n *yaml.Node, key string) string {
+	v := mapValue(n, key)
+	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+		return ""
+	}
+	return v.Value
+}
+
+// lineOf is the line of the value at path under n, or of the deepest part
+// of the path that exists.
+func lineOf(n *yaml.Node, path ...string) int {
+	line := n.Line
+	for _, key := range path {
+		n = mapValue(n, key)
+		if n == nil {
+			break
+		}
+		line = n.Line
+	}
+	return line
+}

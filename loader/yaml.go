@@ -1,0 +1,175 @@
+package loader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// document is one YAML (or JSON) document of an input.
+type document struct {
+	index int        // 0-based position in the file
+	root  *yaml.Node // the document's value; nil for an empty document
+}
+
+// chunk is the text of one YAML document of a stream.
+type chunk struct {
+	text  []byte
+	line  int // line of the chunk's first byte in the file
+	index int // document index in the file
+}
+
+// splitYAMLStream cuts a YAML stream into its documents' text, at the
+// lines that are document markers ("---" or "..." at the start of a line).
+// YAML forbids those lines anywhere else, even inside block scalars and
+// quoted strings, so each piece parses on its own: large files of many
+// objects are parsed in parallel. Text with no content (comments,
+// directives, empty documents) is kept with the next piece rather than
+// counted as a document of its own.
+func splitYAMLStream(data []byte) []chunk {
+	var chunks []chunk
+	start, startLine, line := 0, 1, 1
+	cut := func(end int, nextLine int) {
+		if text := data[start:end]; hasContent(text) {
+			chunks = append(chunks, chunk{text: text, line: startLine, index: len(chunks)})
+			start, startLine = end, nextLine
+		}
+	}
+	for off := 0; off < len(data); {
+		next := len(data)
+		if eol := bytes.IndexByte(data[off:], '\n'); eol >= 0 {
+			next = off + eol + 1
+		}
+		switch l := data[off:next]; {
+		case isMarker(l, "---"):
+			cut(off, line) // the marker starts the next document
+		case isMarker(l, "..."):
+			cut(next, line+1) // the marker ends this document
+		}
+		off = next
+		line++
+	}
+	if start < len(data) {
+		chunks = append(chunks, chunk{text: data[start:], line: startLine, index: len(chunks)})
+	}
+	return chunks
+}
+
+// isMarker reports whether line is the document marker m, alone or
+// followed by a space (as in "--- |" or "--- # comment").
+func isMarker(line []byte, m string) bool {
+	if !bytes.HasPrefix(line, []byte(m)) {
+		return false
+	}
+	rest := line[len(m):]
+	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n'
+}
+
+// hasContent reports whether YAML text holds more than blank lines,
+// comments, directives and document markers.
+func hasContent(text []byte) bool {
+	for _, l := range bytes.Split(text, []byte("\n")) {
+		switch {
+		case bytes.HasPrefix(l, []byte("%")):
+			continue
+		case isMarker(l, "---") || isMarker(l, "..."):
+			l = l[3:] // "--- |" and "--- {a: 1}" start a document's content
+		}
+		if l = bytes.TrimSpace(l); len(l) > 0 && l[0] != '#' {
+			return true
+		}
+	}
+	return false
+}
+
+// parseYAMLChunk parses one document's text. It keeps yaml.Node trees
+// rather than decoding to Go values because the nodes carry the line of
+// every key and value, which is what makes errors point at the right line.
+func parseYAMLChunk(name string, c chunk, lim limits) (docs []document, err error) {
+	defer func() {
+		// The parser is not expected to panic, but a manifest must never
+		// take the whole program down.
+		if r := recover(); r != nil {
+			docs, err = nil, &Error{Source: Source{File: name, Line: c.line, Doc: c.index}, Msg: fmt.Sprintf("YAML parser failed: %v", r)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(c.text))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, yamlSyntaxError(name, c, err)
+		}
+		shiftLines(&n, c.line-1)
+		root := documentRoot(&n)
+		if root == nil {
+			continue
+		}
+		if err := checkBounds(root, lim); err != nil {
+			return nil, &Error{Source: Source{File: name, Line: err.line, Doc: c.index}, Msg: err.msg}
+		}
+		docs = append(docs, document{index: c.index, root: root})
+	}
+}
+
+// shiftLines moves the lines of a chunk's nodes to their lines in the file.
+// Aliases are not followed: every node is in the tree once.
+func shiftLines(n *yaml.Node, by int) {
+	n.Line += by
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
+}
+
+// documentRoot is the value of a document node, or nil when the document
+// has nothing in it (only comments, `---`, or an explicit null).
+func documentRoot(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			return nil
+		}
+		n = n.Content[0]
+	}
+	if isNull(n) {
+		return nil
+	}
+	return n
+}
+
+// yamlErrorLine picks the line number out of the parser's messages, which
+// look like "yaml: line 12: did not find expected key".
+var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlSyntaxError turns a parser error into an *Error at its line.
+func yamlSyntaxError(name string, c chunk, err error) *Error {
+	msg := err.Error()
+	line := c.line
+	if m := yamlErrorLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		line, msg = c.line-1+n, m[2]
+	} else if len(msg) > 6 && msg[:6] == "yaml: " {
+		msg = msg[6:]
+	}
+	return &Error{Source: Source{File: name, Line: line, Doc: c.index}, Msg: "invalid YAML: " + msg}
+}
+
+// isNull reports whether n is a null scalar (`null`, `~`, or nothing).
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// resolveAlias follows alias nodes to the node they name.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
