@@ -13,7 +13,9 @@ import (
 // same directory, since rename is atomic only within one file system; on any
 // failure the temporary file is removed and path is left as it was.
 func writeFileAtomic(path string, data []byte) (err error) {
-	perm := fs.FileMode(0o644)
+	// Rendered files carry TLS private keys inline: new ones are readable
+	// by their owner only.
+	perm := fs.FileMode(0o600)
 	if fi, statErr := os.Stat(path); statErr == nil {
 		// Replacing a file keeps its permissions, as writing into it would.
 		perm = fi.Mode().Perm()

@@ -14,20 +14,21 @@ func TestWriteFileAtomic(t *testing.T) {
 		if err := writeFileAtomic(path, []byte("new\n")); err != nil {
 			t.Fatal(err)
 		}
-		wantFile(t, path, "new\n", 0o644)
+		// New files hold private keys: owner only.
+		wantFile(t, path, "new\n", 0o600)
 		wantOnly(t, dir, 1)
 	})
 
 	t.Run("replaces and keeps permissions", func(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "envoy.yaml")
-		if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
+		if err := os.WriteFile(path, []byte("old\n"), 0o640); err != nil {
 			t.Fatal(err)
 		}
 		if err := writeFileAtomic(path, []byte("new\n")); err != nil {
 			t.Fatal(err)
 		}
-		wantFile(t, path, "new\n", 0o600)
+		wantFile(t, path, "new\n", 0o640)
 		wantOnly(t, dir, 1)
 	})
 
