@@ -27,9 +27,15 @@ type Listener struct {
 	Protocol string // "http" or "https"
 	Address  string
 	Port     uint32
-	// RouteConfigName is the RDS name of the plain-HTTP route configuration
-	// and the prefix of the secure ones ("ingress_http" -> "https/<fqdn>").
+	// RouteConfigName is the RDS name of a plain-HTTP listener's route
+	// configuration, and for an HTTPS listener the prefix of its secure
+	// ones ("https" -> "https/<fqdn>").
 	RouteConfigName string
+	// EnableWebsockets allows websocket upgrades on every route (Gateway
+	// API listeners).
+	EnableWebsockets bool
+	// TCPProxy, on a TCP listener, forwards every connection (TCPRoute).
+	TCPProxy *TCPProxy
 
 	vhosts  map[string]*VirtualHost
 	svhosts map[string]*SecureVirtualHost

@@ -19,7 +19,7 @@ const (
 
 func defaultListeners(d *DAG) {
 	d.addListener(&Listener{Name: httpListenerName, Protocol: "http", Address: "0.0.0.0", Port: 8080, RouteConfigName: "ingress_http"})
-	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: "0.0.0.0", Port: 8443, RouteConfigName: "ingress_http"})
+	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: "0.0.0.0", Port: 8443, RouteConfigName: "https"})
 }
 
 // buildResources walks the DAG into Envoy resources.

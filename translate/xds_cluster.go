@@ -27,10 +27,9 @@ func referencedClusters(d *DAG) []*Cluster {
 	seen := map[string]*Cluster{}
 	add := func(vh *VirtualHost) {
 		for _, r := range vh.Routes() {
-			for _, c := range r.Clusters {
-				if _, ok := seen[clusterName(c)]; !ok {
-					seen[clusterName(c)] = c
-				}
+			addClusters(seen, r.Clusters)
+			for _, m := range r.Mirrors {
+				addClusters(seen, []*Cluster{m.Cluster})
 			}
 		}
 	}
@@ -41,12 +40,11 @@ func referencedClusters(d *DAG) []*Cluster {
 		for _, svh := range l.secureVirtualHosts() {
 			add(&svh.VirtualHost)
 			if svh.TCPProxy != nil {
-				for _, c := range svh.TCPProxy.Clusters {
-					if _, ok := seen[clusterName(c)]; !ok {
-						seen[clusterName(c)] = c
-					}
-				}
+				addClusters(seen, svh.TCPProxy.Clusters)
 			}
+		}
+		if l.TCPProxy != nil {
+			addClusters(seen, l.TCPProxy.Clusters)
 		}
 	}
 	names := make([]string, 0, len(seen))
@@ -59,6 +57,15 @@ func referencedClusters(d *DAG) []*Cluster {
 		out[i] = seen[n]
 	}
 	return out
+}
+
+// addClusters records clusters by name; the first one of a name wins.
+func addClusters(seen map[string]*Cluster, clusters []*Cluster) {
+	for _, c := range clusters {
+		if _, ok := seen[clusterName(c)]; !ok {
+			seen[clusterName(c)] = c
+		}
+	}
 }
 
 // cluster builds the Envoy cluster for c. With dnsDomain set, c's Service

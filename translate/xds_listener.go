@@ -20,7 +20,12 @@ func listeners(d *DAG) []*listenerv3.Listener {
 		switch l.Protocol {
 		case "http":
 			if len(l.virtualHosts()) > 0 {
-				out = append(out, plainListener(l.Name, l.Address, l.Port, httpConnectionManager(l.Name, l.RouteConfigName, false)))
+				hcm := httpConnectionManagerWith(l.Name, l.RouteConfigName, hcmOptions{websockets: l.EnableWebsockets})
+				out = append(out, plainListener(l.Name, l.Address, l.Port, hcm))
+			}
+		case "tcp":
+			if l.TCPProxy != nil {
+				out = append(out, plainListener(l.Name, l.Address, l.Port, tcpProxyFilter(l.Name, l.TCPProxy)))
 			}
 		case "https":
 			if chains := secureFilterChains(l); len(chains) > 0 {
@@ -43,14 +48,14 @@ func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
 			// No ALPN: the backend negotiates protocols in its ServerHello.
 			filter = tcpProxyFilter(l.Name, svh.TCPProxy)
 		} else {
-			opts := hcmOptions{secure: true}
+			opts := hcmOptions{secure: true, websockets: l.EnableWebsockets}
 			if cv := svh.ClientValidation; cv != nil {
 				opts.forwardClientCert = cv.Forward
 			}
 			if svh.Authorization != nil {
 				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
 			}
-			filter = httpConnectionManagerWith(l.Name, secureRouteConfigName(svh), opts)
+			filter = httpConnectionManagerWith(l.Name, secureRouteConfigName(l, svh), opts)
 			alpn = []string{"h2", "http/1.1"}
 		}
 		var tls *tlsv3.DownstreamTlsContext

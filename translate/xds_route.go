@@ -31,7 +31,7 @@ func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
 				if svh.TCPProxy != nil {
 					continue // TCP-proxied hosts have no HTTP routes
 				}
-				out = append(out, routeConfiguration(secureRouteConfigName(svh), []*routev3.VirtualHost{envoyVirtualHost(&svh.VirtualHost, true)}))
+				out = append(out, routeConfiguration(secureRouteConfigName(l, svh), []*routev3.VirtualHost{envoyVirtualHost(&svh.VirtualHost, true)}))
 			}
 		}
 	}
@@ -39,8 +39,11 @@ func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
 	return out
 }
 
-// secureRouteConfigName is "https/<fqdn>".
-func secureRouteConfigName(svh *SecureVirtualHost) string { return "https/" + svh.Name }
+// secureRouteConfigName is "<prefix>/<fqdn>", e.g. "https/example.com" or,
+// on a Gateway listener, "https-443/example.com".
+func secureRouteConfigName(l *Listener, svh *SecureVirtualHost) string {
+	return l.RouteConfigName + "/" + svh.Name
+}
 
 // routeConfiguration adds Contour's x-request-start header and ignores the
 // port when matching the Host header.
