@@ -13,6 +13,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
 )
@@ -31,6 +32,18 @@ type cache struct {
 	classNames  []string
 
 	httpproxyByName map[types.NamespacedName]*contourv1.HTTPProxy
+
+	// Gateway API
+	gateways           map[types.NamespacedName]*gatewayv1.Gateway
+	gatewayClasses     map[string]*gatewayv1.GatewayClass
+	httpRoutes         []*gatewayv1.HTTPRoute
+	grpcRoutes         []*gatewayv1.GRPCRoute
+	tlsRoutes          []*gatewayv1.TLSRoute
+	tcpRoutes          []*gatewayv1.TCPRoute
+	referenceGrants    []*gatewayv1.ReferenceGrant
+	backendTLSPolicies []*gatewayv1.BackendTLSPolicy
+	namespaces         map[string]*corev1.Namespace
+	configMaps         map[types.NamespacedName]*corev1.ConfigMap
 }
 
 type objectKey struct {
@@ -46,6 +59,10 @@ func newCache(objs []loader.Object, opts Options) *cache {
 		delegations:     map[string][]*contourv1.TLSCertificateDelegation{},
 		sources:         map[objectKey]loader.Source{},
 		httpproxyByName: map[types.NamespacedName]*contourv1.HTTPProxy{},
+		gateways:        map[types.NamespacedName]*gatewayv1.Gateway{},
+		gatewayClasses:  map[string]*gatewayv1.GatewayClass{},
+		namespaces:      map[string]*corev1.Namespace{},
+		configMaps:      map[types.NamespacedName]*corev1.ConfigMap{},
 		classNames:      opts.IngressClassNames,
 	}
 	for _, o := range objs {
@@ -88,6 +105,26 @@ func (c *cache) insert(o loader.Object) {
 		}
 	case *contourv1alpha1.ExtensionService:
 		c.extensions = append(c.extensions, obj)
+	case *gatewayv1.Gateway:
+		c.gateways[namespacedName(obj)] = obj
+	case *gatewayv1.GatewayClass:
+		c.gatewayClasses[obj.Name] = obj
+	case *gatewayv1.HTTPRoute:
+		c.httpRoutes = append(c.httpRoutes, obj)
+	case *gatewayv1.GRPCRoute:
+		c.grpcRoutes = append(c.grpcRoutes, obj)
+	case *gatewayv1.TLSRoute:
+		c.tlsRoutes = append(c.tlsRoutes, obj)
+	case *gatewayv1.TCPRoute:
+		c.tcpRoutes = append(c.tcpRoutes, obj)
+	case *gatewayv1.ReferenceGrant:
+		c.referenceGrants = append(c.referenceGrants, obj)
+	case *gatewayv1.BackendTLSPolicy:
+		c.backendTLSPolicies = append(c.backendTLSPolicies, obj)
+	case *corev1.Namespace:
+		c.namespaces[obj.Name] = obj
+	case *corev1.ConfigMap:
+		c.configMaps[namespacedName(obj)] = obj
 	case *networkingv1.Ingress:
 		if matchesIngressClass(ingressClassOf(obj), c.classNames) {
 			c.ingresses = append(c.ingresses, obj)

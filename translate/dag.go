@@ -17,6 +17,9 @@ import (
 type DAG struct {
 	// listeners by name, e.g. "ingress_http" and "ingress_https".
 	listeners map[string]*Listener
+	// dynamicListeners is true when the listeners come from a Gateway;
+	// then a listener without virtual hosts has no route configuration.
+	dynamicListeners bool
 	// extensions are the valid ExtensionServices' clusters.
 	extensions map[types.NamespacedName]*ExtensionCluster
 }
@@ -63,6 +66,8 @@ type SecureVirtualHost struct {
 	ClientValidation *ClientValidation
 	// Authorization, when set, checks every request with ext_authz.
 	Authorization *ExternalAuthorization
+	// JWTProviders verify JWTs with jwt_authn (jwt.go).
+	JWTProviders []*JWTProvider
 	// TCPProxy, when set, proxies the TLS connection's bytes instead of
 	// serving HTTP.
 	TCPProxy *TCPProxy
@@ -121,6 +126,8 @@ type Route struct {
 	// authorization for this route.
 	AuthDisabled bool
 	AuthContext  map[string]string
+	// JWTProvider names the provider whose JWTs the route requires.
+	JWTProvider string
 	// Priority orders otherwise equal routes (Gateway API rule index).
 	Priority int
 
@@ -217,6 +224,9 @@ type Cluster struct {
 	IdleConnectionTimeout Timeout
 	Validation            *UpstreamValidation
 	CookieRewrites        []CookieRewrite
+	// OmitTLSParams leaves upstream TLS versions and ciphers to Envoy, as
+	// Contour does for Gateway API backends without a BackendTLSPolicy.
+	OmitTLSParams bool
 }
 
 // CookieRewrite rewrites attributes of a Set-Cookie response header.
@@ -245,11 +255,18 @@ type Redirect struct {
 	Port             uint32
 	StatusCode       int
 	Path, Prefix     string
+	// PrefixRegexRemove removes the matched prefix (Gateway API
+	// ReplacePrefixMatch "/").
+	PrefixRegexRemove string
 }
 
-// PathRewrite rewrites the request path before it goes upstream.
+// PathRewrite rewrites the request path before it goes upstream: one of a
+// prefix replacement, a full-path replacement, or removal of a matched
+// prefix (a regex, since Envoy's prefix rewrite cannot remove it cleanly).
 type PathRewrite struct {
-	Prefix string
+	Prefix            string
+	FullPath          string
+	PrefixRegexRemove string
 }
 
 // RequestHashPolicy is one input to a consistent-hash load balancer.
@@ -311,6 +328,9 @@ type Service struct {
 	Protocol        string
 	ExternalName    string
 	CircuitBreakers CircuitBreakers
+	// LocalityWeight is the endpoints' locality weight; 0 means 1. Gateway
+	// API backends carry their backendRef weight here, as in Contour.
+	LocalityWeight uint32
 }
 
 // CircuitBreakers are a Service's circuit-breaker thresholds; 0 is unset.
@@ -413,6 +433,13 @@ func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
 
 // addRoute adds r, replacing a route with the same match conditions.
 func (vh *VirtualHost) addRoute(r *Route) { vh.routes[conditionsKey(r)] = r }
+
+// conflicts says whether a route of the same kind already has r's match
+// conditions (Gateway API rules must not override each other).
+func (vh *VirtualHost) conflicts(r *Route) bool {
+	existing, ok := vh.routes[conditionsKey(r)]
+	return ok && existing.Kind == r.Kind
+}
 
 // Routes returns the virtual host's routes in Envoy's match order.
 func (vh *VirtualHost) Routes() []*Route {

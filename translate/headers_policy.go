@@ -47,6 +47,9 @@ func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[strin
 		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
 		}
+		if err := validHeaderValue(key, h.Value); err != nil {
+			return nil, err
+		}
 		set[key] = escapeHeaderValue(h.Value, dynamic)
 	}
 	removed := map[string]bool{}
@@ -66,6 +69,16 @@ func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[strin
 		out.Set = set
 	}
 	return out, nil
+}
+
+// validHeaderValue refuses what Envoy refuses in a header value: NUL, CR
+// and LF. Contour passes them on, and Envoy then rejects the whole route
+// configuration; contourc reports the header instead.
+func validHeaderValue(name, value string) error {
+	if strings.ContainsAny(value, "\x00\r\n") {
+		return fmt.Errorf("invalid header value for %q: must not contain NUL, CR or LF", name)
+	}
+	return nil
 }
 
 // envoyVariables are the Envoy header variables a value may use unescaped.

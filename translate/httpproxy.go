@@ -145,6 +145,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 		for _, r := range routes {
 			secure.addRoute(r)
 		}
+		checkRouteJWTProviders(st, secure, routes)
 	}
 }
 
@@ -235,6 +236,9 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 		return nil, false
 	}
 	svh.Authorization = auth
+	if !p.jwtProviders(st, proxy, svh) {
+		return nil, false
+	}
 	return svh, true
 }
 
@@ -370,7 +374,6 @@ func (p *httpProxyProcessor) reportUnsupportedVirtualHostFields(proxy *contourv1
 	for field, set := range map[string]bool{
 		"spec.virtualhost.corsPolicy":                 vh.CORSPolicy != nil,
 		"spec.virtualhost.rateLimitPolicy":            vh.RateLimitPolicy != nil,
-		"spec.virtualhost.jwtProviders":               len(vh.JWTProviders) > 0,
 		"spec.virtualhost.ipAllowPolicy/ipDenyPolicy": len(vh.IPAllowFilterPolicy)+len(vh.IPDenyFilterPolicy) > 0,
 	} {
 		if set {
@@ -601,6 +604,9 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	if strings.HasPrefix(root.Spec.VirtualHost.Fqdn, "*.") {
 		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(root.Spec.VirtualHost.Fqdn))
 	}
+	if !routeJWTProvider(st, r, root, route) {
+		return nil, false
+	}
 	if r.IPFilter, err = ipFilter(route.IPAllowFilterPolicy, route.IPDenyFilterPolicy, st); err != nil {
 		return nil, false
 	}
@@ -733,8 +739,7 @@ func cookieRewrites(in []contourv1.CookieRewritePolicy) ([]CookieRewrite, error)
 // does not translate yet.
 func (p *httpProxyProcessor) reportUnsupportedRouteFields(proxy *contourv1.HTTPProxy, route contourv1.Route) {
 	for field, set := range map[string]bool{
-		"routes[].jwtVerificationPolicy": route.JWTVerificationPolicy != nil,
-		"routes[].authPolicy":            route.AuthPolicy != nil,
+		"routes[].authPolicy": route.AuthPolicy != nil,
 	} {
 		if set {
 			p.unsupported(proxy, field)

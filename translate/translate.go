@@ -4,6 +4,8 @@
 package translate
 
 import (
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/contourc/contourc/loader"
 )
 
@@ -15,6 +17,9 @@ type Options struct {
 	IngressClassNames []string
 	// RootNamespaces restricts where root HTTPProxies may live.
 	RootNamespaces []string
+	// Gateway is the Gateway Contour serves (Contour's gateway.gatewayRef);
+	// without one Gateway API objects are ignored, as in Contour.
+	Gateway *types.NamespacedName
 	// UpstreamDNS, when non-empty, makes clusters of Services that have no
 	// endpoints in the input STRICT_DNS clusters resolving
 	// <svc>.<ns>.svc.<UpstreamDNS>:<port>.

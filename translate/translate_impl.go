@@ -57,6 +57,9 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 		r.Clusters = append(r.Clusters, extensionCluster(e))
 		r.Endpoints = append(r.Endpoints, extensionLoadAssignment(e, c))
 	}
+	for _, jc := range jwksClusters(d) {
+		r.Clusters = append(r.Clusters, dnsNameCluster(jc))
+	}
 	sortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
 	sortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
 	return r
@@ -65,7 +68,12 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 func translate(objs []loader.Object, opts Options) (*Result, error) {
 	c := newCache(objs, opts)
 	d := newDAG()
-	defaultListeners(d)
+	gw := gatewayOf(c, opts.Gateway)
+	if gw != nil {
+		addGatewayListeners(d, gw)
+	} else {
+		defaultListeners(d)
+	}
 	res := &Result{}
 	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
 	status := statuses{}
@@ -74,6 +82,18 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	d.extensions = extensions.clusters
 	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces, notices: &res.Notices}).run()
 	res.Status = status.objectStatuses(c)
+	if gw != nil {
+		gs := &gatewayStatuses{routes: map[statusKey]*routeStatus{}}
+		(&gatewayProcessor{dag: d, cache: c, status: gs, gateway: gw}).run()
+		res.Status = append(res.Status, gs.objectStatuses(c)...)
+		sort.SliceStable(res.Status, func(i, j int) bool {
+			a, b := res.Status[i], res.Status[j]
+			if a.Kind != b.Kind {
+				return a.Kind < b.Kind
+			}
+			return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+		})
+	}
 	res.Resources = buildResources(d, c, opts, &res.Notices)
 	sort.SliceStable(res.Notices, func(i, j int) bool { return res.Notices[i].String() < res.Notices[j].String() })
 	return res, nil

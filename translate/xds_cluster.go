@@ -103,12 +103,16 @@ func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
 	out.IgnoreHealthOnHostRemoval = len(out.HealthChecks) > 0
 	out.CircuitBreakers = circuitBreakerThresholds(svc.CircuitBreakers)
 	http2 := false
+	tlsSocket := upstreamTLSTransportSocket
+	if c.OmitTLSParams {
+		tlsSocket = upstreamTLSWithoutParams
+	}
 	switch c.Protocol {
 	case "tls":
-		out.TransportSocket = upstreamTLSTransportSocket(c.SNI, c.Validation)
+		out.TransportSocket = tlsSocket(c.SNI, c.Validation)
 	case "h2":
 		http2 = true
-		out.TransportSocket = upstreamTLSTransportSocket(c.SNI, c.Validation, "h2")
+		out.TransportSocket = tlsSocket(c.SNI, c.Validation, "h2")
 	case "h2c":
 		http2 = true
 	}

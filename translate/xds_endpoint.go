@@ -60,7 +60,7 @@ func loadAssignment(svc *Service, slices []*discoveryv1.EndpointSlice) *endpoint
 		}
 		return hosts[i].port < hosts[j].port
 	})
-	locality := &endpointv3.LocalityLbEndpoints{LoadBalancingWeight: wrapperspb.UInt32(1)}
+	locality := &endpointv3.LocalityLbEndpoints{LoadBalancingWeight: wrapperspb.UInt32(max(svc.LocalityWeight, 1))}
 	for _, hp := range hosts {
 		ep := lbEndpoint(hp.addr, uint32(hp.port))
 		if healthPort > 0 {

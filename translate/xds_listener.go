@@ -52,6 +52,9 @@ func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
 			if cv := svh.ClientValidation; cv != nil {
 				opts.forwardClientCert = cv.Forward
 			}
+			if f := jwtAuthnFilter(svh.JWTProviders); f != nil {
+				opts.extraFilters = append(opts.extraFilters, f)
+			}
 			if svh.Authorization != nil {
 				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
 			}

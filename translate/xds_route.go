@@ -25,7 +25,11 @@ func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
 			for _, vh := range l.virtualHosts() {
 				vhosts = append(vhosts, envoyVirtualHost(vh, false))
 			}
-			out = append(out, routeConfiguration(l.RouteConfigName, vhosts))
+			// Contour always serves ingress_http, even empty; a Gateway
+			// listener's only when it has virtual hosts.
+			if len(vhosts) > 0 || !d.dynamicListeners {
+				out = append(out, routeConfiguration(l.RouteConfigName, vhosts))
+			}
 		case "https":
 			for _, svh := range l.secureVirtualHosts() {
 				if svh.TCPProxy != nil {
@@ -230,8 +234,15 @@ func routeAction(r *Route) *routev3.RouteAction {
 	}
 	ra.RequestMirrorPolicies = mirrorPolicies(r.Mirrors)
 	ra.InternalRedirectPolicy = internalRedirect(r.InternalRedirect)
-	if r.PathRewrite != nil {
-		ra.PrefixRewrite = r.PathRewrite.Prefix
+	if pr := r.PathRewrite; pr != nil {
+		switch {
+		case pr.Prefix != "":
+			ra.PrefixRewrite = pr.Prefix
+		case pr.FullPath != "":
+			ra.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{Pattern: safeRegex("^/.*$"), Substitution: pr.FullPath}
+		case pr.PrefixRegexRemove != "":
+			ra.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{Pattern: safeRegex(pr.PrefixRegexRemove), Substitution: "/"}
+		}
 	}
 	if h := r.RequestHeaders; h != nil && h.HostRewrite != "" {
 		ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: h.HostRewrite}

@@ -36,6 +36,9 @@ func routeFilterConfig(r *Route, vhostName string) map[string]*anypb.Any {
 	if a := routeAuthzConfig(r); a != nil {
 		tpfc["envoy.filters.http.ext_authz"] = a
 	}
+	if r.JWTProvider != "" {
+		tpfc[jwtAuthnFilterName] = jwtPerRouteConfig(r.JWTProvider)
+	}
 	if len(tpfc) == 0 {
 		return nil
 	}

@@ -48,7 +48,8 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown check format", []string{"check", "-o", "xml", "dir"}, `invalid --output-format "xml": want table, json or yaml`},
 		{"unknown flag", []string{"render", "--no-such-flag", "dir"}, "unknown flag: --no-such-flag"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
-		{"gateway not wired", []string{"render", "--gateway", "ns/gw", "dir"}, "--gateway is not supported yet"},
+		{"gateway without namespace", []string{"render", "--gateway", "gw", "dir"}, `--gateway "gw": want NAMESPACE/NAME`},
+		{"gateway with extra slash", []string{"render", "--gateway", "ns/gw/x", "dir"}, `--gateway "ns/gw/x": want NAMESPACE/NAME`},
 		{"config-path not wired", []string{"check", "--config-path", "contour.yaml", "dir"}, "--config-path is not supported yet"},
 		{"version takes no arguments", []string{"version", "extra"}, "unknown command"},
 	}

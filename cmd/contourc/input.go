@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -53,8 +54,13 @@ func requirePaths(cmd *cobra.Command, args []string) error {
 // cannot honour yet are usage errors rather than silently ignored, since
 // ignoring them would produce a configuration the user did not ask for.
 func (f *inputFlags) options() (translate.Options, error) {
+	var gateway *types.NamespacedName
 	if f.gateway != "" {
-		return translate.Options{}, errors.New("--gateway is not supported yet")
+		ns, name, ok := strings.Cut(f.gateway, "/")
+		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			return translate.Options{}, fmt.Errorf("--gateway %q: want NAMESPACE/NAME", f.gateway)
+		}
+		gateway = &types.NamespacedName{Namespace: ns, Name: name}
 	}
 	if f.configPath != "" {
 		return translate.Options{}, errors.New("--config-path is not supported yet")
@@ -63,6 +69,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		IngressClassNames: nonEmpty(f.ingressClassNames),
 		RootNamespaces:    nonEmpty(f.rootNamespaces),
 		UpstreamDNS:       f.upstreamDNS,
+		Gateway:           gateway,
 	}, nil
 }
 

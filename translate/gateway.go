@@ -1,0 +1,289 @@
+package translate
+
+import (
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The Gateway API processor: the one Gateway Contour serves (--gateway),
+// its listeners, and the HTTPRoutes, GRPCRoutes, TLSRoutes and TCPRoutes
+// attached to it, with the status Contour writes on each.
+
+type gatewayProcessor struct {
+	dag       *DAG
+	cache     *cache
+	status    *gatewayStatuses
+	gateway   *gatewayv1.Gateway
+	listeners []*gatewayListener
+	// attached counts, per Gateway listener, the routes attached to it.
+	attached map[string]int32
+}
+
+// gatewayOf returns the configured Gateway and its GatewayClass; Contour
+// processes nothing unless both exist.
+func gatewayOf(c *cache, name *types.NamespacedName) *gatewayv1.Gateway {
+	if name == nil {
+		return nil
+	}
+	gw := c.gateways[*name]
+	if gw == nil || c.gatewayClasses[string(gw.Spec.GatewayClassName)] == nil {
+		return nil
+	}
+	return gw
+}
+
+// addGatewayListeners adds one Envoy listener per distinct Gateway port,
+// on 0.0.0.0 and the container port, with websocket upgrades allowed.
+func addGatewayListeners(d *DAG, gw *gatewayv1.Gateway) {
+	d.dynamicListeners = true
+	for _, port := range validateListeners(gw.Spec.Listeners).ports {
+		d.addListener(&Listener{
+			Name: port.name, Protocol: port.protocol, Address: "0.0.0.0", Port: port.containerPort,
+			RouteConfigName: port.name, EnableWebsockets: true,
+		})
+	}
+}
+
+func (p *gatewayProcessor) run() {
+	gw := p.gateway
+	p.status.gateway = &gatewayStatus{generation: gw.Generation}
+	p.status.gatewayName = namespacedName(gw)
+	p.attached = map[string]int32{}
+
+	notProgrammed := !addressAssigned(gw)
+	v := validateListeners(gw.Spec.Listeners)
+	for _, l := range gw.Spec.Listeners {
+		if c, ok := v.invalid[string(l.Name)]; ok {
+			p.status.gateway.addListenerCondition(string(l.Name), c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+	for _, l := range gw.Spec.Listeners {
+		p.listeners = append(p.listeners, p.computeListener(l, v))
+	}
+	for _, r := range sortedRoutes(p.cache.httpRoutes) {
+		p.processRoute(kindHTTPRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
+	}
+	for _, r := range sortedRoutes(p.cache.tlsRoutes) {
+		p.processRoute(kindTLSRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
+	}
+	for _, r := range sortedRoutes(p.cache.grpcRoutes) {
+		p.processRoute(kindGRPCRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
+	}
+	for _, r := range sortedRoutes(p.cache.tcpRoutes) {
+		p.processRoute(kindTCPRoute, r, r.Spec.ParentRefs, nil, notProgrammed)
+	}
+	for name, n := range p.attached {
+		p.status.gateway.listener(name).AttachedRoutes = n
+	}
+	p.gatewayConditions(notProgrammed)
+}
+
+// routeObject is what processRoute needs of any route kind.
+type routeObject interface {
+	GetNamespace() string
+	GetName() string
+	GetGeneration() int64
+}
+
+// processRoute attaches a route to the listeners each of its parentRefs to
+// this Gateway selects, and sets its status per parentRef.
+func (p *gatewayProcessor) processRoute(kind string, route routeObject, parentRefs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, gatewayNotProgrammed bool) {
+	rs := p.status.route(kind, types.NamespacedName{Namespace: route.GetNamespace(), Name: route.GetName()}, route.GetGeneration())
+	for i, ref := range parentRefs {
+		if !refersToGateway(ref, route.GetNamespace(), namespacedName(p.gateway)) {
+			continue
+		}
+		parent := rs.parent(ref, i)
+		if gatewayNotProgrammed {
+			parent.add("Accepted", "False", "InvalidGateway", "Invalid Gateway")
+			continue
+		}
+		allowed := p.listenersFor(ref, route.GetNamespace(), kind, parent)
+		if len(allowed) == 0 {
+			p.resolveRouteRefs(route, parent)
+		}
+		var others []string
+		for _, l := range p.listeners {
+			if !containsListener(allowed, l) && hostnameOf(l.spec) != "" {
+				others = append(others, hostnameOf(l.spec))
+			}
+		}
+		hostCount := 0
+		for _, l := range allowed {
+			var hosts []string
+			if kind != kindTCPRoute {
+				var errs []error
+				hosts, errs = routeHosts(hostnames, hostnameOf(l.spec), others)
+				for _, err := range errs {
+					parent.add("ResolvedRefs", "False", "Degraded", err.Error())
+				}
+				if len(hosts) == 0 {
+					continue
+				}
+			}
+			switch r := route.(type) {
+			case *gatewayv1.HTTPRoute:
+				p.httpRoute(r, parent, ref, l, hosts)
+			case *gatewayv1.GRPCRoute:
+				p.grpcRoute(r, parent, l, hosts)
+			case *gatewayv1.TLSRoute:
+				p.tlsRoute(r, parent, l, hosts)
+			case *gatewayv1.TCPRoute:
+				p.tcpRoute(r, parent, l)
+			}
+			hostCount += len(hosts)
+		}
+		if kind != kindTCPRoute && hostCount == 0 && !parent.has("Accepted") {
+			parent.add("Accepted", "False", "NoMatchingListenerHostname", "No intersecting hostnames were found between the listener and the route.")
+		}
+		if !parent.has("ResolvedRefs") {
+			parent.add("ResolvedRefs", "True", "ResolvedRefs", "References resolved")
+		}
+		if !parent.has("Accepted") {
+			parent.add("Accepted", "True", "Accepted", "Accepted "+kind)
+		}
+	}
+}
+
+func containsListener(ls []*gatewayListener, l *gatewayListener) bool {
+	for _, x := range ls {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+// refersToGateway says whether a parentRef names the Gateway (any of its
+// listeners); group and kind default to Gateway API's Gateway, the
+// namespace to the route's.
+func refersToGateway(ref gatewayv1.ParentReference, routeNamespace string, gw types.NamespacedName) bool {
+	if ref.Group != nil && string(*ref.Group) != gatewayv1.GroupName {
+		return false
+	}
+	if ref.Kind != nil && string(*ref.Kind) != "Gateway" {
+		return false
+	}
+	ns := routeNamespace
+	if ref.Namespace != nil {
+		ns = string(*ref.Namespace)
+	}
+	return ns == gw.Namespace && string(ref.Name) == gw.Name
+}
+
+// listenersFor returns the ready listeners that a parentRef selects
+// (by sectionName and port) and that allow the route's kind and namespace,
+// counting attachments on every selected listener that allows it.
+func (p *gatewayProcessor) listenersFor(ref gatewayv1.ParentReference, routeNamespace, kind string, parent *routeParent) []*gatewayListener {
+	var allowed []*gatewayListener
+	ready := 0
+	for _, l := range p.listeners {
+		if (ref.SectionName != nil && *ref.SectionName != l.spec.Name) || (ref.Port != nil && *ref.Port != l.spec.Port) {
+			continue
+		}
+		if l.ready {
+			ready++
+		}
+		if !l.allows(kind) || !p.namespaceAllowed(l, routeNamespace) {
+			continue
+		}
+		p.attached[string(l.spec.Name)]++
+		if l.ready {
+			allowed = append(allowed, l)
+		}
+	}
+	switch {
+	case ready == 0:
+		parent.add("Accepted", "False", "NoMatchingParent", "No listeners match this parent ref")
+		return nil
+	case len(allowed) == 0:
+		parent.add("Accepted", "False", "NotAllowedByListeners", "No listeners included by this parent ref allowed this attachment.")
+		return nil
+	}
+	return allowed
+}
+
+// namespaceAllowed applies a listener's allowedRoutes.namespaces. Like
+// Contour, a namespace missing from the input passes a selector.
+func (p *gatewayProcessor) namespaceAllowed(l *gatewayListener, routeNamespace string) bool {
+	ar := l.spec.AllowedRoutes
+	if ar == nil || ar.Namespaces == nil || ar.Namespaces.From == nil {
+		return true
+	}
+	switch *ar.Namespaces.From {
+	case gatewayv1.NamespacesFromSame:
+		return p.gateway.Namespace == routeNamespace
+	case gatewayv1.NamespacesFromSelector:
+		if ns := p.cache.namespaces[routeNamespace]; ns != nil && l.namespaceSelector != nil {
+			return l.namespaceSelector.Matches(labels.Set(ns.Labels))
+		}
+	}
+	return true
+}
+
+// addressAssigned is false when the Gateway asks for addresses and none of
+// them is in its status.
+func addressAssigned(gw *gatewayv1.Gateway) bool {
+	if len(gw.Spec.Addresses) == 0 {
+		return true
+	}
+	typeOf := func(t *gatewayv1.AddressType) gatewayv1.AddressType {
+		if t == nil {
+			return gatewayv1.IPAddressType
+		}
+		return *t
+	}
+	for _, want := range gw.Spec.Addresses {
+		for _, have := range gw.Status.Addresses {
+			if typeOf(want.Type) == typeOf(have.Type) && want.Value == have.Value {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gatewayConditions: Accepted always; Programmed unless the addresses are
+// not assigned or some listener is not programmed.
+func (p *gatewayProcessor) gatewayConditions(notProgrammed bool) {
+	g := p.status.gateway
+	g.conditions.set(g.generation, "Accepted", "True", "Accepted", "Gateway is accepted")
+	if notProgrammed {
+		g.conditions.set(g.generation, "Programmed", "False", "AddressNotAssigned", "None of the addresses in Spec.Addresses have been assigned to the Gateway")
+		return
+	}
+	for _, l := range g.listeners {
+		for _, c := range l.Conditions {
+			if c.Type == "Programmed" && c.Status == "False" {
+				g.conditions.set(g.generation, "Programmed", "False", "ListenersNotValid", "Listeners are not valid")
+				return
+			}
+		}
+	}
+	g.conditions.set(g.generation, "Programmed", "True", "Programmed", "Valid Gateway")
+}
+
+type metav1Time = metav1.Time
+
+// sortedRoutes orders routes by creation time, then namespace/name, as
+// Contour orders HTTPRoutes and GRPCRoutes (it leaves TLS and TCP routes in
+// map order; contourc orders them the same way).
+func sortedRoutes[T interface {
+	routeObject
+	GetCreationTimestamp() metav1Time
+}](routes []T) []T {
+	out := append([]T(nil), routes...)
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, tj := out[i].GetCreationTimestamp(), out[j].GetCreationTimestamp()
+		if !ti.Equal(&tj) {
+			return ti.Before(&tj)
+		}
+		return fmt.Sprintf("%s/%s", out[i].GetNamespace(), out[i].GetName()) < fmt.Sprintf("%s/%s", out[j].GetNamespace(), out[j].GetName())
+	})
+	return out
+}

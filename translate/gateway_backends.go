@@ -1,0 +1,242 @@
+package translate
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Gateway API backend references, header filters and shared route helpers.
+
+// backendService resolves a backend reference to a Service port. A
+// failure is the ResolvedRefs=False condition to report.
+func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, field, routeKind, routeNamespace string) (*Service, *Condition) {
+	fail := func(reason, msg string) (*Service, *Condition) {
+		return nil, &Condition{Type: "ResolvedRefs", Status: "False", Reason: reason, Message: msg}
+	}
+	switch {
+	case ref.Group != nil && *ref.Group != "":
+		return fail("InvalidKind", fmt.Sprintf("%s.Group must be \"\"", field))
+	case ref.Kind == nil || *ref.Kind != "Service":
+		return fail("InvalidKind", fmt.Sprintf("%s.Kind must be 'Service'", field))
+	case ref.Name == "":
+		return fail("Degraded", fmt.Sprintf("%s.Name must be specified", field))
+	case ref.Port == nil:
+		return fail("Degraded", fmt.Sprintf("%s.Port must be specified", field))
+	}
+	name := types.NamespacedName{Namespace: routeNamespace, Name: string(ref.Name)}
+	if ref.Namespace != nil {
+		name.Namespace = string(*ref.Namespace)
+	}
+	if name.Namespace != routeNamespace && !p.referenceGranted(gatewayv1.GroupName, routeKind, routeNamespace, "", "Service", name) {
+		return fail("RefNotPermitted", fmt.Sprintf("%s.Namespace must match the route's namespace or be covered by a ReferenceGrant", field))
+	}
+	svc, err := p.cache.service(name, intstr.FromInt32(int32(*ref.Port)))
+	if err != nil {
+		return fail("BackendNotFound", fmt.Sprintf("service %q is invalid: %s", name.Name, err))
+	}
+	if ap := svc.Port.AppProtocol; ap != nil && !knownAppProtocol(*ap) {
+		return fail("UnsupportedProtocol", fmt.Sprintf("AppProtocol: \"%s\" is unsupported", *ap))
+	}
+	return svc, nil
+}
+
+// knownAppProtocol is an appProtocol Contour understands.
+func knownAppProtocol(p string) bool {
+	switch p {
+	case "kubernetes.io/h2c", "kubernetes.io/ws", "http", "https":
+		return true
+	}
+	return false
+}
+
+// gatewayHeadersPolicy converts a header modifier filter; for requests a
+// Host header becomes a host rewrite. Invalid entries are skipped and
+// reported together.
+func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*HeadersPolicy, error) {
+	var errs []string
+	out := &HeadersPolicy{}
+	headers := func(in []gatewayv1.HTTPHeader, op string) map[string]string {
+		m := map[string]string{}
+		for _, h := range in {
+			key := http.CanonicalHeaderKey(string(h.Name))
+			if _, dup := m[key]; dup {
+				errs = append(errs, fmt.Sprintf("duplicate header addition: %q", key))
+				continue
+			}
+			if key == "Host" && request {
+				out.HostRewrite = h.Value
+				continue
+			}
+			if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+				errs = append(errs, fmt.Sprintf("invalid %s header %q: %v", op, key, msgs))
+				continue
+			}
+			if err := validHeaderValue(key, h.Value); err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			m[key] = escapeHeaderValue(h.Value, nil)
+		}
+		return m
+	}
+	if set := headers(f.Set, "set"); len(set) > 0 {
+		out.Set = set
+	}
+	if add := headers(f.Add, "add"); len(add) > 0 {
+		out.Add = add
+	}
+	removed := map[string]bool{}
+	for _, name := range f.Remove {
+		key := http.CanonicalHeaderKey(name)
+		if removed[key] {
+			errs = append(errs, fmt.Sprintf("duplicate header removal: %q", key))
+			continue
+		}
+		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+			errs = append(errs, fmt.Sprintf("invalid remove header %q: %v", key, msgs))
+			continue
+		}
+		removed[key] = true
+		out.Remove = append(out.Remove, key)
+	}
+	sort.Strings(out.Remove)
+	if len(errs) > 0 {
+		return out, fmt.Errorf("%s", strings.Join(errs, ", "))
+	}
+	return out, nil
+}
+
+// gatewayMatch is one match of a rule, as DAG conditions.
+type gatewayMatch struct {
+	path    PathMatch
+	headers []HeaderMatch
+	query   []QueryMatch
+}
+
+// matchRoutes makes one route per match (matches are ORed), all with the
+// same action.
+func matchRoutes(matches []gatewayMatch, make func(m gatewayMatch) *Route) []*Route {
+	var out []*Route
+	for _, m := range matches {
+		out = append(out, make(m))
+	}
+	return out
+}
+
+// prefixRemoval turns a rewrite of a matched prefix to "/" into a regex
+// removing the prefix and the slashes after it: Envoy's prefix rewrite
+// would leave "//rest". Contour computes it once per rule, from the rule's
+// first prefix match, and every route of the rule shares it.
+func prefixRemoval(matches []gatewayMatch, prefix string) (regex string, ok bool) {
+	if prefix != "/" {
+		return "", false
+	}
+	for _, m := range matches {
+		if m.path.Kind == PathPrefix || m.path.Kind == PathSegmentPrefix {
+			return "^" + regexp.QuoteMeta(m.path.Value) + "/*", true
+		}
+	}
+	return "", false
+}
+
+// addGatewayRoutes adds a rule's routes to the listener's virtual hosts
+// for hosts, unless a route of the same kind already has one of its
+// matches; false means the rule conflicted and was dropped.
+func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, routes []*Route) bool {
+	dl := p.dag.listeners[l.envoyListener]
+	vhost := func(host string) *VirtualHost {
+		if l.secret != nil {
+			svh := dl.ensureSecureVirtualHost(host)
+			return &svh.VirtualHost
+		}
+		return dl.ensureVirtualHost(host)
+	}
+	for _, h := range hosts {
+		for _, r := range routes {
+			if vhost(h).conflicts(r) {
+				return false
+			}
+		}
+	}
+	for _, h := range hosts {
+		if l.secret != nil {
+			dl.ensureSecureVirtualHost(h).Secret = l.secret
+		}
+		for _, r := range routes {
+			vhost(h).addRoute(r)
+		}
+	}
+	return true
+}
+
+// ruleConflicts reports rules dropped for conflicting with other routes.
+func ruleConflicts(parent *routeParent, kind string, invalid, total int) {
+	switch {
+	case invalid == total:
+		parent.add("Accepted", "False", "RuleMatchConflict", fmt.Sprintf("%s's Match has conflict with other %s's Match", kind, kind))
+	case invalid > 0:
+		parent.add("PartiallyInvalid", "True", "RuleMatchPartiallyConflict",
+			fmt.Sprintf("Dropped Rule: some of %s's rule(s) has(ve) been dropped because of conflict against other %s's rule(s)", kind, kind))
+	}
+}
+
+// resolveRouteRefs reports the backend problems of a route attached to no
+// listener, without programming it.
+func (p *gatewayProcessor) resolveRouteRefs(route routeObject, parent *routeParent) {
+	report := func(c *Condition) {
+		if c != nil {
+			parent.add(c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+	switch r := route.(type) {
+	case *gatewayv1.HTTPRoute:
+		for _, rule := range r.Spec.Rules {
+			for _, f := range rule.Filters {
+				if f.Type == gatewayv1.HTTPRouteFilterRequestMirror && f.RequestMirror != nil {
+					_, c := p.backendService(f.RequestMirror.BackendRef, "Spec.Rules.Filters.RequestMirror.BackendRef", kindHTTPRoute, r.Namespace)
+					report(c)
+				}
+			}
+			for _, b := range rule.BackendRefs {
+				_, c := p.backendService(b.BackendObjectReference, "Spec.Rules.BackendRef", kindHTTPRoute, r.Namespace)
+				report(c)
+			}
+		}
+	case *gatewayv1.GRPCRoute:
+		for _, rule := range r.Spec.Rules {
+			for _, f := range rule.Filters {
+				if f.Type == gatewayv1.GRPCRouteFilterRequestMirror && f.RequestMirror != nil {
+					_, c := p.backendService(f.RequestMirror.BackendRef, "Spec.Rules.Filters.RequestMirror.BackendRef", kindGRPCRoute, r.Namespace)
+					report(c)
+				}
+			}
+			for _, b := range rule.BackendRefs {
+				_, c := p.backendService(b.BackendObjectReference, "Spec.Rules.BackendRef", kindGRPCRoute, r.Namespace)
+				report(c)
+			}
+		}
+	case *gatewayv1.TLSRoute:
+		for _, rule := range r.Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				_, c := p.backendService(b.BackendObjectReference, "Spec.Rules.BackendRef", kindTLSRoute, r.Namespace)
+				report(c)
+			}
+		}
+	}
+}
+
+// backendWeight is a backendRef's weight, 1 when unset.
+func backendWeight(w *int32) uint32 {
+	if w == nil {
+		return 1
+	}
+	return uint32(*w)
+}

@@ -1,0 +1,197 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// GRPCRoute translation: methods become exact paths "/<service>/<method>".
+
+func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routeParent, l *gatewayListener, hosts []string) {
+	invalid := 0
+	for index, rule := range route.Spec.Rules {
+		var matches []gatewayMatch
+		for _, m := range rule.Matches {
+			path, ok := grpcMethodMatch(m.Method, parent)
+			if !ok {
+				continue
+			}
+			headers, err := grpcHeaderMatches(m.Headers)
+			if err != nil {
+				parent.add("Accepted", "False", "UnsupportedValue", err.Error())
+				continue
+			}
+			matches = append(matches, gatewayMatch{path: path, headers: headers})
+		}
+		// No matches match every request.
+		if len(rule.Matches) == 0 {
+			matches = append(matches, gatewayMatch{path: PathMatch{Kind: PathPrefix, Value: "/"}})
+		}
+		hr := p.grpcFilters(route, rule.Filters, parent, l)
+		clusters, total, ok := p.grpcClusters(route, rule.BackendRefs, parent, l)
+		if !ok {
+			continue
+		}
+		routes := matchRoutes(matches, func(m gatewayMatch) *Route {
+			r := &Route{
+				PathMatch: m.path, HeaderMatch: m.headers, Clusters: clusters,
+				RequestHeaders: hr.requestHeaders, ResponseHeaders: hr.responseHeaders, Mirrors: hr.mirrors,
+				Priority: index, Kind: kindGRPCRoute, Namespace: route.Namespace, Name: route.Name,
+			}
+			if len(clusters) == 0 || total == 0 {
+				r.DirectResponse = &DirectResponse{StatusCode: 500}
+			}
+			return r
+		})
+		if !p.addGatewayRoutes(l, hosts, routes) {
+			invalid++
+		}
+	}
+	ruleConflicts(parent, kindGRPCRoute, invalid, len(route.Spec.Rules))
+}
+
+// grpcMethodMatch supports only exact matches naming both service and
+// method.
+func grpcMethodMatch(m *gatewayv1.GRPCMethodMatch, parent *routeParent) (PathMatch, bool) {
+	if m == nil {
+		return PathMatch{Kind: PathPrefix, Value: "/"}, true
+	}
+	if m.Type != nil && *m.Type != gatewayv1.GRPCMethodMatchExact {
+		parent.add("Accepted", "False", "UnsupportedValue", "GRPCRoute.Spec.Rules.Matches.Method: Only Exact match type is supported.")
+		return PathMatch{}, false
+	}
+	if m.Service == nil || strings.TrimSpace(*m.Service) == "" || m.Method == nil || strings.TrimSpace(*m.Method) == "" {
+		parent.add("Accepted", "False", "InvalidMethodMatch", "GRPCRoute.Spec.Rules.Matches.Method: Both Service and Method need be configured.")
+		return PathMatch{}, false
+	}
+	return PathMatch{Kind: PathExact, Value: "/" + *m.Service + "/" + *m.Method}, true
+}
+
+func grpcHeaderMatches(in []gatewayv1.GRPCHeaderMatch) ([]HeaderMatch, error) {
+	var out []HeaderMatch
+	seen := map[string]bool{}
+	for _, m := range in {
+		h := HeaderMatch{Name: string(m.Name), Type: HeaderExact, Value: m.Value}
+		if m.Type != nil {
+			switch *m.Type {
+			case gatewayv1.GRPCHeaderMatchExact:
+			case gatewayv1.GRPCHeaderMatchRegularExpression:
+				if _, err := regexp.Compile(m.Value); err != nil {
+					return nil, errors.New("GRPCRoute.Spec.Rules.Matches.Headers: Invalid value for RegularExpression match type is specified")
+				}
+				h.Type = HeaderRegex
+			default:
+				return nil, errors.New("GRPCRoute.Spec.Rules.Matches.Headers: Only Exact match type and RegularExpression match type are supported")
+			}
+		}
+		key := strings.ToUpper(h.Name)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gatewayv1.GRPCRouteFilter, parent *routeParent, l *gatewayListener) *httpRule {
+	hr := &httpRule{}
+	for _, f := range filters {
+		switch f.Type {
+		case gatewayv1.GRPCRouteFilterRequestHeaderModifier:
+			if f.RequestHeaderModifier == nil || hr.requestHeaders != nil {
+				continue
+			}
+			var err error
+			if hr.requestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
+				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
+			}
+		case gatewayv1.GRPCRouteFilterResponseHeaderModifier:
+			if f.ResponseHeaderModifier == nil || hr.responseHeaders != nil {
+				continue
+			}
+			var err error
+			if hr.responseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
+				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
+			}
+		case gatewayv1.GRPCRouteFilterRequestMirror:
+			if f.RequestMirror == nil {
+				continue
+			}
+			svc, c := p.backendService(f.RequestMirror.BackendRef, "Spec.Rules.Filters.RequestMirror.BackendRef", kindGRPCRoute, route.Namespace)
+			if c != nil {
+				parent.add(c.Type, c.Status, c.Reason, c.Message)
+				continue
+			}
+			grpcDefaultProtocol(svc, l.spec.Protocol)
+			hr.mirrors = append(hr.mirrors, &MirrorPolicy{Cluster: &Cluster{Upstream: svc, Protocol: svc.Protocol, OmitTLSParams: true}, Percent: 100})
+		default:
+			parent.add("Accepted", "False", "UnsupportedValue", fmt.Sprintf("GRPCRoute.Spec.Rules.Filters: invalid type %q: only RequestHeaderModifier, ResponseHeaderModifier and RequestMirror are supported.", f.Type))
+		}
+	}
+	return hr
+}
+
+func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatewayv1.GRPCBackendRef, parent *routeParent, l *gatewayListener) ([]*Cluster, uint32, bool) {
+	if len(refs) == 0 {
+		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
+		return nil, 0, false
+	}
+	var clusters []*Cluster
+	var total uint32
+	for _, ref := range refs {
+		svc, c := p.backendService(ref.BackendObjectReference, "Spec.Rules.BackendRef", kindGRPCRoute, route.Namespace)
+		if c != nil {
+			parent.add(c.Type, c.Status, c.Reason, c.Message)
+			continue
+		}
+		cl := &Cluster{OmitTLSParams: true}
+		for _, f := range ref.Filters {
+			switch f.Type {
+			case gatewayv1.GRPCRouteFilterRequestHeaderModifier:
+				if f.RequestHeaderModifier == nil || cl.RequestHeaders != nil {
+					continue
+				}
+				var err error
+				if cl.RequestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
+					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
+				}
+			case gatewayv1.GRPCRouteFilterResponseHeaderModifier:
+				if f.ResponseHeaderModifier == nil || cl.ResponseHeaders != nil {
+					continue
+				}
+				var err error
+				if cl.ResponseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
+					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
+				}
+			default:
+				parent.add("Accepted", "False", "UnsupportedValue", "GRPCRoute.Spec.Rules.BackendRef.Filters: Only RequestHeaderModifier and ResponseHeaderModifier type is supported.")
+			}
+		}
+		weight := backendWeight(ref.Weight)
+		total += weight
+		grpcDefaultProtocol(svc, l.spec.Protocol)
+		svc.LocalityWeight = weight
+		cl.Upstream, cl.Protocol, cl.Weight = svc, svc.Protocol, weight
+		clusters = append(clusters, cl)
+	}
+	return clusters, total, true
+}
+
+// grpcDefaultProtocol speaks HTTP/2 to a gRPC backend whose Service does
+// not say: cleartext behind an HTTP listener, TLS behind an HTTPS one.
+func grpcDefaultProtocol(svc *Service, listenerProtocol gatewayv1.ProtocolType) {
+	if strings.TrimSpace(svc.Protocol) != "" {
+		return
+	}
+	switch listenerProtocol {
+	case gatewayv1.HTTPProtocolType:
+		svc.Protocol = "h2c"
+	case gatewayv1.HTTPSProtocolType:
+		svc.Protocol = "h2"
+	}
+}

@@ -1,0 +1,425 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// HTTPRoute translation: one DAG route per rule match, on every host the
+// route shares with the listener.
+
+// httpRule is what the filters of one rule ask for.
+type httpRule struct {
+	requestHeaders, responseHeaders *HeadersPolicy
+	redirect                        *Redirect
+	mirrors                         []*MirrorPolicy
+	rewrite                         *gatewayv1.HTTPPathModifier
+	hostRewrite                     string
+	timeout                         *Timeout
+}
+
+func (p *gatewayProcessor) httpRoute(route *gatewayv1.HTTPRoute, parent *routeParent, ref gatewayv1.ParentReference, l *gatewayListener, hosts []string) {
+	invalid := 0
+	for index, rule := range route.Spec.Rules {
+		matches := p.httpMatches(rule.Matches, parent)
+		timeout, err := httpRouteTimeout(rule.Timeouts)
+		if err != nil {
+			parent.add("Accepted", "False", "UnsupportedValue", err.Error())
+			continue
+		}
+		hr := p.httpFilters(route, rule.Filters, parent)
+		hr.timeout = timeout
+		if hr.hostRewrite != "" {
+			// URLRewrite's hostname wins over a Host header modifier.
+			if hr.requestHeaders == nil {
+				hr.requestHeaders = &HeadersPolicy{}
+			}
+			hr.requestHeaders.HostRewrite = hr.hostRewrite
+		}
+		var routes []*Route
+		if hr.redirect != nil {
+			routes = httpRedirectRoutes(matches, hr, index, route)
+		} else {
+			clusters, total, ok := p.httpClusters(route, rule.BackendRefs, parent)
+			if !ok {
+				continue
+			}
+			routes = httpClusterRoutes(matches, hr, clusters, total, index, route)
+		}
+		if !p.addGatewayRoutes(l, hosts, routes) {
+			invalid++
+		}
+	}
+	ruleConflicts(parent, kindHTTPRoute, invalid, len(route.Spec.Rules))
+}
+
+// httpMatches converts a rule's matches; an invalid match is reported and
+// left out.
+func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent *routeParent) []gatewayMatch {
+	var out []gatewayMatch
+	for _, m := range in {
+		path, ok := httpPathMatch(m.Path, parent)
+		if !ok {
+			continue
+		}
+		headers, err := httpHeaderMatches(m.Headers)
+		if err != nil {
+			parent.add("Accepted", "False", "UnsupportedValue", err.Error())
+			continue
+		}
+		// Envoy matches the method as the :method pseudo-header.
+		if m.Method != nil {
+			headers = append(headers, HeaderMatch{Name: ":method", Type: HeaderExact, Value: string(*m.Method)})
+		}
+		query, err := httpQueryMatches(m.QueryParams)
+		if err != nil {
+			parent.add("Accepted", "False", "UnsupportedValue", err.Error())
+			continue
+		}
+		out = append(out, gatewayMatch{path: path, headers: headers, query: query})
+	}
+	return out
+}
+
+func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent *routeParent) (PathMatch, bool) {
+	if m == nil {
+		return PathMatch{Kind: PathPrefix, Value: "/"}, true
+	}
+	path := "/"
+	if m.Value != nil {
+		path = *m.Value
+	}
+	invalidPath := func(msg string) (PathMatch, bool) {
+		parent.add("ValidMatches", "False", "InvalidPathMatch", msg)
+		return PathMatch{}, false
+	}
+	checkPath := func() (string, bool) {
+		switch {
+		case !strings.HasPrefix(path, "/"):
+			return "Match.Path.Value must start with '/'.", false
+		case strings.Contains(path, "//"):
+			return "Match.Path.Value must not contain consecutive '/' characters.", false
+		}
+		return "", true
+	}
+	switch {
+	case m.Type == nil || *m.Type == gatewayv1.PathMatchPathPrefix:
+		if msg, ok := checkPath(); !ok {
+			return invalidPath(msg)
+		}
+		// "/" needs no segment matching.
+		if path == "/" {
+			return PathMatch{Kind: PathPrefix, Value: path}, true
+		}
+		return PathMatch{Kind: PathSegmentPrefix, Value: strings.TrimRight(path, "/")}, true
+	case *m.Type == gatewayv1.PathMatchExact:
+		if msg, ok := checkPath(); !ok {
+			return invalidPath(msg)
+		}
+		return PathMatch{Kind: PathExact, Value: path}, true
+	case *m.Type == gatewayv1.PathMatchRegularExpression:
+		if _, err := regexp.Compile(path); err != nil {
+			return invalidPath("Match.Path.Value is invalid for RegularExpression match type.")
+		}
+		return PathMatch{Kind: PathRegex, Value: path}, true
+	}
+	parent.add("Accepted", "False", "UnsupportedValue", "HTTPRoute.Spec.Rules.PathMatch: Only Prefix match type, Exact match type and RegularExpression match type are supported.")
+	return PathMatch{}, false
+}
+
+// httpHeaderMatches converts header matches; for a header named twice
+// (case-insensitively) the first match wins.
+func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]HeaderMatch, error) {
+	var out []HeaderMatch
+	seen := map[string]bool{}
+	for _, m := range in {
+		h := HeaderMatch{Name: string(m.Name), Type: HeaderExact, Value: m.Value}
+		if m.Type != nil {
+			switch *m.Type {
+			case gatewayv1.HeaderMatchExact:
+			case gatewayv1.HeaderMatchRegularExpression:
+				if _, err := regexp.Compile(m.Value); err != nil {
+					return nil, errors.New("HTTPRoute.Spec.Rules.Matches.Headers: Invalid value for RegularExpression match type is specified")
+				}
+				h.Type = HeaderRegex
+			default:
+				return nil, errors.New("HTTPRoute.Spec.Rules.Matches.Headers: Only Exact match type and RegularExpression match type are supported")
+			}
+		}
+		key := strings.ToUpper(h.Name)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// httpQueryMatches converts query parameter matches; for a parameter named
+// twice the first match wins.
+func httpQueryMatches(in []gatewayv1.HTTPQueryParamMatch) ([]QueryMatch, error) {
+	var out []QueryMatch
+	seen := map[string]bool{}
+	for _, m := range in {
+		q := QueryMatch{Name: string(m.Name), Type: "exact", Value: m.Value}
+		if m.Type != nil {
+			switch *m.Type {
+			case gatewayv1.QueryParamMatchExact:
+			case gatewayv1.QueryParamMatchRegularExpression:
+				if _, err := regexp.Compile(m.Value); err != nil {
+					return nil, errors.New("HTTPRoute.Spec.Rules.Matches.QueryParams: Invalid value for RegularExpression match type is specified")
+				}
+				q.Type = "regex"
+			default:
+				return nil, errors.New("HTTPRoute.Spec.Rules.Matches.QueryParams: Only Exact and RegularExpression match types are supported")
+			}
+		}
+		if seen[q.Name] {
+			continue
+		}
+		seen[q.Name] = true
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// httpRouteTimeout reads a rule's timeouts: "0s" disables, the backend
+// request timeout (which may not exceed the request timeout) wins.
+func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*Timeout, error) {
+	if t == nil || (t.Request == nil && t.BackendRequest == nil) {
+		return nil, nil
+	}
+	parse := func(d *gatewayv1.Duration, field string) (Timeout, error) {
+		v, err := parseTimeout(string(*d))
+		if err != nil {
+			return Timeout{}, fmt.Errorf("invalid HTTPRoute.Spec.Rules.Timeouts.%s: %v", field, err)
+		}
+		if v.Duration == 0 {
+			v = Timeout{Set: true, Disabled: true}
+		}
+		return v, nil
+	}
+	var out Timeout
+	if t.Request != nil {
+		v, err := parse(t.Request, "Request")
+		if err != nil {
+			return nil, err
+		}
+		out = v
+	}
+	if t.BackendRequest != nil {
+		v, err := parse(t.BackendRequest, "BackendRequest")
+		if err != nil {
+			return nil, err
+		}
+		if out.Duration > 0 && v.Duration > out.Duration {
+			return nil, errors.New("HTTPRoute.Spec.Rules.Timeouts.BackendRequest must be less than/equal to HTTPRoute.Spec.Rules.Timeouts.Request when both are specified")
+		}
+		out = v
+	}
+	return &out, nil
+}
+
+// httpFilters reads a rule's filters; for each type but RequestMirror the
+// first instance wins.
+func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gatewayv1.HTTPRouteFilter, parent *routeParent) *httpRule {
+	hr := &httpRule{}
+	for _, f := range filters {
+		switch f.Type {
+		case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
+			if f.RequestHeaderModifier == nil || hr.requestHeaders != nil {
+				continue
+			}
+			var err error
+			if hr.requestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
+				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
+			}
+		case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
+			if f.ResponseHeaderModifier == nil || hr.responseHeaders != nil {
+				continue
+			}
+			var err error
+			if hr.responseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
+				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
+			}
+		case gatewayv1.HTTPRouteFilterRequestRedirect:
+			if f.RequestRedirect == nil || hr.redirect != nil {
+				continue
+			}
+			if r, ok := httpRedirect(f.RequestRedirect, parent); ok {
+				hr.redirect = r
+			}
+		case gatewayv1.HTTPRouteFilterRequestMirror:
+			if f.RequestMirror == nil {
+				continue
+			}
+			svc, c := p.backendService(f.RequestMirror.BackendRef, "Spec.Rules.Filters.RequestMirror.BackendRef", kindHTTPRoute, route.Namespace)
+			if c != nil {
+				parent.add(c.Type, c.Status, c.Reason, c.Message)
+				continue
+			}
+			// Contour mirrors everything, whatever percent is asked.
+			hr.mirrors = append(hr.mirrors, &MirrorPolicy{Cluster: &Cluster{Upstream: svc, OmitTLSParams: true}, Percent: 100})
+		case gatewayv1.HTTPRouteFilterURLRewrite:
+			if f.URLRewrite == nil || hr.rewrite != nil {
+				continue
+			}
+			if f.URLRewrite.Hostname != nil {
+				hr.hostRewrite = string(*f.URLRewrite.Hostname)
+			}
+			if f.URLRewrite.Path == nil {
+				continue
+			}
+			if t := f.URLRewrite.Path.Type; t != gatewayv1.PrefixMatchHTTPPathModifier && t != gatewayv1.FullPathHTTPPathModifier {
+				parent.add("Accepted", "False", "UnsupportedValue", fmt.Sprintf("HTTPRoute.Spec.Rules.Filters.URLRewrite.Path.Type: invalid type %q: only ReplacePrefixMatch and ReplaceFullPath are supported.", t))
+				continue
+			}
+			hr.rewrite = f.URLRewrite.Path
+		default:
+			parent.add("Accepted", "False", "UnsupportedValue", fmt.Sprintf("HTTPRoute.Spec.Rules.Filters: invalid type %q: only RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, RequestMirror and URLRewrite are supported.", f.Type))
+		}
+	}
+	return hr
+}
+
+// httpRedirect converts a RequestRedirect filter; an empty replacement
+// means "/".
+func httpRedirect(r *gatewayv1.HTTPRequestRedirectFilter, parent *routeParent) (*Redirect, bool) {
+	out := &Redirect{}
+	if r.Hostname != nil {
+		out.Hostname = string(*r.Hostname)
+	}
+	if r.Port != nil {
+		out.Port = uint32(*r.Port)
+	}
+	if r.Scheme != nil {
+		out.Scheme = *r.Scheme
+	}
+	if r.StatusCode != nil {
+		out.StatusCode = *r.StatusCode
+	}
+	if pm := r.Path; pm != nil {
+		switch pm.Type {
+		case gatewayv1.PrefixMatchHTTPPathModifier:
+			out.Prefix = orSlash(pm.ReplacePrefixMatch)
+		case gatewayv1.FullPathHTTPPathModifier:
+			out.Path = orSlash(pm.ReplaceFullPath)
+		default:
+			parent.add("Accepted", "False", "UnsupportedValue", fmt.Sprintf("HTTPRoute.Spec.Rules.Filters.RequestRedirect.Path.Type: invalid type %q: only ReplacePrefixMatch and ReplaceFullPath are supported.", pm.Type))
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func orSlash(s *string) string {
+	if s == nil || *s == "" {
+		return "/"
+	}
+	return *s
+}
+
+// httpClusters resolves a rule's backendRefs; invalid ones are reported and
+// dropped. ok is false when the rule has no backendRefs at all.
+func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent *routeParent) ([]*Cluster, uint32, bool) {
+	if len(refs) == 0 {
+		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
+		return nil, 0, false
+	}
+	var clusters []*Cluster
+	var total uint32
+	for _, ref := range refs {
+		svc, c := p.backendService(ref.BackendObjectReference, "Spec.Rules.BackendRef", kindHTTPRoute, route.Namespace)
+		if c != nil {
+			parent.add(c.Type, c.Status, c.Reason, c.Message)
+			continue
+		}
+		cl := &Cluster{Upstream: svc, Protocol: svc.Protocol, OmitTLSParams: true}
+		for _, f := range ref.Filters {
+			switch f.Type {
+			case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
+				if f.RequestHeaderModifier == nil || cl.RequestHeaders != nil {
+					continue
+				}
+				var err error
+				if cl.RequestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
+					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
+				}
+			case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
+				if f.ResponseHeaderModifier == nil || cl.ResponseHeaders != nil {
+					continue
+				}
+				var err error
+				if cl.ResponseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
+					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
+				}
+			default:
+				parent.add("Accepted", "False", "UnsupportedValue", "HTTPRoute.Spec.Rules.BackendRef.Filters: Only RequestHeaderModifier and ResponseHeaderModifier type is supported.")
+			}
+		}
+		weight := backendWeight(ref.Weight)
+		total += weight
+		cl.Weight = weight
+		// Contour stores the weight on the Service, where it becomes the
+		// endpoints' locality weight.
+		svc.LocalityWeight = weight
+		clusters = append(clusters, cl)
+	}
+	return clusters, total, true
+}
+
+// httpClusterRoutes builds a rule's forwarding routes; without a valid or
+// weighted backend they answer 500.
+func httpClusterRoutes(matches []gatewayMatch, hr *httpRule, clusters []*Cluster, total uint32, priority int, route *gatewayv1.HTTPRoute) []*Route {
+	return matchRoutes(matches, func(m gatewayMatch) *Route {
+		r := &Route{
+			PathMatch: m.path, HeaderMatch: m.headers, QueryMatch: m.query,
+			Clusters: clusters, RequestHeaders: hr.requestHeaders, ResponseHeaders: hr.responseHeaders,
+			Mirrors: hr.mirrors, Priority: priority, PathRewrite: pathRewrite(hr.rewrite, matches),
+			Kind: kindHTTPRoute, Namespace: route.Namespace, Name: route.Name,
+		}
+		if hr.timeout != nil {
+			r.Timeout.Response = *hr.timeout
+		}
+		if len(clusters) == 0 || total == 0 {
+			r.DirectResponse = &DirectResponse{StatusCode: 500}
+		}
+		return r
+	})
+}
+
+// pathRewrite is a URLRewrite's path change for a rule's routes.
+func pathRewrite(pm *gatewayv1.HTTPPathModifier, matches []gatewayMatch) *PathRewrite {
+	if pm == nil {
+		return nil
+	}
+	if pm.Type == gatewayv1.FullPathHTTPPathModifier {
+		return &PathRewrite{FullPath: orSlash(pm.ReplaceFullPath)}
+	}
+	prefix := orSlash(pm.ReplacePrefixMatch)
+	if regex, ok := prefixRemoval(matches, prefix); ok {
+		return &PathRewrite{PrefixRegexRemove: regex}
+	}
+	return &PathRewrite{Prefix: prefix}
+}
+
+// httpRedirectRoutes builds a rule's redirect routes (query matches do not
+// apply to redirects in Contour).
+func httpRedirectRoutes(matches []gatewayMatch, hr *httpRule, priority int, route *gatewayv1.HTTPRoute) []*Route {
+	redirect := *hr.redirect
+	if regex, ok := prefixRemoval(matches, redirect.Prefix); ok {
+		redirect.Prefix, redirect.PrefixRegexRemove = "", regex
+	}
+	return matchRoutes(matches, func(m gatewayMatch) *Route {
+		return &Route{
+			PathMatch: m.path, HeaderMatch: m.headers, Redirect: &redirect, Priority: priority,
+			RequestHeaders: hr.requestHeaders, ResponseHeaders: hr.responseHeaders,
+			Kind: kindHTTPRoute, Namespace: route.Namespace, Name: route.Name,
+		}
+	})
+}

@@ -1,0 +1,224 @@
+package translate
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The status Contour writes on the Gateway and on the routes attached to
+// it. Conditions are kept in the order they were first set; setting a
+// condition type again replaces it and appends its message to the old one,
+// as Contour's status accessors do.
+
+// gatewayControllerName is the controller Contour reports in route status.
+const gatewayControllerName = "projectcontour.io/gateway-controller"
+
+// Condition is a Kubernetes condition as status shows it.
+type Condition struct {
+	Type               string `json:"type"`
+	Status             string `json:"status"`
+	Reason             string `json:"reason"`
+	Message            string `json:"message"`
+	ObservedGeneration int64  `json:"observedGeneration"`
+}
+
+// conditionList is an ordered set of conditions keyed by type.
+type conditionList []Condition
+
+// set adds or replaces the condition of type typ; a replaced condition's
+// message is kept in front of the new one.
+func (cl *conditionList) set(generation int64, typ, status, reason, message string) {
+	for i, c := range *cl {
+		if c.Type == typ {
+			(*cl)[i] = Condition{Type: typ, Status: status, Reason: reason, Message: c.Message + ", " + message, ObservedGeneration: generation}
+			return
+		}
+	}
+	*cl = append(*cl, Condition{Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: generation})
+}
+
+func (cl conditionList) has(typ string) bool {
+	for _, c := range cl {
+		if c.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// GatewayStatus is the JSON form of a Gateway's status.
+type GatewayStatus struct {
+	Conditions []Condition       `json:"conditions"`
+	Listeners  []*ListenerStatus `json:"listeners,omitempty"`
+}
+
+// ListenerStatus is one Gateway listener's status.
+type ListenerStatus struct {
+	Name           string           `json:"name"`
+	SupportedKinds []RouteGroupKind `json:"supportedKinds"`
+	AttachedRoutes int32            `json:"attachedRoutes"`
+	Conditions     conditionList    `json:"conditions"`
+}
+
+// RouteGroupKind names a route kind a listener accepts.
+type RouteGroupKind struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+// gatewayStatus accumulates a Gateway's status.
+type gatewayStatus struct {
+	generation int64
+	conditions conditionList
+	// listeners by name, in the order they were first touched
+	listeners []*ListenerStatus
+}
+
+func (g *gatewayStatus) listener(name string) *ListenerStatus {
+	for _, l := range g.listeners {
+		if l.Name == name {
+			return l
+		}
+	}
+	l := &ListenerStatus{Name: name, SupportedKinds: []RouteGroupKind{}, Conditions: conditionList{}}
+	g.listeners = append(g.listeners, l)
+	return l
+}
+
+func (g *gatewayStatus) addListenerCondition(listener, typ, status, reason, message string) {
+	g.listener(listener).Conditions.set(g.generation, typ, status, reason, message)
+}
+
+func (g *gatewayStatus) toStatus() GatewayStatus {
+	return GatewayStatus{Conditions: g.conditions, Listeners: g.listeners}
+}
+
+// RouteStatus is the JSON form of a route's status.
+type RouteStatus struct {
+	Parents []*RouteParentStatus `json:"parents"`
+}
+
+// RouteParentStatus is a route's status for one parentRef.
+type RouteParentStatus struct {
+	ParentRef      parentRefJSON `json:"parentRef"`
+	ControllerName string        `json:"controllerName"`
+	Conditions     conditionList `json:"conditions"`
+}
+
+// parentRefJSON is a parentRef as Contour writes it back.
+type parentRefJSON struct {
+	Group       *string `json:"group,omitempty"`
+	Kind        *string `json:"kind,omitempty"`
+	Namespace   *string `json:"namespace,omitempty"`
+	Name        string  `json:"name"`
+	SectionName *string `json:"sectionName,omitempty"`
+	Port        *int32  `json:"port,omitempty"`
+}
+
+// routeStatus accumulates one route's status.
+type routeStatus struct {
+	generation int64
+	parents    []*RouteParentStatus
+}
+
+// parent returns the status for parentRef index i of the route.
+func (r *routeStatus) parent(ref gatewayv1.ParentReference, index int) *routeParent {
+	return &routeParent{route: r, ref: ref, index: index}
+}
+
+// routeParent is a handle on one parentRef's status, created on first use.
+type routeParent struct {
+	route  *routeStatus
+	ref    gatewayv1.ParentReference
+	index  int
+	status *RouteParentStatus
+}
+
+func (rp *routeParent) get() *RouteParentStatus {
+	if rp.status == nil {
+		rp.status = &RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: gatewayControllerName, Conditions: conditionList{}}
+		rp.route.parents = append(rp.route.parents, rp.status)
+	}
+	return rp.status
+}
+
+func (rp *routeParent) add(typ, status, reason, message string) {
+	rp.get().Conditions.set(rp.route.generation, typ, status, reason, message)
+}
+
+func (rp *routeParent) has(typ string) bool {
+	return rp.status != nil && rp.status.Conditions.has(typ)
+}
+
+func toParentRefJSON(ref gatewayv1.ParentReference) parentRefJSON {
+	out := parentRefJSON{Name: string(ref.Name)}
+	if ref.Group != nil {
+		g := string(*ref.Group)
+		out.Group = &g
+	}
+	if ref.Kind != nil {
+		k := string(*ref.Kind)
+		out.Kind = &k
+	}
+	if ref.Namespace != nil {
+		n := string(*ref.Namespace)
+		out.Namespace = &n
+	}
+	if ref.SectionName != nil {
+		s := string(*ref.SectionName)
+		out.SectionName = &s
+	}
+	if ref.Port != nil {
+		p := int32(*ref.Port)
+		out.Port = &p
+	}
+	return out
+}
+
+// gatewayStatuses are the Gateway API statuses of one translation.
+type gatewayStatuses struct {
+	gateway     *gatewayStatus
+	gatewayName types.NamespacedName
+	routes      map[statusKey]*routeStatus
+	policies    map[types.NamespacedName]*routeStatus // BackendTLSPolicy ancestors
+}
+
+func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generation int64) *routeStatus {
+	key := statusKey{kind, name}
+	r, ok := gs.routes[key]
+	if !ok {
+		r = &routeStatus{generation: generation}
+		gs.routes[key] = r
+	}
+	return r
+}
+
+// objectStatuses lists the Gateway and route statuses. A route with no
+// parent status for the Gateway gets none, as in Contour.
+func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
+	var out []ObjectStatus
+	if gs.gateway != nil {
+		out = append(out, ObjectStatus{
+			APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway",
+			Namespace: gs.gatewayName.Namespace, Name: gs.gatewayName.Name,
+			Status: gs.gateway.toStatus(), Source: c.source("Gateway", gs.gatewayName),
+		})
+	}
+	var keys []statusKey
+	for k, r := range gs.routes {
+		if len(r.parents) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	for _, k := range keys {
+		out = append(out, ObjectStatus{
+			APIVersion: "gateway.networking.k8s.io/v1", Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,
+			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.source(k.kind, k.name),
+		})
+	}
+	return out
+}
