@@ -20,7 +20,6 @@ type httpProxyProcessor struct {
 	cache          *cache
 	status         statuses
 	rootNamespaces []string
-	notices        *[]Notice
 	orphaned       map[types.NamespacedName]bool
 }
 
@@ -42,14 +41,6 @@ func (p *httpProxyProcessor) run() {
 	for key := range p.orphaned {
 		p.status.forProxy(key).addError("Orphaned", "Orphaned", orphanMessage)
 	}
-}
-
-func (p *httpProxyProcessor) unsupported(proxy *contourv1.HTTPProxy, field string) {
-	*p.notices = append(*p.notices, Notice{
-		Source: p.cache.source("HTTPProxy", namespacedName(proxy)),
-		Kind:   "HTTPProxy", Name: namespacedName(proxy).String(),
-		Msg: field + " is not supported by contourc yet and was ignored",
-	})
 }
 
 // uniqueFQDNs returns the roots whose fqdn (compared case-insensitively) no
@@ -95,7 +86,6 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 		st.addError("SpecError", "NothingDefined", "HTTPProxy.Spec must have at least one Route, Include, or a TCPProxy")
 		return
 	}
-	p.reportUnsupportedVirtualHostFields(proxy)
 	if len(vh.JWTProviders) > 0 && (vh.TLS == nil || vh.TLS.SecretName == "") {
 		st.addError("JWTVerificationError", "JWTVerificationNotPermitted", "Spec.VirtualHost.JWTProviders can only be defined for root HTTPProxies that terminate TLS")
 		return
@@ -367,21 +357,6 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 	return p.tcpProxy(p.status.forProxy(key), child, visited)
 }
 
-// reportUnsupportedVirtualHostFields tells the user which virtual-host
-// features contourc does not translate yet.
-func (p *httpProxyProcessor) reportUnsupportedVirtualHostFields(proxy *contourv1.HTTPProxy) {
-	vh := proxy.Spec.VirtualHost
-	for field, set := range map[string]bool{
-		"spec.virtualhost.corsPolicy":                 vh.CORSPolicy != nil,
-		"spec.virtualhost.rateLimitPolicy":            vh.RateLimitPolicy != nil,
-		"spec.virtualhost.ipAllowPolicy/ipDenyPolicy": len(vh.IPAllowFilterPolicy)+len(vh.IPDenyFilterPolicy) > 0,
-	} {
-		if set {
-			p.unsupported(proxy, field)
-		}
-	}
-}
-
 // routes computes the routes of proxy and of the proxies it includes, with
 // the include chain's conditions. An error in a proxy's own routes discards
 // all of them (its includes' routes too), as in Contour.
@@ -542,7 +517,6 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	if err != nil {
 		return fail("RouteError", "RequestRedirectPolicy", "route.requestRedirectPolicy is invalid: %s", err)
 	}
-	p.reportUnsupportedRouteFields(proxy, route)
 	r := &Route{
 		PathMatch:                   mergePathMatch(conds),
 		HeaderMatch:                 mergeHeaderMatch(conds),
@@ -733,18 +707,6 @@ func cookieRewrites(in []contourv1.CookieRewritePolicy) ([]CookieRewrite, error)
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// reportUnsupportedRouteFields tells the user which route features contourc
-// does not translate yet.
-func (p *httpProxyProcessor) reportUnsupportedRouteFields(proxy *contourv1.HTTPProxy, route contourv1.Route) {
-	for field, set := range map[string]bool{
-		"routes[].authPolicy": route.AuthPolicy != nil,
-	} {
-		if set {
-			p.unsupported(proxy, field)
-		}
-	}
 }
 
 // httpProxyTimeouts parses a route's response and idle timeouts and its

@@ -80,7 +80,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	extensions := &extensionProcessor{cache: c, status: status}
 	extensions.run()
 	d.extensions = extensions.clusters
-	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces, notices: &res.Notices}).run()
+	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces}).run()
 	res.Status = status.objectStatuses(c)
 	if gw != nil {
 		gs := &gatewayStatuses{routes: map[statusKey]*routeStatus{}}
