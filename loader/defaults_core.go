@@ -53,3 +53,14 @@ func finishSecret(obj metav1.Object) {
 		s.Type = corev1.SecretTypeOpaque
 	}
 }
+
+// finishNamespace adds the kubernetes.io/metadata.name label the API server
+// sets on every Namespace (Gateway listeners select namespaces by it).
+func finishNamespace(obj metav1.Object) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[corev1.LabelMetadataName] = obj.GetName()
+	obj.SetLabels(labels)
+}

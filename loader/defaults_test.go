@@ -149,6 +149,9 @@ func TestCoreDefaults(t *testing.T) {
 	if ns.Obj.GetNamespace() != "" {
 		t.Errorf("cluster-scoped Namespace kept namespace %q", ns.Obj.GetNamespace())
 	}
+	if got := ns.Obj.GetLabels()[corev1.LabelMetadataName]; got != "team-a" {
+		t.Errorf("namespace label %s = %q, want the namespace's name", corev1.LabelMetadataName, got)
+	}
 }
 
 // TestSkippedKinds checks that kinds Contour does not read are counted by

@@ -55,7 +55,7 @@ var kinds = []kindSpec{
 	core("Service", true, func() metav1.Object { return &corev1.Service{} }, anyCase(validation.IsDNS1035Label), finishService),
 	core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, anyCase(validation.IsDNS1123Subdomain), finishSecret),
 	core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, anyCase(validation.IsDNS1123Subdomain), nil),
-	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, validation.IsDNS1123Label, nil),
+	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, validation.IsDNS1123Label, finishNamespace),
 	core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, anyCase(validation.IsDNS1123Subdomain), nil),
 	kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }),
 	kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }),

@@ -95,7 +95,7 @@ type routeObject interface {
 func (p *gatewayProcessor) processRoute(kind string, route routeObject, parentRefs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, gatewayNotProgrammed bool) {
 	rs := p.status.route(kind, types.NamespacedName{Namespace: route.GetNamespace(), Name: route.GetName()}, route.GetGeneration())
 	for i, ref := range parentRefs {
-		if !refersToGateway(ref, route.GetNamespace(), namespacedName(p.gateway)) {
+		if !refersToGateway(ref, namespacedName(p.gateway)) {
 			continue
 		}
 		parent := rs.parent(ref, i)
@@ -160,20 +160,20 @@ func containsListener(ls []*gatewayListener, l *gatewayListener) bool {
 }
 
 // refersToGateway says whether a parentRef names the Gateway (any of its
-// listeners); group and kind default to Gateway API's Gateway, the
-// namespace to the route's.
-func refersToGateway(ref gatewayv1.ParentReference, routeNamespace string, gw types.NamespacedName) bool {
+// listeners); group and kind default to Gateway API's Gateway. Like
+// Contour, a parentRef without a namespace matches by name alone (the API
+// says it means the route's namespace).
+func refersToGateway(ref gatewayv1.ParentReference, gw types.NamespacedName) bool {
 	if ref.Group != nil && string(*ref.Group) != gatewayv1.GroupName {
 		return false
 	}
 	if ref.Kind != nil && string(*ref.Kind) != "Gateway" {
 		return false
 	}
-	ns := routeNamespace
-	if ref.Namespace != nil {
-		ns = string(*ref.Namespace)
+	if ref.Namespace != nil && string(*ref.Namespace) != gw.Namespace {
+		return false
 	}
-	return ns == gw.Namespace && string(ref.Name) == gw.Name
+	return string(ref.Name) == gw.Name
 }
 
 // listenersFor returns the ready listeners that a parentRef selects

@@ -127,8 +127,10 @@ func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gat
 				parent.add(c.Type, c.Status, c.Reason, c.Message)
 				continue
 			}
+			// The Service gets the default protocol, but Contour's mirror
+			// cluster itself carries none.
 			grpcDefaultProtocol(svc, l.spec.Protocol)
-			hr.mirrors = append(hr.mirrors, &MirrorPolicy{Cluster: &Cluster{Upstream: svc, Protocol: svc.Protocol, OmitTLSParams: true}, Percent: 100})
+			hr.mirrors = append(hr.mirrors, &MirrorPolicy{Cluster: &Cluster{Upstream: svc, OmitTLSParams: true}, Percent: 100})
 		default:
 			parent.add("Accepted", "False", "UnsupportedValue", fmt.Sprintf("GRPCRoute.Spec.Rules.Filters: invalid type %q: only RequestHeaderModifier, ResponseHeaderModifier and RequestMirror are supported.", f.Type))
 		}
