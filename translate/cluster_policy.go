@@ -99,6 +99,12 @@ const (
 	crlKey           = "crl.pem"
 )
 
+// opaqueCASecret wraps a CA bundle from a ConfigMap as the Opaque Secret
+// Contour converts it to.
+func opaqueCASecret(ca string) *corev1.Secret {
+	return &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{caCertificateKey: []byte(ca)}}
+}
+
 // validCRLSecret checks a CRL Secret: TLS or Opaque, a crl.pem holding an
 // X509 CRL block.
 func validCRLSecret(s *corev1.Secret) error {

@@ -3,6 +3,7 @@ package translate
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -15,26 +16,53 @@ import (
 // attached to it, with the status Contour writes on each.
 
 type gatewayProcessor struct {
-	dag       *DAG
-	cache     *cache
-	status    *gatewayStatuses
-	gateway   *gatewayv1.Gateway
-	listeners []*gatewayListener
+	dag     *DAG
+	cache   *cache
+	status  *gatewayStatuses
+	gateway *gatewayv1.Gateway
+	// controller is the GatewayClass's controllerName, which route and
+	// policy status name.
+	controller string
+	listeners  []*gatewayListener
 	// attached counts, per Gateway listener, the routes attached to it.
 	attached map[string]int32
 }
 
-// gatewayOf returns the configured Gateway and its GatewayClass; Contour
-// processes nothing unless both exist.
-func gatewayOf(c *cache, name *types.NamespacedName) *gatewayv1.Gateway {
-	if name == nil {
-		return nil
+// defaultGatewayController is Contour's Gateway controller name.
+const defaultGatewayController = "projectcontour.io/gateway-controller"
+
+// gatewayOf returns the Gateway to serve: the configured one, which needs
+// its GatewayClass (Contour processes nothing otherwise), or else the only
+// Gateway of a GatewayClass with the given controller.
+func gatewayOf(c *cache, name *types.NamespacedName, controller string) (*gatewayv1.Gateway, error) {
+	if name != nil {
+		gw := c.gateways[*name]
+		if gw == nil || c.gatewayClasses[string(gw.Spec.GatewayClassName)] == nil {
+			return nil, nil
+		}
+		return gw, nil
 	}
-	gw := c.gateways[*name]
-	if gw == nil || c.gatewayClasses[string(gw.Spec.GatewayClassName)] == nil {
-		return nil
+	if controller == "" {
+		controller = defaultGatewayController
 	}
-	return gw
+	var found []*gatewayv1.Gateway
+	for _, gw := range c.gateways {
+		if gc := c.gatewayClasses[string(gw.Spec.GatewayClassName)]; gc != nil && string(gc.Spec.ControllerName) == controller {
+			found = append(found, gw)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, gw := range found {
+		names[i] = namespacedName(gw).String()
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("several Gateways belong to GatewayClasses of controller %q (%s): choose one with --gateway NAMESPACE/NAME, as Contour serves one Gateway", controller, strings.Join(names, ", "))
 }
 
 // addGatewayListeners adds one Envoy listener per distinct Gateway port,
@@ -51,6 +79,7 @@ func addGatewayListeners(d *DAG, gw *gatewayv1.Gateway) {
 
 func (p *gatewayProcessor) run() {
 	gw := p.gateway
+	p.controller = string(p.cache.gatewayClasses[string(gw.Spec.GatewayClassName)].Spec.ControllerName)
 	p.status.gateway = &gatewayStatus{generation: gw.Generation}
 	p.status.gatewayName = namespacedName(gw)
 	p.attached = map[string]int32{}
@@ -93,12 +122,12 @@ type routeObject interface {
 // processRoute attaches a route to the listeners each of its parentRefs to
 // this Gateway selects, and sets its status per parentRef.
 func (p *gatewayProcessor) processRoute(kind string, route routeObject, parentRefs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, gatewayNotProgrammed bool) {
-	rs := p.status.route(kind, types.NamespacedName{Namespace: route.GetNamespace(), Name: route.GetName()}, route.GetGeneration())
-	for i, ref := range parentRefs {
+	rs := p.status.route(kind, types.NamespacedName{Namespace: route.GetNamespace(), Name: route.GetName()}, route.GetGeneration(), p.controller)
+	for _, ref := range parentRefs {
 		if !refersToGateway(ref, namespacedName(p.gateway)) {
 			continue
 		}
-		parent := rs.parent(ref, i)
+		parent := rs.parent(ref)
 		if gatewayNotProgrammed {
 			parent.add("Accepted", "False", "InvalidGateway", "Invalid Gateway")
 			continue

@@ -44,7 +44,7 @@ func (p *gatewayProcessor) httpRoute(route *gatewayv1.HTTPRoute, parent *routePa
 		if hr.redirect != nil {
 			routes = httpRedirectRoutes(matches, hr, index, route)
 		} else {
-			clusters, total, ok := p.httpClusters(route, rule.BackendRefs, parent)
+			clusters, total, ok := p.httpClusters(route, rule.BackendRefs, parent, ref)
 			if !ok {
 				continue
 			}
@@ -326,7 +326,7 @@ func orSlash(s *string) string {
 
 // httpClusters resolves a rule's backendRefs; invalid ones are reported and
 // dropped. ok is false when the rule has no backendRefs at all.
-func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent *routeParent) ([]*Cluster, uint32, bool) {
+func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent *routeParent, parentRef gatewayv1.ParentReference) ([]*Cluster, uint32, bool) {
 	if len(refs) == 0 {
 		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
 		return nil, 0, false
@@ -340,6 +340,7 @@ func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatew
 			continue
 		}
 		cl := &Cluster{Upstream: svc, Protocol: svc.Protocol, OmitTLSParams: true}
+		p.backendTLS(cl, parentRef)
 		for _, f := range ref.Filters {
 			switch f.Type {
 			case gatewayv1.HTTPRouteFilterRequestHeaderModifier:

@@ -13,9 +13,6 @@ import (
 // condition type again replaces it and appends its message to the old one,
 // as Contour's status accessors do.
 
-// gatewayControllerName is the controller Contour reports in route status.
-const gatewayControllerName = "projectcontour.io/gateway-controller"
-
 // Condition is a Kubernetes condition as status shows it.
 type Condition struct {
 	Type               string `json:"type"`
@@ -118,29 +115,39 @@ type parentRefJSON struct {
 	Port        *int32  `json:"port,omitempty"`
 }
 
-// routeStatus accumulates one route's status.
+// routeStatus accumulates one route's (or policy's) status per parentRef.
 type routeStatus struct {
 	generation int64
+	controller string // the GatewayClass's controllerName
 	parents    []*RouteParentStatus
+	refs       []gatewayv1.ParentReference // parallel to parents
 }
 
-// parent returns the status for parentRef index i of the route.
-func (r *routeStatus) parent(ref gatewayv1.ParentReference, index int) *routeParent {
-	return &routeParent{route: r, ref: ref, index: index}
+// parent returns the handle on a parentRef's status. Like Contour, refs are
+// the same parent when they are equal as Go values (their pointers point
+// into the same route spec).
+func (r *routeStatus) parent(ref gatewayv1.ParentReference) *routeParent {
+	rp := &routeParent{route: r, ref: ref}
+	for i, existing := range r.refs {
+		if existing == ref {
+			rp.status = r.parents[i]
+		}
+	}
+	return rp
 }
 
 // routeParent is a handle on one parentRef's status, created on first use.
 type routeParent struct {
 	route  *routeStatus
 	ref    gatewayv1.ParentReference
-	index  int
 	status *RouteParentStatus
 }
 
 func (rp *routeParent) get() *RouteParentStatus {
 	if rp.status == nil {
-		rp.status = &RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: gatewayControllerName, Conditions: conditionList{}}
+		rp.status = &RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: rp.route.controller, Conditions: conditionList{}}
 		rp.route.parents = append(rp.route.parents, rp.status)
+		rp.route.refs = append(rp.route.refs, rp.ref)
 	}
 	return rp.status
 }
@@ -186,11 +193,22 @@ type gatewayStatuses struct {
 	policies    map[types.NamespacedName]*routeStatus // BackendTLSPolicy ancestors
 }
 
-func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generation int64) *routeStatus {
+// resetPolicy starts a BackendTLSPolicy's status anew; its ancestors are
+// kept like a route's parents.
+func (gs *gatewayStatuses) resetPolicy(name types.NamespacedName, generation int64, controller string) *routeStatus {
+	if gs.policies == nil {
+		gs.policies = map[types.NamespacedName]*routeStatus{}
+	}
+	r := &routeStatus{generation: generation, controller: controller}
+	gs.policies[name] = r
+	return r
+}
+
+func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generation int64, controller string) *routeStatus {
 	key := statusKey{kind, name}
 	r, ok := gs.routes[key]
 	if !ok {
-		r = &routeStatus{generation: generation}
+		r = &routeStatus{generation: generation, controller: controller}
 		gs.routes[key] = r
 	}
 	return r
@@ -220,5 +238,5 @@ func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
 			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.source(k.kind, k.name),
 		})
 	}
-	return out
+	return append(out, gs.policyStatuses(c)...)
 }

@@ -17,9 +17,15 @@ type Options struct {
 	IngressClassNames []string
 	// RootNamespaces restricts where root HTTPProxies may live.
 	RootNamespaces []string
-	// Gateway is the Gateway Contour serves (Contour's gateway.gatewayRef);
-	// without one Gateway API objects are ignored, as in Contour.
+	// Gateway is the Gateway to serve (Contour's gateway.gatewayRef).
+	// Without it, the one Gateway whose GatewayClass names
+	// GatewayController is served; with several that is an error, with none
+	// Gateway API objects are ignored, as in Contour.
 	Gateway *types.NamespacedName
+	// GatewayController is the controllerName of the GatewayClasses whose
+	// Gateway is served by default; empty means
+	// "projectcontour.io/gateway-controller".
+	GatewayController string
 	// UpstreamDNS, when non-empty, makes clusters of Services that have no
 	// endpoints in the input STRICT_DNS clusters resolving
 	// <svc>.<ns>.svc.<UpstreamDNS>:<port>.
@@ -33,6 +39,8 @@ type Result struct {
 	// (HTTPProxy, ExtensionService, Gateway API objects), sorted by
 	// kind/namespace/name.
 	Status []ObjectStatus
+	// Gateway is the Gateway served, nil when none is.
+	Gateway *types.NamespacedName
 	// Notices are things a user should know that are not errors in any
 	// object, e.g. a Service with no endpoints in the input.
 	Notices []Notice

@@ -68,13 +68,18 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 func translate(objs []loader.Object, opts Options) (*Result, error) {
 	c := newCache(objs, opts)
 	d := newDAG()
-	gw := gatewayOf(c, opts.Gateway)
+	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
 	if gw != nil {
 		addGatewayListeners(d, gw)
+		name := namespacedName(gw)
+		res.Gateway = &name
 	} else {
 		defaultListeners(d)
 	}
-	res := &Result{}
 	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
 	status := statuses{}
 	extensions := &extensionProcessor{cache: c, status: status}

@@ -25,6 +25,7 @@ type inputFlags struct {
 	ingressClassNames []string
 	rootNamespaces    []string
 	gateway           string
+	gatewayController string
 	configPath        string
 	upstreamDNS       string
 }
@@ -34,7 +35,9 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 		"serve only Ingresses of these classes (comma-separated); default: no class or \"contour\"")
 	fs.StringSliceVar(&f.rootNamespaces, "root-namespaces", nil,
 		"namespaces where root HTTPProxies may live (comma-separated); default: all")
-	fs.StringVar(&f.gateway, "gateway", "", "serve the Gateway `NS/NAME` and the routes attached to it")
+	fs.StringVar(&f.gateway, "gateway", "", "serve the Gateway `NS/NAME` and the routes attached to it\n(default: the only Gateway whose GatewayClass has the --gateway-controller)")
+	fs.StringVar(&f.gatewayController, "gateway-controller", "projectcontour.io/gateway-controller",
+		"controllerName of the GatewayClasses whose Gateway is served when --gateway is not given")
 	fs.StringVar(&f.configPath, "config-path", "", "Contour configuration `FILE` (contour.yaml)")
 	fs.StringVar(&f.upstreamDNS, "upstream-dns", "",
 		"give Services without endpoints in the input a STRICT_DNS cluster resolving <svc>.<ns>.svc.`DOMAIN`\n(a domain must be attached with =)")
@@ -70,6 +73,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		RootNamespaces:    nonEmpty(f.rootNamespaces),
 		UpstreamDNS:       f.upstreamDNS,
 		Gateway:           gateway,
+		GatewayController: f.gatewayController,
 	}, nil
 }
 
@@ -102,6 +106,13 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {
 		return nil, failure(err)
+	}
+	if g.verbose {
+		if res.Gateway != nil {
+			fmt.Fprintf(s.ErrOut, "serving Gateway %s\n", res.Gateway)
+		} else {
+			fmt.Fprintln(s.ErrOut, "no Gateway to serve: Gateway API objects are ignored")
+		}
 	}
 	for _, n := range res.Notices {
 		fmt.Fprintf(s.ErrOut, "warning: %s\n", n)

@@ -1,0 +1,150 @@
+package translate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// BackendTLSPolicy: TLS to an HTTPRoute backend, verified against CA
+// certificates from Secrets or ConfigMaps and the policy's hostname. The
+// policy's status is written per route parentRef (its "ancestors").
+
+// backendTLSPolicy finds the policy for a Service port: one naming the
+// port (sectionName) wins over one naming the whole Service.
+func (p *gatewayProcessor) backendTLSPolicy(svc *Service) *gatewayv1.BackendTLSPolicy {
+	var fallback *gatewayv1.BackendTLSPolicy
+	for _, pol := range p.cache.backendTLSPolicies {
+		if pol.Namespace != svc.Namespace {
+			continue
+		}
+		for _, tr := range pol.Spec.TargetRefs {
+			if tr.Group != "" || tr.Kind != "Service" || string(tr.Name) != svc.Name {
+				continue
+			}
+			if tr.SectionName != nil && string(*tr.SectionName) == svc.Port.Name {
+				return pol
+			}
+			if tr.SectionName == nil {
+				fallback = pol
+			}
+		}
+	}
+	return fallback
+}
+
+// backendTLS applies the BackendTLSPolicy of a backend, if any, to its
+// cluster: the cluster speaks TLS with Contour's parameters and verifies
+// the backend. An invalid policy is reported on the policy and ignored.
+func (p *gatewayProcessor) backendTLS(c *Cluster, ref gatewayv1.ParentReference) {
+	pol := p.backendTLSPolicy(c.Upstream)
+	if pol == nil {
+		return
+	}
+	// Contour writes a policy's status afresh for every backend it applies
+	// to, so the last backend's ancestor is the one that remains.
+	ancestor := p.status.resetPolicy(namespacedName(pol), pol.Generation, p.controller).parent(ref)
+	invalid := func(msg string) { ancestor.add("Accepted", "False", "Invalid", msg) }
+	v := pol.Spec.Validation
+	if v.WellKnownCACertificates != nil && *v.WellKnownCACertificates != "" {
+		invalid("BackendTLSPolicy.Spec.Validation.WellKnownCACertificates is unsupported.")
+		return
+	}
+	host := string(v.Hostname)
+	if err := validHostname(host); err != nil || strings.Contains(host, "*") {
+		invalid(fmt.Sprintf("BackendTLSPolicy.Spec.Validation.Hostname %q is invalid. Hostname must be a valid RFC 1123 fully qualified domain name. Wildcard domains and numeric IP addresses are not allowed", host))
+		return
+	}
+	var names []string
+	var bundle []byte
+	ok := true
+	for _, ref := range v.CACertificateRefs {
+		name := types.NamespacedName{Namespace: pol.Namespace, Name: string(ref.Name)}
+		switch ref.Kind {
+		case "Secret":
+			ca, err := p.cache.lookupCASecret(name, pol.Namespace)
+			if err != nil {
+				invalid(fmt.Sprintf("Could not find CACertificateRef Secret: %s", name))
+				ok = false
+				continue
+			}
+			bundle = append(bundle, ca...)
+		case "ConfigMap":
+			ca, err := p.cache.configMapCA(name)
+			if err != nil {
+				invalid(fmt.Sprintf("Could not find CACertificateRef ConfigMap: %s", name))
+				ok = false
+				continue
+			}
+			bundle = append(bundle, ca...)
+		default:
+			invalid(fmt.Sprintf("BackendTLSPolicy.Spec.Validation.CACertificateRef.Kind %q is unsupported. Only ConfigMap or Secret Kind is supported.", ref.Kind))
+			ok = false
+			continue
+		}
+		names = append(names, name.Name)
+	}
+	if !ok || len(names) == 0 {
+		return
+	}
+	c.Protocol = "tls"
+	c.Upstream.Protocol = "tls"
+	c.OmitTLSParams = false
+	c.Validation = &UpstreamValidation{CAName: names[0], CACert: bundle, SubjectNames: []string{host}}
+	ancestor.add("Accepted", "True", "Accepted", "Accepted BackendTLSPolicy")
+}
+
+// configMapCA returns a validated CA bundle from a ConfigMap's ca.crt.
+func (c *cache) configMapCA(name types.NamespacedName) ([]byte, error) {
+	cm, ok := c.configMaps[name]
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap not found")
+	}
+	ca, ok := cm.Data[caCertificateKey]
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap not found")
+	}
+	secret := opaqueCASecret(ca)
+	if err := validCASecret(secret); err != nil {
+		return nil, err
+	}
+	return []byte(ca), nil
+}
+
+// PolicyStatus is the JSON form of a BackendTLSPolicy's status.
+type PolicyStatus struct {
+	Ancestors []*PolicyAncestorStatus `json:"ancestors"`
+}
+
+// PolicyAncestorStatus is a policy's status for one route parentRef.
+type PolicyAncestorStatus struct {
+	AncestorRef    parentRefJSON `json:"ancestorRef"`
+	ControllerName string        `json:"controllerName"`
+	Conditions     conditionList `json:"conditions"`
+}
+
+// policyStatuses lists the BackendTLSPolicy statuses, ordered by name.
+func (gs *gatewayStatuses) policyStatuses(c *cache) []ObjectStatus {
+	var names []types.NamespacedName
+	for n, s := range gs.policies {
+		if len(s.parents) > 0 {
+			names = append(names, n)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
+	var out []ObjectStatus
+	for _, n := range names {
+		var ancestors []*PolicyAncestorStatus
+		for _, p := range gs.policies[n].parents {
+			ancestors = append(ancestors, &PolicyAncestorStatus{AncestorRef: p.ParentRef, ControllerName: p.ControllerName, Conditions: p.Conditions})
+		}
+		out = append(out, ObjectStatus{
+			APIVersion: "gateway.networking.k8s.io/v1", Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
+			Status: PolicyStatus{Ancestors: ancestors}, Source: c.source("BackendTLSPolicy", n),
+		})
+	}
+	return out
+}
