@@ -142,7 +142,7 @@ func (gs *gatewayStatuses) policyStatuses(c *cache) []ObjectStatus {
 			ancestors = append(ancestors, &PolicyAncestorStatus{AncestorRef: p.ParentRef, ControllerName: p.ControllerName, Conditions: p.Conditions})
 		}
 		out = append(out, ObjectStatus{
-			APIVersion: "gateway.networking.k8s.io/v1", Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
+			APIVersion: watchedAPIVersion["BackendTLSPolicy"], Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
 			Status: PolicyStatus{Ancestors: ancestors}, Source: c.source("BackendTLSPolicy", n),
 		})
 	}

@@ -185,6 +185,16 @@ func toParentRefJSON(ref gatewayv1.ParentReference) parentRefJSON {
 	return out
 }
 
+// watchedAPIVersion is the version of each kind Contour watches, which is
+// the object its status is written on.
+var watchedAPIVersion = map[string]string{
+	kindHTTPRoute:      "gateway.networking.k8s.io/v1",
+	kindGRPCRoute:      "gateway.networking.k8s.io/v1",
+	kindTLSRoute:       "gateway.networking.k8s.io/v1alpha2",
+	kindTCPRoute:       "gateway.networking.k8s.io/v1alpha2",
+	"BackendTLSPolicy": "gateway.networking.k8s.io/v1alpha3",
+}
+
 // gatewayStatuses are the Gateway API statuses of one translation.
 type gatewayStatuses struct {
 	gateway     *gatewayStatus
@@ -234,7 +244,7 @@ func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
 	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
 	for _, k := range keys {
 		out = append(out, ObjectStatus{
-			APIVersion: "gateway.networking.k8s.io/v1", Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,
+			APIVersion: watchedAPIVersion[k.kind], Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,
 			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.source(k.kind, k.name),
 		})
 	}

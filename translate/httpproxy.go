@@ -20,7 +20,9 @@ type httpProxyProcessor struct {
 	cache          *cache
 	status         statuses
 	rootNamespaces []string
-	orphaned       map[types.NamespacedName]bool
+	// disablePermitInsecure ignores routes' permitInsecure (configuration).
+	disablePermitInsecure bool
+	orphaned              map[types.NamespacedName]bool
 }
 
 func (p *httpProxyProcessor) run() {
@@ -522,7 +524,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		HeaderMatch:                 mergeHeaderMatch(conds),
 		QueryMatch:                  mergeQueryMatch(conds),
 		Websocket:                   route.EnableWebsockets,
-		HTTPSUpgrade:                enforceTLS && !route.PermitInsecure,
+		HTTPSUpgrade:                enforceTLS && !(route.PermitInsecure && !p.disablePermitInsecure),
 		Timeout:                     timeouts,
 		Retry:                       httpProxyRetryPolicy(route.RetryPolicy),
 		RequestHeaders:              reqHeaders,

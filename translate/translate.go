@@ -26,6 +26,9 @@ type Options struct {
 	// Gateway is served by default; empty means
 	// "projectcontour.io/gateway-controller".
 	GatewayController string
+	// Config is Contour's configuration file, when given. Settings given
+	// as options (Gateway) override it, as Contour's flags do.
+	Config *loader.ContourConfig
 	// UpstreamDNS, when non-empty, makes clusters of Services that have no
 	// endpoints in the input STRICT_DNS clusters resolving
 	// <svc>.<ns>.svc.<UpstreamDNS>:<port>.

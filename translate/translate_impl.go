@@ -66,13 +66,14 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 }
 
 func translate(objs []loader.Object, opts Options) (*Result, error) {
+	opts = withConfig(opts)
 	c := newCache(objs, opts)
 	d := newDAG()
 	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{Notices: configNotices(opts.Config)}
 	if gw != nil {
 		addGatewayListeners(d, gw)
 		name := namespacedName(gw)
@@ -85,7 +86,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	extensions := &extensionProcessor{cache: c, status: status}
 	extensions.run()
 	d.extensions = extensions.clusters
-	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces}).run()
+	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
+		disablePermitInsecure: opts.Config != nil && opts.Config.DisablePermitInsecure}).run()
 	res.Status = status.objectStatuses(c)
 	if gw != nil {
 		gs := &gatewayStatuses{routes: map[statusKey]*routeStatus{}}

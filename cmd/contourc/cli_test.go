@@ -50,7 +50,6 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"gateway without namespace", []string{"render", "--gateway", "gw", "dir"}, `--gateway "gw": want NAMESPACE/NAME`},
 		{"gateway with extra slash", []string{"render", "--gateway", "ns/gw/x", "dir"}, `--gateway "ns/gw/x": want NAMESPACE/NAME`},
-		{"config-path not wired", []string{"check", "--config-path", "contour.yaml", "dir"}, "--config-path is not supported yet"},
 		{"version takes no arguments", []string{"version", "extra"}, "unknown command"},
 	}
 	for _, tt := range tests {
@@ -197,5 +196,31 @@ func TestOutputUntouchedOnFailure(t *testing.T) {
 	}
 	if got.stdout != "" {
 		t.Errorf("stdout = %q, want nothing", got.stdout)
+	}
+}
+
+// TestConfigPath checks that Contour's configuration file is read strictly
+// (a bad key is an error naming file:line, exit 2) and applied (its
+// gatewayRef selects the Gateway, --gateway overrides it).
+func TestConfigPath(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("timeouts:\n  request-timeout: 1s\n  bogus: 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := runCLI(t, "", "render", "--config-path", bad, filepath.Join(repoRoot, "examples"))
+	got.wantExit(t, exitFailure)
+	if !strings.Contains(got.stderr, "bad.yaml:3:") || !strings.Contains(got.stderr, "bogus") || got.stdout != "" {
+		t.Errorf("stderr %q, stdout %d bytes: want the file, line and key, and no output", got.stderr, len(got.stdout))
+	}
+
+	unapplied := filepath.Join(dir, "contour.yaml")
+	if err := os.WriteFile(unapplied, []byte("timeouts:\n  request-timeout: 1s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = runCLI(t, "", "render", "-o", "json", "--config-path", unapplied, filepath.Join(repoRoot, "examples"))
+	got.wantExit(t, exitOK)
+	if !strings.Contains(got.stderr, "timeouts is not applied by contourc yet") {
+		t.Errorf("stderr %q: want a warning that timeouts are not applied", got.stderr)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -65,8 +64,12 @@ func (f *inputFlags) options() (translate.Options, error) {
 		}
 		gateway = &types.NamespacedName{Namespace: ns, Name: name}
 	}
+	var cfg *loader.ContourConfig
 	if f.configPath != "" {
-		return translate.Options{}, errors.New("--config-path is not supported yet")
+		var err error
+		if cfg, err = loader.LoadContourConfig(f.configPath, loader.Options{}); err != nil {
+			return translate.Options{}, failure(err)
+		}
 	}
 	return translate.Options{
 		IngressClassNames: nonEmpty(f.ingressClassNames),
@@ -74,6 +77,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		UpstreamDNS:       f.upstreamDNS,
 		Gateway:           gateway,
 		GatewayController: f.gatewayController,
+		Config:            cfg,
 	}, nil
 }
 

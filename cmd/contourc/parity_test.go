@@ -32,11 +32,12 @@ var ingressKinds = map[string]bool{
 
 // unsupportedFlags are Contour flags contourc does not implement yet; cases
 // using them are left to later work.
-var unsupportedFlags = []string{"--gateway", "--config-path"}
+var unsupportedFlags = []string{}
 
 // knownGaps are cases contourc cannot pass yet, with the reason.
 var knownGaps = map[string]string{
-	"contour/docs-config-jwt-verification-L98": "localJWKS is not in the published Contour API module (v1.33)",
+	"contour/docs-config-jwt-verification-L98":                                             "localJWKS is not in the published Contour API module (v1.33)",
+	"envoy-gateway/gatewayapi-httproute-with-response-header-filter-invalid-header-values": "contourc refuses header values Envoy rejects (README: Differences from Contour)",
 }
 
 func TestParity(t *testing.T) {
@@ -201,10 +202,24 @@ func compareStatus(t *testing.T, wantFile string, got []byte) {
 		}
 	}
 	for k := range g {
-		if _, ok := w[k]; !ok {
+		if _, ok := w[k]; !ok && !sameNameExpected(w, k) {
 			t.Errorf("status of %s: not expected", k)
 		}
 	}
+}
+
+// sameNameExpected says whether Contour wrote status on another kind of
+// the same namespace/name: Contour keeps one route status per name, so
+// routes of several kinds sharing a name get only one status there, while
+// contourc writes each (README: Differences from Contour).
+func sameNameExpected(want map[string]string, key string) bool {
+	name := key[strings.LastIndex(key, " ")+1:]
+	for k := range want {
+		if strings.HasSuffix(k, " "+name) && strings.Contains(k, "Route ") && strings.Contains(key, "Route ") {
+			return true
+		}
+	}
+	return false
 }
 
 // ingressCases lists the case directories under root whose inputs hold only
