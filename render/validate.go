@@ -43,8 +43,11 @@ func Validate(r *translate.Resources) error {
 		return nil
 	}
 	var errs []error
+	// Anys repeated across resources are checked once; an invalid one
+	// still fails the first resource holding it.
+	seen := map[string]bool{}
 	check := func(kind, name string, m proto.Message) {
-		if err := validateDeep(m); err != nil {
+		if err := validateDeepSeen(m, seen); err != nil {
 			errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: err})
 		}
 	}
@@ -72,11 +75,15 @@ func Validate(r *translate.Resources) error {
 // validateDeep runs m's ValidateAll and that of every message packed in an
 // Any inside m. ValidateAll already recurses into plain sub-messages, so only
 // Any contents need a call of their own.
-func validateDeep(m proto.Message) error {
+func validateDeep(m proto.Message) error { return validateDeepSeen(m, nil) }
+
+// validateDeepSeen is validateDeep skipping the Anys in seen, and adding
+// those it checks.
+func validateDeepSeen(m proto.Message, seen map[string]bool) error {
 	if err := validateOne(m); err != nil {
 		return err
 	}
-	w := &walker{unpacked: validateOne}
+	w := &walker{unpacked: validateOne, seen: seen}
 	_, err := w.walk(m.ProtoReflect())
 	return err
 }

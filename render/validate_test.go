@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"google.golang.org/protobuf/proto"
 )
 
 func TestValidateAcceptsFixture(t *testing.T) {
@@ -71,5 +73,22 @@ func TestValidateReportsFirstFew(t *testing.T) {
 	msg := err.Error()
 	if !strings.Contains(msg, `cluster "c09"`) || strings.Contains(msg, `cluster "c10"`) || !strings.HasSuffix(msg, "... and 5 more") {
 		t.Errorf("error lists the wrong clusters:\n%s", msg)
+	}
+}
+
+// An invalid typed config repeated in several resources is checked once but
+// still reported: on the first resource that holds it.
+func TestValidateRepeatedInvalidTypedConfig(t *testing.T) {
+	r := testResources(t)
+	l := r.Listeners[1]
+	repack(t, l.FilterChains[0].Filters[0].GetTypedConfig(), func(hcm *hcmv3.HttpConnectionManager) {
+		hcm.StatPrefix = ""
+	})
+	copyOf := proto.Clone(l).(*listenerv3.Listener)
+	copyOf.Name = "zz_copy"
+	r.Listeners = append(r.Listeners, copyOf)
+	err := Validate(r)
+	if err == nil || !strings.Contains(err.Error(), `listener "ingress_http"`) {
+		t.Fatalf("got %v, want the first listener holding the invalid config reported", err)
 	}
 }

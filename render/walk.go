@@ -29,6 +29,11 @@ type walker struct {
 	// unpacked, if set, is called on the content of every Any before the
 	// content is walked.
 	unpacked func(m proto.Message) error
+	// seen, when set, skips Anys whose exact content (type and bytes) was
+	// walked before. Only read-only walks may use it: Contour's resources
+	// repeat the same filter configurations in every filter chain, and
+	// checking each once is enough.
+	seen map[string]bool
 
 	path []step
 }
@@ -150,6 +155,13 @@ func (w *walker) enter(s step, m protoreflect.Message) (bool, error) {
 // error: nothing could be checked or rewritten inside it, and protojson could
 // not print it either.
 func (w *walker) walkAny(a *anypb.Any) (bool, error) {
+	if w.seen != nil {
+		key := a.GetTypeUrl() + "\x00" + string(a.GetValue())
+		if w.seen[key] {
+			return false, nil
+		}
+		w.seen[key] = true
+	}
 	inner, err := a.UnmarshalNew()
 	if err != nil {
 		return false, w.fail(fmt.Errorf("cannot unpack %s: %w", a.GetTypeUrl(), err))
