@@ -65,7 +65,11 @@ func newCache(objs []loader.Object, opts Options) *cache {
 		configMaps:      map[types.NamespacedName]*corev1.ConfigMap{},
 		classNames:      opts.IngressClassNames,
 	}
+	secretVisible := secretNamespaceFilter(opts)
 	for _, o := range objs {
+		if _, isSecret := o.Obj.(*corev1.Secret); isSecret && !secretVisible(o.Obj.GetNamespace()) {
+			continue
+		}
 		c.insert(o)
 	}
 	sort.Slice(c.ingresses, func(i, j int) bool {
@@ -81,6 +85,27 @@ func newCache(objs []loader.Object, opts Options) *cache {
 		sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
 	}
 	return c
+}
+
+// secretNamespaceFilter says which namespaces' Secrets Contour sees. With
+// root namespaces its Secret informer watches only those, plus the
+// namespaces of the configured fallback and client certificates.
+func secretNamespaceFilter(opts Options) func(namespace string) bool {
+	if len(opts.RootNamespaces) == 0 {
+		return func(string) bool { return true }
+	}
+	watched := map[string]bool{}
+	for _, ns := range opts.RootNamespaces {
+		watched[ns] = true
+	}
+	if cfg := opts.Config; cfg != nil {
+		for _, ref := range []loader.ConfigNamespacedName{cfg.TLS.FallbackCertificate, cfg.TLS.ClientCertificate} {
+			if ref.Name != "" {
+				watched[ref.Namespace] = true
+			}
+		}
+	}
+	return func(namespace string) bool { return watched[namespace] }
 }
 
 func (c *cache) insert(o loader.Object) {
@@ -188,7 +213,7 @@ func (c *cache) delegationPermitted(secret types.NamespacedName, targetNamespace
 type errDelegationNotPermitted struct{ secret types.NamespacedName }
 
 func (e errDelegationNotPermitted) Error() string {
-	return fmt.Sprintf("certificate delegation not permitted for secret %s", e.secret)
+	return "certificate delegation not permitted"
 }
 
 // lookupSecret returns the Secret name refers to, as seen from

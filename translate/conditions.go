@@ -116,7 +116,10 @@ func mergeQueryMatch(conds []contourv1.MatchCondition) []QueryMatch {
 func pathConditionsValid(conds []contourv1.MatchCondition) error {
 	n := 0
 	for _, c := range conds {
-		for kind, v := range map[string]string{"prefix": c.Prefix, "exact": c.Exact, "regex": c.Regex} {
+		// Prefix, then exact, then regex: the order Contour checks them in,
+		// which decides the error reported when several are wrong.
+		for _, kv := range [][2]string{{"prefix", c.Prefix}, {"exact", c.Exact}, {"regex", c.Regex}} {
+			kind, v := kv[0], kv[1]
 			if v == "" {
 				continue
 			}

@@ -18,7 +18,7 @@ import (
 
 // hostRewriteHeaderValue matches a Host value taken from another request
 // header: "%REQ(x-host)%".
-var hostRewriteHeaderValue = regexp.MustCompile(`^%REQ\(([\w-]+)\)%$`)
+var hostRewriteHeaderValue = regexp.MustCompile(`%REQ\(([A-Za-z0-9-]+)\)%`)
 
 // headersPolicy converts a route or service header policy; allowHost says
 // whether Host may be set (request headers only).

@@ -116,7 +116,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 		if !ok {
 			return
 		}
-		secure.TCPProxy = tcp
+		secure.TCPProxy = tcp // nil when the included proxy has no tcpproxy
 	}
 
 	routes := p.routes(st, proxy, proxy, nil, nil, secure != nil)
@@ -207,7 +207,7 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 	switch {
 	case tls.EnableFallbackCertificate && tls.ClientValidation != nil:
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & client validation are incompatible")
-	case tls.EnableFallbackCertificate && vh.Authorization != nil && vh.Authorization.ExtensionServiceRef.Name != "":
+	case tls.EnableFallbackCertificate && vh.Authorization != nil:
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & client authorization are incompatible")
 	case tls.EnableFallbackCertificate && len(vh.JWTProviders) > 0:
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & JWT providers are incompatible")
@@ -289,12 +289,15 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 	if len(tp.Services) > 0 && include != nil {
 		return fail("TCPProxyError", "NoServicesAndInclude", "cannot specify services and include in the same httpproxy")
 	}
-	lbPolicy, _ := loadBalancing(tp.LoadBalancerPolicy, st)
-	if lbPolicy == "Cookie" || lbPolicy == "RequestHash" || lbPolicy == "RoundRobin" {
-		if lbPolicy != "RoundRobin" {
-			st.addWarning("TCPProxyError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for TCPProxies", "Spec.TCPProxy.LoadBalancerPolicy", lbPolicy)
+	lbPolicy := ""
+	if lb := tp.LoadBalancerPolicy; lb != nil {
+		switch lb.Strategy {
+		case "WeightedLeastRequest", "Random":
+			lbPolicy = lb.Strategy
+		case "Cookie", "RequestHash":
+			// Hashing needs HTTP; the strategy is ignored, not its policies.
+			st.addWarning("TCPProxyError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for TCPProxies", "Spec.TCPProxy.LoadBalancerPolicy", lb.Strategy)
 		}
-		lbPolicy = ""
 	}
 	if len(tp.Services) > 0 {
 		out := &TCPProxy{}
@@ -352,11 +355,12 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		return fail("TCPProxyIncludeError", "IncludeCreatesCycle", "include creates a cycle: %s", strings.Join(path, " -> "))
 	}
 	if child.Spec.TCPProxy == nil {
-		// Contour dereferences the child's tcpproxy; an include of a proxy
-		// without one has nothing to forward to.
-		return fail("TCPProxyError", "NothingDefined", "either services or inclusion must be specified")
+		// Contour finds nothing to do: no error, and nothing is forwarded.
+		return nil, true
 	}
-	return p.tcpProxy(p.status.forProxy(key), child, visited)
+	return visit(p, key, child.Generation, func(st *proxyStatus) (*TCPProxy, bool) {
+		return p.tcpProxy(st, child, visited)
+	})
 }
 
 // routes computes the routes of proxy and of the proxies it includes, with
@@ -383,6 +387,20 @@ func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTP
 		routes = append(routes, r)
 	}
 	return expandPrefixRewrites(routes)
+}
+
+// visit processes an included proxy with a fresh status and keeps it, as
+// Contour keeps the status of each visit: the latest, unless an earlier
+// visit found errors and this one none.
+func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation int64, f func(*proxyStatus) (T, bool)) (T, bool) {
+	fresh := &proxyStatus{generation: generation}
+	out, ok := f(fresh)
+	skey := statusKey{"HTTPProxy", key}
+	if old := p.status[skey]; old == nil || old.valid() || !fresh.valid() || !old.visited {
+		p.status[skey] = fresh
+	}
+	fresh.visited = true
+	return out, ok
 }
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a
@@ -429,29 +447,34 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 			routes = append(routes, badGatewayRoute(proxy, inc.Conditions)...)
 			continue
 		}
-		childStatus := p.status.forProxy(namespacedName(child))
-		routes = append(routes, p.routes(childStatus, root, child, append(slices.Clone(conds), inc.Conditions...), visited, enforceTLS)...)
+		childRoutes, _ := visit(p, namespacedName(child), child.Generation, func(st *proxyStatus) ([]*Route, bool) {
+			return p.routes(st, root, child, append(slices.Clone(conds), inc.Conditions...), visited, enforceTLS), true
+		})
+		routes = append(routes, childRoutes...)
 		delete(p.orphaned, namespacedName(child))
 	}
 	return routes
 }
 
 // includeConditionsKey identifies an include's conditions for the duplicate
-// check; an include with only "/" (or nothing) never counts as a duplicate.
+// check, as Contour compares them: after merging (repeated slashes
+// collapsed, header matches in their DAG form), ignoring order. A lone "/"
+// (or no condition) is never a duplicate, so it has no key.
 func includeConditionsKey(conds []contourv1.MatchCondition) string {
-	var parts []string
-	for _, c := range conds {
-		switch {
-		case c.Prefix != "" && c.Prefix != "/":
-			parts = append(parts, "prefix="+c.Prefix)
-		case c.Header != nil:
-			parts = append(parts, fmt.Sprintf("header=%+v", *c.Header))
-		case c.QueryParameter != nil:
-			parts = append(parts, fmt.Sprintf("query=%+v", *c.QueryParameter))
-		}
+	path := mergePathMatch(conds)
+	headers, queries := mergeHeaderMatch(conds), mergeQueryMatch(conds)
+	if path.Value == "/" && len(headers) == 0 && len(queries) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(headers)+len(queries))
+	for _, h := range headers {
+		parts = append(parts, fmt.Sprintf("header=%+v", h))
+	}
+	for _, q := range queries {
+		parts = append(parts, fmt.Sprintf("query=%+v", q))
 	}
 	sort.Strings(parts)
-	return strings.Join(parts, ",")
+	return "prefix=" + path.Value + "," + strings.Join(parts, ",")
 }
 
 // badGatewayRoute answers 502 for an include that cannot be followed.
@@ -646,10 +669,6 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	dynamic["CONTOUR_SERVICE_PORT"] = strconv.Itoa(svc.Port)
 	if c.RequestHeaders, err = headersPolicy(svc.RequestHeadersPolicy, true, dynamic); err != nil {
 		st.addError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
-		return nil, false
-	}
-	if c.RequestHeaders != nil && c.RequestHeaders.HostRewriteHeader != "" {
-		st.addError("ServiceError", "RequestHeadersPolicyInvalid", "rewriting %q host header with dynamic value is not supported on service on request headers", "Host")
 		return nil, false
 	}
 	if c.ResponseHeaders, err = headersPolicy(svc.ResponseHeadersPolicy, false, dynamic); err != nil {
