@@ -27,6 +27,7 @@ func marshalSections(sections []typeSection) ([][][]byte, error) {
 		}
 	}
 	errs := make([]error, len(jobs))
+	enc := &jsonEncoder{}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
@@ -40,7 +41,7 @@ func marshalSections(sections []typeSection) ([][][]byte, error) {
 				jb := jobs[n]
 				s := sections[jb.section]
 				var doc []byte
-				doc, scratch, errs[n] = indentedJSON(s.items[jb.item], scratch)
+				doc, scratch, errs[n] = enc.indented(s.items[jb.item], scratch)
 				if errs[n] != nil {
 					errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: errs[n]}
 				}
@@ -57,13 +58,13 @@ func marshalSections(sections []typeSection) ([][][]byte, error) {
 	return docs, nil
 }
 
-// indentedJSON prints m with protojson into scratch and returns it laid out
-// at elementPrefix in a new slice, and scratch for reuse.
-func indentedJSON(m proto.Message, scratch []byte) (doc, _ []byte, err error) {
-	raw, err := protoJSON.MarshalAppend(scratch[:0], m)
+// indented prints m as compact JSON into scratch and returns it laid out at
+// elementPrefix in a new slice, and scratch for reuse.
+func (e *jsonEncoder) indented(m proto.Message, scratch []byte) (doc, _ []byte, err error) {
+	raw, err := e.marshal(scratch[:0], m)
 	if err != nil {
 		return nil, scratch, err
 	}
-	// Indentation roughly doubles compact protojson.
+	// Indentation roughly doubles compact JSON.
 	return appendIndented(make([]byte, 0, 2*len(raw)), raw, elementPrefix), raw, nil
 }

@@ -1,0 +1,339 @@
+package render
+
+// A protojson-compatible encoder that prints each distinct packed config
+// once.
+//
+// Contour repeats the same typed configs (HTTP filters, access loggers, TLS
+// parameters) in every filter chain, and protojson re-decodes and re-prints
+// each Any every time: for 5,000 virtual hosts that was most of the time of
+// writing the output. This encoder prints the same JSON as
+// protojson.MarshalOptions{UseProtoNames: true} (up to whitespace, which the
+// indenter rebuilds; a test compares the two on every parity case), and
+// remembers the JSON of each Any by its type URL and bytes. Well-known types
+// other than Any, which are small and have special forms, are left to
+// protojson itself. On any error the caller falls back to protojson, whose
+// error message is the reference.
+
+import (
+	"encoding/base64"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// maxCachedAny bounds the size of the Anys whose JSON is remembered: the
+// repeated ones are small filter configs, while large ones (a whole HTTP
+// connection manager naming its own route table) are unique and would only
+// fill memory.
+const maxCachedAny = 4 << 10
+
+// errFallback sends a message to protojson: something this encoder does not
+// print the way protojson does, or an error protojson should word.
+var errFallback = errors.New("render: not handled by the fast JSON encoder")
+
+// jsonEncoder prints messages as compact protojson. It is safe for
+// concurrent use.
+type jsonEncoder struct {
+	anys sync.Map // type URL + "\x00" + value bytes -> []byte
+	// premarshaled holds JSON printed beforehand for particular messages
+	// (by identity), spliced in where they occur.
+	premarshaled map[proto.Message][]byte
+}
+
+// marshal appends m's JSON to dst, falling back to protojson for what this
+// encoder leaves to it.
+func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
+	out, err := e.message(dst, m.ProtoReflect())
+	if err == nil {
+		return out, nil
+	}
+	return protoJSON.MarshalAppend(dst[:len(dst):len(dst)], m)
+}
+
+func (e *jsonEncoder) message(dst []byte, m protoreflect.Message) ([]byte, error) {
+	if pre, ok := e.premarshaled[m.Interface()]; ok {
+		return append(dst, pre...), nil
+	}
+	desc := m.Descriptor()
+	if desc.FullName() == "google.protobuf.Any" {
+		return e.anyMessage(dst, m)
+	}
+	if desc.ParentFile().Package() == "google.protobuf" {
+		return protoJSON.MarshalAppend(dst, m.Interface())
+	}
+	dst = append(dst, '{')
+	dst, err := e.fields(dst, m, false)
+	return append(dst, '}'), err
+}
+
+// fields appends m's populated fields in declaration order, as
+// "name":value pairs; more says a pair was already written.
+func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, more bool) ([]byte, error) {
+	fds := m.Descriptor().Fields()
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		if !m.Has(fd) {
+			continue
+		}
+		if more {
+			dst = append(dst, ',')
+		}
+		more = true
+		dst = append(dst, '"')
+		dst = append(dst, fd.TextName()...)
+		dst = append(dst, '"', ':')
+		var err error
+		switch v := m.Get(fd); {
+		case fd.IsList():
+			dst, err = e.list(dst, v.List(), fd)
+		case fd.IsMap():
+			dst, err = e.mapValue(dst, v.Map(), fd)
+		default:
+			dst, err = e.singular(dst, v, fd)
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+func (e *jsonEncoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, error) {
+	dst = append(dst, '[')
+	for i := range l.Len() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = e.singular(dst, l.Get(i), fd); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// mapValue prints a map with its keys in protojson's order: numeric for
+// numbers, false before true, bytewise for strings.
+func (e *jsonEncoder) mapValue(dst []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor) ([]byte, error) {
+	keys := make([]protoreflect.MapKey, 0, mp.Len())
+	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, k)
+		return true
+	})
+	slices.SortFunc(keys, compareMapKeys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendJSONString(dst, k.String()); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ':')
+		if dst, err = e.singular(dst, mp.Get(k), fd.MapValue()); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+func compareMapKeys(a, b protoreflect.MapKey) int {
+	switch x := a.Interface().(type) {
+	case bool:
+		y := b.Bool()
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case int32, int64:
+		return cmpOrdered(a.Int(), b.Int())
+	case uint32, uint64:
+		return cmpOrdered(a.Uint(), b.Uint())
+	}
+	return strings.Compare(a.String(), b.String())
+}
+
+func cmpOrdered[T int64 | uint64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor) ([]byte, error) {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(dst, v.Bool()), nil
+	case protoreflect.StringKind:
+		return appendJSONString(dst, v.String())
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return strconv.AppendInt(dst, v.Int(), 10), nil
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return strconv.AppendUint(dst, v.Uint(), 10), nil
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		// protojson quotes 64-bit integers: JavaScript cannot hold them.
+		dst = append(dst, '"')
+		return append(strconv.AppendInt(dst, v.Int(), 10), '"'), nil
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		dst = append(dst, '"')
+		return append(strconv.AppendUint(dst, v.Uint(), 10), '"'), nil
+	case protoreflect.FloatKind:
+		return appendJSONFloat(dst, v.Float(), 32), nil
+	case protoreflect.DoubleKind:
+		return appendJSONFloat(dst, v.Float(), 64), nil
+	case protoreflect.BytesKind:
+		dst = append(dst, '"')
+		return append(base64.StdEncoding.AppendEncode(dst, v.Bytes()), '"'), nil
+	case protoreflect.EnumKind:
+		if fd.Enum().FullName() == "google.protobuf.NullValue" {
+			return append(dst, "null"...), nil
+		}
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			dst = append(dst, '"')
+			return append(append(dst, ev.Name()...), '"'), nil
+		}
+		return strconv.AppendInt(dst, int64(v.Enum()), 10), nil
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return e.message(dst, v.Message())
+	}
+	return dst, errFallback
+}
+
+// anyMessage prints an Any as protojson does, "@type" first and then the
+// fields of the packed message, from the cache when it was printed before.
+func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message) ([]byte, error) {
+	fds := m.Descriptor().Fields()
+	typeURL := m.Get(fds.ByNumber(1)).String()
+	value := m.Get(fds.ByNumber(2)).Bytes()
+	if typeURL == "" {
+		return dst, errFallback // protojson's empty-Any and error cases
+	}
+	cacheable := len(value) <= maxCachedAny
+	var key string
+	if cacheable {
+		key = typeURL + "\x00" + string(value)
+		if js, ok := e.anys.Load(key); ok {
+			return append(dst, js.([]byte)...), nil
+		}
+	}
+	start := len(dst)
+	dst, err := e.packed(dst, typeURL, value)
+	if err != nil {
+		return dst, err
+	}
+	if cacheable {
+		e.anys.Store(key, slices.Clone(dst[start:]))
+	}
+	return dst, nil
+}
+
+func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte) ([]byte, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByURL(typeURL)
+	if err != nil {
+		return dst, errFallback
+	}
+	inner := mt.New()
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(value, inner.Interface()); err != nil {
+		return dst, errFallback
+	}
+	if inner.Descriptor().ParentFile().Package() == "google.protobuf" {
+		return dst, errFallback // well-known types nest under "value"
+	}
+	dst = append(dst, `{"@type":`...)
+	if dst, err = appendJSONString(dst, typeURL); err != nil {
+		return dst, err
+	}
+	dst, err = e.fields(dst, inner, true)
+	return append(dst, '}'), err
+}
+
+// appendJSONString quotes s as protojson does: only quotes, backslashes and
+// control characters are escaped, and invalid UTF-8 is an error.
+func appendJSONString(dst []byte, s string) ([]byte, error) {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return dst, errFallback
+			}
+			i += n
+			continue
+		}
+		if c >= ' ' && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		dst = appendEscaped(dst, c)
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"'), nil
+}
+
+func appendEscaped(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\b':
+		return append(dst, `\b`...)
+	case '\f':
+		return append(dst, `\f`...)
+	case '\n':
+		return append(dst, `\n`...)
+	case '\r':
+		return append(dst, `\r`...)
+	case '\t':
+		return append(dst, `\t`...)
+	}
+	const hex = "0123456789abcdef"
+	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+}
+
+// appendJSONFloat prints a float as protojson does: the shortest
+// representation, in exponent form only for very small or large values,
+// and the special values as strings.
+func appendJSONFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// "1e-07" -> "1e-7", as JavaScript prints it.
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}

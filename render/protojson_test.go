@@ -1,0 +1,133 @@
+package render
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"testing"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	dubbov3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/dubbo_proxy/v3"
+	fscachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/cache/file_system_http_cache/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
+)
+
+// sameAsProtojson fails unless the fast encoder prints m as protojson does,
+// once both are laid out by the indenter.
+func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
+	t.Helper()
+	want, wantErr := protoJSON.Marshal(m)
+	got, gotErr := enc.marshal(nil, m)
+	if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+		t.Fatalf("%T: error %v, protojson's %v", m, gotErr, wantErr)
+	}
+	if wantErr != nil {
+		return
+	}
+	w, g := appendIndented(nil, want, ""), appendIndented(nil, got, "")
+	if !bytes.Equal(w, g) {
+		t.Fatalf("%T:\n got %s\nwant %s", m, g, w)
+	}
+}
+
+func TestFastJSONScalars(t *testing.T) {
+	st, err := structpb.NewStruct(map[string]any{"b": 1.5, "a": "x", "n": nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]proto.Message{
+		"double":         &typev3.Percent{Value: 12.5},
+		"tiny double":    &typev3.Percent{Value: 1e-7},
+		"huge double":    &typev3.Percent{Value: 1e21},
+		"negative":       &typev3.Percent{Value: -0.25},
+		"NaN":            &typev3.Percent{Value: math.NaN()},
+		"infinity":       &typev3.Percent{Value: math.Inf(-1)},
+		"float32":        &fscachev3.FileSystemHttpCacheConfig{EvictFraction: 0.1},
+		"tiny float32":   &fscachev3.FileSystemHttpCacheConfig{EvictFraction: 1e-9},
+		"int64":          &typev3.Int64Range{Start: -5, End: 1 << 62},
+		"uint64":         &corev3.RuntimeFeatureFlag{RuntimeKey: "k"},
+		"runtime uint64": &corev3.RuntimeUInt32{DefaultValue: 7, RuntimeKey: "k"},
+		"escapes":        &corev3.HeaderValue{Key: "x-a", Value: "q\"b\\s\n\t\r\b\f\x01\x1f<>&é\u2028"},
+		"invalid utf-8":  &corev3.HeaderValue{Key: "x-a", Value: "\xff"},
+		"bytes":          &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: []byte{0, 1, 2, 250}}},
+		"empty oneof":    &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{}},
+		"enum":           &corev3.SocketAddress{Protocol: corev3.SocketAddress_UDP, Address: "::", PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: 53}},
+		"unknown enum":   &corev3.SocketAddress{Protocol: corev3.SocketAddress_Protocol(42)},
+		"uint32 map": &dubbov3.MethodMatch{ParamsMatch: map[uint32]*dubbov3.MethodMatch_ParameterMatchSpecifier{
+			10: {}, 2: {}, 300: {},
+		}},
+		"string map and struct":    &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{"z": st, "a": st, "B": {}}},
+		"any of a well-known type": &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, st)},
+		"any":                      &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})},
+		"empty any":                &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{}},
+		"unknown any":              &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/no.Such"}},
+	} {
+		t.Run(name, func(t *testing.T) { sameAsProtojson(t, &jsonEncoder{}, m) })
+	}
+}
+
+// TestFastJSONCachesAnys: a repeated Any is printed once and the copy is
+// the same; a changed one is printed afresh.
+func TestFastJSONCachesAnys(t *testing.T) {
+	enc := &jsonEncoder{}
+	a := &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})}
+	sameAsProtojson(t, enc, a)
+	sameAsProtojson(t, enc, a)
+	n := 0
+	enc.anys.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Fatalf("%d cached Anys, want 1", n)
+	}
+	sameAsProtojson(t, enc, &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 4})})
+}
+
+func TestFastJSONFixtures(t *testing.T) {
+	r := testResources(t)
+	enc := &jsonEncoder{}
+	for _, s := range typeSections(r) {
+		for _, m := range s.items {
+			sameAsProtojson(t, enc, m)
+		}
+	}
+	b, err := BuildBootstrap(r, BootstrapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsProtojson(t, enc, b)
+}
+
+// TestFastJSONParityCorpus compares the two encoders on every resource
+// contourc produces for the shared parity cases, when they are present.
+func TestFastJSONParityCorpus(t *testing.T) {
+	inputs, _ := filepath.Glob("../../shared/conformance/*/*/input")
+	if len(inputs) == 0 {
+		t.Skip("../shared/conformance not present")
+	}
+	if testing.Short() {
+		inputs = inputs[:len(inputs)/10]
+	}
+	enc := &jsonEncoder{}
+	for _, in := range inputs {
+		loaded, err := loader.Load([]string{in}, loader.Options{})
+		if err != nil {
+			continue // refused inputs have nothing to print
+		}
+		res, err := translate.Translate(loaded.Objects, translate.Options{})
+		if err != nil {
+			continue
+		}
+		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) {
+			for _, s := range typeSections(&res.Resources) {
+				for _, m := range s.items {
+					sameAsProtojson(t, enc, m)
+				}
+			}
+		})
+	}
+}
