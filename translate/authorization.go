@@ -41,8 +41,27 @@ const defaultMaxRequestBytes = 1024
 func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) (*ExternalAuthorization, bool) {
 	auth := proxy.Spec.VirtualHost.Authorization
 	if auth == nil || auth.ExtensionServiceRef.Name == "" {
+		// The configuration's global authorization server, if any,
+		// checks the virtual host instead.
+		if g := p.globalAuth(); g != nil {
+			return p.resolveAuthorization(st, proxy, g)
+		}
 		return nil, true
 	}
+	return p.resolveAuthorization(st, proxy, auth)
+}
+
+// globalAuth is the configuration's globalExtAuth, or nil.
+func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
+	if p.settings == nil {
+		return nil
+	}
+	return p.settings.extAuth
+}
+
+// resolveAuthorization resolves an authorization server against the valid
+// ExtensionServices.
+func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer) (*ExternalAuthorization, bool) {
 	ref := auth.ExtensionServiceRef
 	if ref.APIVersion == "" {
 		ref.APIVersion = "projectcontour.io/v1alpha1"
@@ -72,6 +91,9 @@ func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *conto
 		FailOpen:        auth.FailOpen,
 		ResponseTimeout: extensionTimeout(ext, timeout),
 	}
+	if p.settings != nil && auth == p.settings.extAuth {
+		out.HTTPService = p.settings.extAuthHTTP
+	}
 	if b := auth.WithRequestBody; b != nil {
 		out.WithRequestBody = &RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
@@ -81,18 +103,29 @@ func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *conto
 // routeAuthorization sets a route's authorization overrides when its root
 // virtual host has an authorization server: the virtual host's policy is
 // the default, the route's own policy wins, and contexts merge.
-func routeAuthorization(r *Route, root *contourv1.HTTPProxy, route contourv1.Route) {
+//
+// With the configuration's global authorization server (global), its
+// policy is the default below the virtual host's.
+func routeAuthorization(r *Route, root *contourv1.HTTPProxy, route contourv1.Route, global *contourv1.AuthorizationServer) {
 	auth := root.Spec.VirtualHost.Authorization
-	if auth == nil {
+	if auth == nil && global == nil {
 		return
 	}
-	r.AuthDisabled = auth.AuthPolicy != nil && auth.AuthPolicy.Disabled
+	r.AuthDisabled = global != nil && global.AuthPolicy != nil && global.AuthPolicy.Disabled
+	if auth != nil {
+		r.AuthDisabled = auth.AuthPolicy != nil && auth.AuthPolicy.Disabled
+	}
 	if route.AuthPolicy != nil {
 		r.AuthDisabled = route.AuthPolicy.Disabled
 	}
 	var parent map[string]string
-	if auth.AuthPolicy != nil {
-		parent = auth.AuthPolicy.Context
+	switch {
+	case auth != nil:
+		if auth.AuthPolicy != nil {
+			parent = auth.AuthPolicy.Context
+		}
+	case global.AuthPolicy != nil:
+		parent = global.AuthPolicy.Context
 	}
 	r.AuthContext = route.AuthorizationContext(parent)
 }

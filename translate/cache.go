@@ -44,6 +44,9 @@ type cache struct {
 	backendTLSPolicies []*gatewayv1.BackendTLSPolicy
 	namespaces         map[string]*corev1.Namespace
 	configMaps         map[types.NamespacedName]*corev1.ConfigMap
+
+	// settings are the configuration's (nil: Contour's defaults).
+	settings *settings
 }
 
 type objectKey struct {

@@ -34,7 +34,13 @@ var appliedConfigKeys = map[string]bool{
 	"debug": true, "incluster": true, "kubeconfig": true, "kubernetesClientQPS": true, "kubernetesClientBurst": true,
 	"server": true, "ingress-status-address": true, "envoy-service-namespace": true, "envoy-service-name": true,
 	"featureFlags": true, "gateway": true, "disablePermitInsecure": true,
-	// Contour's defaults are contourc's: the default values change nothing.
+	// Applied by config_settings.go and the builders.
+	"accesslog-format": true, "accesslog-format-string": true, "json-fields": true, "accesslog-level": true,
+	"tls": true, "disableAllowChunkedLength": true, "disableMergeSlashes": true, "compression": true,
+	"serverHeaderTransformation": true, "enableExternalNameService": true, "timeouts": true, "policy": true,
+	"default-http-versions": true, "cluster": true, "network": true, "listener": true,
+	"rateLimitService": true, "globalExtAuth": true, "metrics": true, "tracing": true,
+	"omEnforcedHealthListener": true, "runtime-settings": true,
 }
 
 // configNotices lists the configuration keys that are set but not applied.

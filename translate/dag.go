@@ -71,6 +71,9 @@ type SecureVirtualHost struct {
 	// TCPProxy, when set, proxies the TLS connection's bytes instead of
 	// serving HTTP.
 	TCPProxy *TCPProxy
+	// FallbackCertificate, when set, also serves the virtual host to
+	// clients without SNI (the configuration's tls.fallback-certificate).
+	FallbackCertificate *Secret
 }
 
 // ClientValidation is how a secure virtual host checks client certificates.
@@ -227,6 +230,15 @@ type Cluster struct {
 	// OmitTLSParams leaves upstream TLS versions and ciphers to Envoy, as
 	// Contour does for Gateway API backends without a BackendTLSPolicy.
 	OmitTLSParams bool
+	// DNSLookupFamily is the configuration's cluster.dns-lookup-family,
+	// which Contour sets on HTTPProxy clusters only.
+	DNSLookupFamily string
+	// ClientCertificate is the configuration's Envoy client certificate,
+	// presented to TLS upstreams (HTTPProxy and Ingress clusters).
+	ClientCertificate *Secret
+	// httpProxyTCP marks an HTTPProxy tcpproxy cluster, which Contour
+	// gives no per-connection request or buffer limits.
+	httpProxyTCP bool
 }
 
 // CookieRewrite rewrites attributes of a Set-Cookie response header.

@@ -16,7 +16,9 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	fileaccesslogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
+	brotliv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/brotli/compressor/v3"
 	gzipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/gzip/compressor/v3"
+	zstdv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/zstd/compressor/v3"
 	compressorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
 	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
 	grpcstatsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_stats/v3"
@@ -234,23 +236,27 @@ func hcmRouterFilter(name string) *hcmv3.HttpFilter {
 	return hcmHTTPFilter(name, &routerv3.Router{})
 }
 
-// hcmOptions are the variations of Contour's HTTP connection manager that
-// occur with `contour serve` and no configuration file.
+// hcmOptions are the variations of Contour's HTTP connection manager.
 type hcmOptions struct {
 	// secure puts the misdirected-request Lua filter first (Contour does
 	// this on every per-SNI HTTPS filter chain, not on the fallback one).
 	secure bool
+	// fallback is the fallback-certificate chain's manager: no codec from
+	// default-http-versions, the HTTPS access log.
+	fallback bool
 	// websockets adds upgrade_configs [{upgrade_type: websocket}]; Contour
 	// enables it on Gateway API listeners (dag.Listener.EnableWebsockets),
 	// not on ingress_http/ingress_https.
 	websockets bool
 	// extraFilters are appended after the default filters and before the
 	// router, in order, as Contour's AddFilter does (jwt_authn, then
-	// ext_authz, then the global ratelimit filter).
+	// ext_authz); the global ratelimit filter follows them.
 	extraFilters []*hcmv3.HttpFilter
 	// forwardClientCert sanitises and sets x-forwarded-client-cert with
 	// the selected client certificate details (HTTPProxy clientValidation).
 	forwardClientCert *ForwardClientCert
+	// settings are the configuration's; nil is Contour's defaults.
+	settings *settings
 }
 
 // httpConnectionManager returns the envoy.filters.network.http_connection_manager
@@ -261,16 +267,24 @@ func httpConnectionManager(statPrefix, routeConfigName string, secure bool) *lis
 }
 
 // httpConnectionManagerWith is httpConnectionManager with the variations of
-// hcmOptions (websocket upgrades on Gateway API listeners, extra filters).
+// hcmOptions and the configuration's settings.
 func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions) *listenerv3.Filter {
+	s := o.settings
+	if s == nil {
+		s = defaultSettings()
+	}
 	var filters []*hcmv3.HttpFilter
 	if o.secure {
 		filters = append(filters, misdirectedRequestLuaFilter())
 	}
-	filters = append(filters, hcmDefaultFilters()...)
+	filters = append(filters, hcmDefaultFiltersFor(s.compression)...)
 	filters = append(filters, o.extraFilters...)
+	if f := globalRateLimitFilter(s.rateLimit, s.rateLimitExtension); f != nil {
+		filters = append(filters, f)
+	}
 	filters = append(filters, hcmRouterFilter(hcmRouterFilterName))
 
+	t := s.timeouts
 	hcm := &hcmv3.HttpConnectionManager{
 		StatPrefix: statPrefix,
 		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{
@@ -281,18 +295,34 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 		},
 		HttpFilters: filters,
 		CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{
-			IdleTimeout: durationpb.New(hcmConnectionIdleTimeout),
+			IdleTimeout: envoyTimeout(t.connectionIdle),
 		},
 		// accept_http_10: HTTP/1.0 requests with a Host header (Contour #537).
 		HttpProtocolOptions: &corev3.Http1ProtocolOptions{
 			AcceptHttp_10:      true,
-			AllowChunkedLength: true,
+			AllowChunkedLength: s.allowChunked,
 		},
-		AccessLog:                 []*accesslogv3.AccessLog{hcmStdoutAccessLog()},
-		UseRemoteAddress:          wrapperspb.Bool(true),
-		PreserveExternalRequestId: true,
-		NormalizePath:             wrapperspb.Bool(true),
-		MergeSlashes:              true,
+		AccessLog:                  hcmAccessLogs(s, o.secure || o.fallback),
+		UseRemoteAddress:           wrapperspb.Bool(true),
+		XffNumTrustedHops:          s.trustedHops,
+		StripTrailingHostDot:       s.stripHostDot,
+		PreserveExternalRequestId:  true,
+		NormalizePath:              wrapperspb.Bool(true),
+		MergeSlashes:               s.mergeSlashes,
+		ServerHeaderTransformation: serverHeaderTransformation(s.serverHeader),
+		RequestTimeout:             envoyTimeout(t.request),
+		StreamIdleTimeout:          envoyTimeout(t.streamIdle),
+		DrainTimeout:               envoyTimeout(t.shutdownGrace),
+		DelayedCloseTimeout:        envoyTimeout(t.delayedClose),
+		Tracing:                    hcmTracing(s.tracing, s.tracingExtension),
+	}
+	if !o.fallback {
+		hcm.CodecType = codecForVersions(s.defaultHTTP)
+	}
+	// Envoy's max_connection_duration is off unless set: 0 would not
+	// disable it, so infinity is left out too.
+	if d := t.maxConnectionDuration; d.Set && !d.Disabled {
+		hcm.CommonHttpProtocolOptions.MaxConnectionDuration = durationpb.New(d.Duration)
 	}
 	if f := o.forwardClientCert; f != nil {
 		hcm.ForwardClientCertDetails = hcmv3.HttpConnectionManager_SANITIZE_SET
@@ -300,10 +330,63 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 			Subject: wrapperspb.Bool(f.Subject), Cert: f.Cert, Chain: f.Chain, Dns: f.DNS, Uri: f.URI,
 		}
 	}
+	if s.maxRequestsPerConnection != nil {
+		hcm.CommonHttpProtocolOptions.MaxRequestsPerConnection = wrapperspb.UInt32(*s.maxRequestsPerConnection)
+	}
+	if s.http2MaxConcurrentStreams != nil {
+		hcm.Http2ProtocolOptions = &corev3.Http2ProtocolOptions{MaxConcurrentStreams: wrapperspb.UInt32(*s.http2MaxConcurrentStreams)}
+	}
 	if o.websockets {
 		hcm.UpgradeConfigs = []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
 	return hcmNetworkFilter(hcm)
+}
+
+// serverHeaderTransformation maps Contour's setting; overwrite is Envoy's
+// default (the zero value).
+func serverHeaderTransformation(v string) hcmv3.HttpConnectionManager_ServerHeaderTransformation {
+	switch v {
+	case "append_if_absent":
+		return hcmv3.HttpConnectionManager_APPEND_IF_ABSENT
+	case "pass_through":
+		return hcmv3.HttpConnectionManager_PASS_THROUGH
+	}
+	return hcmv3.HttpConnectionManager_OVERWRITE
+}
+
+// codecForVersions is HTTP1 or HTTP2 when only that version is wanted,
+// else AUTO.
+func codecForVersions(versions []string) hcmv3.HttpConnectionManager_CodecType {
+	wanted := map[string]bool{}
+	for _, v := range versions {
+		wanted[v] = true
+	}
+	if len(wanted) == 1 {
+		if wanted["http/2"] {
+			return hcmv3.HttpConnectionManager_HTTP2
+		}
+		return hcmv3.HttpConnectionManager_HTTP1
+	}
+	return hcmv3.HttpConnectionManager_AUTO
+}
+
+// alpnForVersions is the ALPN protocols for the wanted versions, h2 first.
+func alpnForVersions(versions []string) []string {
+	wanted := map[string]bool{}
+	for _, v := range versions {
+		wanted[v] = true
+	}
+	if len(wanted) == 0 {
+		return []string{"h2", "http/1.1"}
+	}
+	var out []string
+	if wanted["http/2"] {
+		out = append(out, "h2")
+	}
+	if wanted["http/1.1"] {
+		out = append(out, "http/1.1")
+	}
+	return out
 }
 
 // hcmStdoutAccessLog is Contour's default (envoy format) file access log.
@@ -331,19 +414,36 @@ var hcmCompressedContentTypes = []string{
 // gzip compressor, grpc_web, grpc_stats, cors, local_ratelimit (no bucket,
 // so only per-vhost/route config enables it), the cookie-rewrite Lua
 // library, and an empty rbac (enabled per route).
-func hcmDefaultFilters() []*hcmv3.HttpFilter {
-	return []*hcmv3.HttpFilter{
-		hcmHTTPFilter(hcmCompressorFilterName, &compressorv3.Compressor{
+func hcmDefaultFilters() []*hcmv3.HttpFilter { return hcmDefaultFiltersFor("gzip") }
+
+// hcmDefaultFiltersFor is hcmDefaultFilters with the configured compression
+// algorithm: gzip, brotli, zstd, or disabled (no compressor filter).
+func hcmDefaultFiltersFor(algorithm string) []*hcmv3.HttpFilter {
+	var library proto.Message
+	switch algorithm {
+	case "brotli":
+		library = &brotliv3.Brotli{}
+	case "zstd":
+		library = &zstdv3.Zstd{}
+	case "disabled":
+	default:
+		algorithm, library = "gzip", &gzipv3.Gzip{}
+	}
+	var out []*hcmv3.HttpFilter
+	if library != nil {
+		out = append(out, hcmHTTPFilter(hcmCompressorFilterName, &compressorv3.Compressor{
 			CompressorLibrary: &corev3.TypedExtensionConfig{
-				Name:        "gzip",
-				TypedConfig: mustAny(&gzipv3.Gzip{}),
+				Name:        algorithm,
+				TypedConfig: mustAny(library),
 			},
 			ResponseDirectionConfig: &compressorv3.Compressor_ResponseDirectionConfig{
 				CommonConfig: &compressorv3.Compressor_CommonDirectionConfig{
 					ContentType: append([]string(nil), hcmCompressedContentTypes...),
 				},
 			},
-		}),
+		}))
+	}
+	return append(out, []*hcmv3.HttpFilter{
 		hcmHTTPFilter(hcmGRPCWebFilterName, &grpcwebv3.GrpcWeb{}),
 		hcmHTTPFilter(hcmGRPCStatsFilterName, &grpcstatsv3.FilterConfig{
 			EmitFilterState:     true,
@@ -359,7 +459,7 @@ func hcmDefaultFilters() []*hcmv3.HttpFilter {
 			},
 		}),
 		hcmHTTPFilter(hcmRBACFilterName, &rbacv3.RBAC{}),
-	}
+	}...)
 }
 
 // misdirectedRequestLuaFilter is the Lua filter Contour puts first on each

@@ -24,6 +24,8 @@ type ExtensionCluster struct {
 	ResponseTimeout Timeout
 	CircuitBreakers CircuitBreakers
 	Targets         []ExtensionTarget
+	// ClientCertificate is the configuration's Envoy client certificate.
+	ClientCertificate *Secret
 }
 
 // ExtensionTarget is one Service port behind an extension.
@@ -72,6 +74,16 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 		default:
 			out.ResponseTimeout, out.IdleConnection = response, idleConn
 		}
+	}
+	if p.cache.settings != nil && p.cache.settings.clientCert != nil {
+		sec, err := p.cache.clientCertificate()
+		if err != nil {
+			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.cache.settings.clientCert, err)
+		}
+		out.ClientCertificate = sec
+	}
+	if s := p.cache.settings; s != nil && s.circuitBreakers != nil {
+		out.CircuitBreakers = *s.circuitBreakers
 	}
 	if cb := ext.Spec.CircuitBreakerPolicy; cb != nil {
 		out.CircuitBreakers = CircuitBreakers{

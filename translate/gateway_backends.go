@@ -42,6 +42,7 @@ func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, 
 	if err != nil {
 		return fail("BackendNotFound", fmt.Sprintf("service %q is invalid: %s", name.Name, err))
 	}
+	svc = p.cache.withDefaultCircuitBreakers(svc)
 	if ap := svc.Port.AppProtocol; ap != nil && !knownAppProtocol(*ap) {
 		return fail("UnsupportedProtocol", fmt.Sprintf("AppProtocol: \"%s\" is unsupported", *ap))
 	}

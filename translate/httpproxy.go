@@ -22,7 +22,9 @@ type httpProxyProcessor struct {
 	rootNamespaces []string
 	// disablePermitInsecure ignores routes' permitInsecure (configuration).
 	disablePermitInsecure bool
-	orphaned              map[types.NamespacedName]bool
+	// settings are the configuration's (nil: Contour's defaults).
+	settings *settings
+	orphaned map[types.NamespacedName]bool
 }
 
 func (p *httpProxyProcessor) run() {
@@ -125,6 +127,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 		if !p.virtualHostPolicies(st, proxy, insecure) {
 			return
 		}
+		p.checkGlobalAuthorization(st, proxy)
 		for _, r := range routes {
 			insecure.addRoute(r)
 		}
@@ -152,6 +155,10 @@ func (p *httpProxyProcessor) virtualHostPolicies(st *proxyStatus, proxy *contour
 	}
 	if vh.RateLimit, err = rateLimitPolicy(spec.RateLimitPolicy); err != nil {
 		st.addError("VirtualHostError", "RateLimitPolicyNotValid", "Spec.VirtualHost.RateLimitPolicy is invalid: %s", err)
+		return false
+	}
+	if vh.RateLimit, err = withDefaultGlobalRateLimit(vh.RateLimit, spec.RateLimitPolicy, p.settings); err != nil {
+		st.addError("VirtualHostError", "RateLimitPolicyNotValid", "Default Global RateLimit Policy is invalid: %s", err)
 		return false
 	}
 	if vh.IPFilter, err = ipFilter(spec.IPAllowFilterPolicy, spec.IPDenyFilterPolicy, st); err != nil {
@@ -211,10 +218,17 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & client authorization are incompatible")
 	case tls.EnableFallbackCertificate && len(vh.JWTProviders) > 0:
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & JWT providers are incompatible")
-	case tls.EnableFallbackCertificate:
-		// contourc has no fallback certificate until configuration files
-		// are supported, which is Contour's answer without one.
+	case tls.EnableFallbackCertificate && (p.settings == nil || p.settings.fallbackCert == nil):
 		return fail("FallbackNotPresent", "Spec.Virtualhost.TLS enabled fallback but the fallback Certificate Secret is not configured in Contour configuration file")
+	case tls.EnableFallbackCertificate:
+		ref := p.settings.fallbackCert
+		sec, err := p.cache.lookupTLSSecret(*ref, proxy.Namespace)
+		if _, denied := err.(errDelegationNotPermitted); denied {
+			return fail("FallbackNotDelegated", "Spec.VirtualHost.TLS Secret %q is not configured for certificate delegation", ref)
+		} else if err != nil {
+			return fail("FallbackNotValid", "Spec.Virtualhost.TLS Secret %q fallback certificate is invalid: %s", ref, err)
+		}
+		svh.FallbackCertificate = sec
 	}
 	if cv := tls.ClientValidation; cv != nil {
 		v, ok := p.clientValidation(st, proxy, cv)
@@ -317,7 +331,10 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 					return fail("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
 				}
 			}
-			c := &Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health}
+			c := &Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health, SNI: s.ExternalName, httpProxyTCP: true}
+			if c.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
+				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
+			}
 			if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
 				v, err := p.cache.upstreamValidation(uv, proxy.Namespace)
 				if e, denied := err.(errDelegationNotPermitted); denied {
@@ -560,7 +577,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		IgnoreVirtualHostRateLimits: route.RateLimitPolicy != nil && route.RateLimitPolicy.Global != nil && route.RateLimitPolicy.Global.Disabled,
 		Kind:                        "HTTPProxy", Namespace: proxy.Namespace, Name: proxy.Name,
 	}
-	routeAuthorization(r, root, route)
+	routeAuthorization(r, root, route, p.globalAuth())
 	if d := route.DirectResponsePolicy; d != nil {
 		r.DirectResponse = &DirectResponse{StatusCode: uint32(d.StatusCode), Body: d.Body}
 	}
@@ -638,6 +655,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 		st.addError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
 		return nil, true
 	}
+	s = p.cache.withDefaultCircuitBreakers(s)
 	protocol := s.Protocol
 	if svc.Protocol != nil {
 		protocol = *svc.Protocol
@@ -649,6 +667,9 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	c := &Cluster{
 		Upstream: s, Protocol: protocol, Weight: uint32(svc.Weight), LoadBalancerPolicy: cs.lbPolicy,
 		HealthCheck: cs.health, IdleConnectionTimeout: cs.idleConnection,
+	}
+	if p.settings != nil {
+		c.DNSLookupFamily = p.settings.dnsLookupFamily
 	}
 	// Upstream validation only applies to Services that speak TLS.
 	if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
@@ -667,11 +688,21 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	// own header policy sees the previous route's last service.
 	dynamic["CONTOUR_SERVICE_NAME"] = svc.Name
 	dynamic["CONTOUR_SERVICE_PORT"] = strconv.Itoa(svc.Port)
-	if c.RequestHeaders, err = headersPolicy(svc.RequestHeadersPolicy, true, dynamic); err != nil {
+	var defReq, defResp *HeadersPolicy
+	if p.settings != nil {
+		defReq, defResp = p.settings.requestHeaders, p.settings.responseHeaders
+	}
+	if c.RequestHeaders, err = headersPolicy(svc.RequestHeadersPolicy, true, dynamic); err == nil {
+		c.RequestHeaders, err = withDefaultHeaders(defReq, c.RequestHeaders, true, dynamic)
+	}
+	if err != nil {
 		st.addError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
 		return nil, false
 	}
-	if c.ResponseHeaders, err = headersPolicy(svc.ResponseHeadersPolicy, false, dynamic); err != nil {
+	if c.ResponseHeaders, err = headersPolicy(svc.ResponseHeadersPolicy, false, dynamic); err == nil {
+		c.ResponseHeaders, err = withDefaultHeaders(defResp, c.ResponseHeaders, false, dynamic)
+	}
+	if err != nil {
 		st.addError("ServiceError", "ResponseHeadersPolicyInvalid", "%s on response headers", err)
 		return nil, false
 	}
@@ -689,7 +720,14 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 			return nil, false
 		}
 	}
+	if c.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
+		st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
+		return nil, false
+	}
 	c.SNI = upstreamSNI(r.RequestHeaders, c.RequestHeaders)
+	if c.SNI == "" {
+		c.SNI = s.ExternalName
+	}
 	return c, true
 }
 

@@ -145,6 +145,24 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	if err != nil {
 		return nil, err
 	}
+	svc = p.cache.withDefaultCircuitBreakers(svc)
+	cluster := &Cluster{Upstream: svc, Protocol: svc.Protocol, Weight: 1}
+	if cluster.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
+		return nil, fmt.Errorf("tls.envoy-client-certificate contains unresolved secret reference: %w", err)
+	}
+	if s := p.cache.settings; s != nil && s.applyToIngress {
+		dynamic := map[string]string{
+			"CONTOUR_NAMESPACE":    ing.Namespace,
+			"CONTOUR_SERVICE_NAME": backend.Name,
+			"CONTOUR_SERVICE_PORT": strconv.Itoa(int(backend.Port.Number)),
+		}
+		if cluster.RequestHeaders, err = withDefaultHeaders(s.requestHeaders, nil, true, dynamic); err != nil {
+			return nil, err
+		}
+		if cluster.ResponseHeaders, err = withDefaultHeaders(s.responseHeaders, nil, false, dynamic); err != nil {
+			return nil, err
+		}
+	}
 	match, err := ingressPathMatch(path)
 	if err != nil {
 		return nil, err
@@ -155,7 +173,7 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	}
 	r := &Route{
 		PathMatch:    match,
-		Clusters:     []*Cluster{{Upstream: svc, Protocol: svc.Protocol, Weight: 1}},
+		Clusters:     []*Cluster{cluster},
 		HTTPSUpgrade: requiresTLS(ing),
 		Websocket:    commaSet(contourAnnotation(ing, "websocket-routes"))[value],
 		Timeout:      ingressTimeout(ing),

@@ -147,6 +147,9 @@ func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPPr
 	case "auto", "v4", "v6", "all":
 	case "":
 		family = defaultDNSLookupFamily
+		if p.settings != nil {
+			family = p.settings.dnsLookupFamily
+		}
 	default:
 		return fail("RemoteJWKSDNSLookupFamilyInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.DNSLookupFamily has an invalid value %q, must be auto, all, v4 or v6", rj.DNSLookupFamily)
 	}

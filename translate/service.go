@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"fmt"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,17 +16,21 @@ func (c *cache) service(name types.NamespacedName, port intstr.IntOrString) (*Se
 	if err != nil {
 		return nil, err
 	}
-	if svc.Spec.Type == corev1.ServiceTypeExternalName {
-		return nil, fmt.Errorf("%s/%s is an ExternalName service, these are not currently enabled. See the config.enableExternalNameService config file setting", svc.Namespace, svc.Name)
+	if err := c.validateExternalName(svc); err != nil {
+		return nil, err
 	}
-	return &Service{
+	out := &Service{
 		Namespace:       svc.Namespace,
 		Name:            svc.Name,
 		Port:            svcPort,
 		HealthPort:      svcPort,
 		Protocol:        upstreamProtocol(svc, svcPort),
 		CircuitBreakers: circuitBreakers(svc),
-	}, nil
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		out.ExternalName = svc.Spec.ExternalName
+	}
+	return out, nil
 }
 
 // serviceWithHealthPort resolves a Service port and, when different, the

@@ -29,6 +29,15 @@ type Options struct {
 	// Config is Contour's configuration file, when given. Settings given
 	// as options (Gateway) override it, as Contour's flags do.
 	Config *loader.ContourConfig
+	// ContourConfiguration names a projectcontour.io/v1alpha1
+	// ContourConfiguration among the inputs whose spec is the
+	// configuration instead (Contour's --contour-config-name). Exclusive
+	// with Config. With neither, a `contour` ConfigMap among the inputs
+	// holding contour.yaml is the configuration file.
+	ContourConfiguration *types.NamespacedName
+	// Flags are the `contour serve` flags that change Envoy's
+	// configuration; given ones override the configuration file.
+	Flags ServeFlags
 	// UpstreamDNS, when non-empty, makes clusters of Services that have no
 	// endpoints in the input STRICT_DNS clusters resolving
 	// <svc>.<ns>.svc.<UpstreamDNS>:<port>.

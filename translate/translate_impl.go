@@ -6,6 +6,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
 
 	"github.com/contourc/contourc/loader"
@@ -17,22 +18,41 @@ const (
 	httpsListenerName = "ingress_https"
 )
 
-func defaultListeners(d *DAG) {
-	d.addListener(&Listener{Name: httpListenerName, Protocol: "http", Address: "0.0.0.0", Port: 8080, RouteConfigName: "ingress_http"})
-	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: "0.0.0.0", Port: 8443, RouteConfigName: "https"})
+func defaultListeners(d *DAG) { defaultListenersFor(d, defaultSettings()) }
+
+// defaultListenersFor adds ingress_http and ingress_https on the
+// configured addresses and ports.
+func defaultListenersFor(d *DAG, s *settings) {
+	d.addListener(&Listener{Name: httpListenerName, Protocol: "http", Address: s.httpAddress, Port: s.httpPort, RouteConfigName: "ingress_http"})
+	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: s.httpsAddress, Port: s.httpsPort, RouteConfigName: "https"})
 }
 
 // buildResources walks the DAG into Envoy resources.
 func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources {
-	r := Resources{
-		Listeners:    listeners(d),
-		RouteConfigs: routeConfigurations(d),
-		Secrets:      secrets(d),
-		Runtimes:     []*runtimev3.Runtime{runtimeLayer()},
+	return buildResourcesWith(d, c, opts, defaultSettings(), notices)
+}
+
+// buildResourcesWith is buildResources with the configuration's settings.
+func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]Notice) Resources {
+	var dagListeners []string
+	for _, l := range d.sortedListeners() {
+		dagListeners = append(dagListeners, l.Name)
 	}
+	r := Resources{
+		Listeners:    listenersFor(d, s),
+		RouteConfigs: routeConfigurations(d),
+		Secrets:      append(secrets(d), metricsSecrets(s.metrics)...),
+		Runtimes:     []*runtimev3.Runtime{runtimeLayerFor(s, dagListeners)},
+	}
+	sortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
 	claSeen := map[string]bool{}
 	for _, dc := range referencedClusters(d) {
 		svc := dc.Upstream
+		if svc.ExternalName != "" {
+			// Envoy resolves the external name itself: no endpoints.
+			r.Clusters = append(r.Clusters, clusterWith(dc, "", s))
+			continue
+		}
 		if !hasEndpoints(c, svc) {
 			msg := "has no endpoints in the input: its cluster " + clusterName(dc) + " has no hosts"
 			if opts.UpstreamDNS != "" {
@@ -42,11 +62,11 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 			}
 			*notices = append(*notices, Notice{Source: c.source("Service", namespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
 			if opts.UpstreamDNS != "" {
-				r.Clusters = append(r.Clusters, cluster(dc, opts.UpstreamDNS))
+				r.Clusters = append(r.Clusters, clusterWith(dc, opts.UpstreamDNS, s))
 				continue
 			}
 		}
-		r.Clusters = append(r.Clusters, cluster(dc, ""))
+		r.Clusters = append(r.Clusters, clusterWith(dc, "", s))
 		if name := endpointsName(svc); !claSeen[name] {
 			claSeen[name] = true
 			r.Endpoints = append(r.Endpoints, loadAssignment(svc, c.slices[namespacedName(svcObject{svc})]))
@@ -54,11 +74,11 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 	}
 	// Every valid extension is published, used or not.
 	for _, e := range d.sortedExtensions() {
-		r.Clusters = append(r.Clusters, extensionCluster(e))
+		r.Clusters = append(r.Clusters, extensionClusterWith(e, s))
 		r.Endpoints = append(r.Endpoints, extensionLoadAssignment(e, c))
 	}
 	for _, jc := range jwksClusters(d) {
-		r.Clusters = append(r.Clusters, dnsNameCluster(jc))
+		r.Clusters = append(r.Clusters, dnsNameClusterWith(jc, s))
 	}
 	sortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
 	sortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
@@ -66,20 +86,64 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 }
 
 func translate(objs []loader.Object, opts Options) (*Result, error) {
+	s, cfg, cfgNotices, err := resolveSettings(objs, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Config = cfg
 	opts = withConfig(opts)
-	c := newCache(objs, opts)
+	if opts.Gateway == nil {
+		opts.Gateway = s.gateway
+	}
+	if len(opts.RootNamespaces) == 0 {
+		opts.RootNamespaces = s.rootNamespaces
+	}
+	if len(opts.IngressClassNames) == 0 {
+		opts.IngressClassNames = s.ingressClassNames
+	}
+	// Contour reads these ExtensionServices directly at start-up, whatever
+	// namespaces it watches.
+	if err := resolveExtensionRefs(objs, s); err != nil {
+		return nil, err
+	}
+	if objs, err = filterObjects(objs, opts.Flags, s, opts.RootNamespaces); err != nil {
+		return nil, err
+	}
+	// Contour watches the configured certificates' namespaces for Secrets
+	// too; newCache learns them from a configuration file.
+	cacheOpts := opts
+	if cacheOpts.Config == nil && (s.fallbackCert != nil || s.clientCert != nil) {
+		shim := &loader.ContourConfig{}
+		if f := s.fallbackCert; f != nil {
+			shim.TLS.FallbackCertificate = loader.ConfigNamespacedName{Namespace: f.Namespace, Name: f.Name}
+		}
+		if cc := s.clientCert; cc != nil {
+			shim.TLS.ClientCertificate = loader.ConfigNamespacedName{Namespace: cc.Namespace, Name: cc.Name}
+		}
+		cacheOpts.Config = shim
+	}
+	c := newCache(objs, cacheOpts)
+	c.settings = s
 	d := newDAG()
 	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Notices: configNotices(opts.Config)}
+	res := &Result{Notices: append(configNotices(opts.Config), cfgNotices...)}
 	if gw != nil {
 		addGatewayListeners(d, gw)
+		// Gateway listeners bind the configured HTTP (or, for HTTPS,
+		// HTTPS) address; their ports are the Gateway's.
+		for _, l := range d.listeners {
+			l.Address = s.httpAddress
+			if l.Protocol == "https" {
+				l.Address = s.httpsAddress
+			}
+		}
 		name := namespacedName(gw)
 		res.Gateway = &name
 	} else {
-		defaultListeners(d)
+		defaultListenersFor(d, s)
 	}
 	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
 	status := statuses{}
@@ -87,7 +151,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	extensions.run()
 	d.extensions = extensions.clusters
 	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
-		disablePermitInsecure: opts.Config != nil && opts.Config.DisablePermitInsecure}).run()
+		disablePermitInsecure: s.disablePermitInsecure, settings: s}).run()
 	res.Status = status.objectStatuses(c)
 	if gw != nil {
 		gs := &gatewayStatuses{routes: map[statusKey]*routeStatus{}}
@@ -101,7 +165,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 			return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 		})
 	}
-	res.Resources = buildResources(d, c, opts, &res.Notices)
+	res.Resources = buildResourcesWith(d, c, opts, s, &res.Notices)
 	sort.SliceStable(res.Notices, func(i, j int) bool { return res.Notices[i].String() < res.Notices[j].String() })
 	return res, nil
 }

@@ -71,19 +71,44 @@ func addClusters(seen map[string]*Cluster, clusters []*Cluster) {
 // cluster builds the Envoy cluster for c. With dnsDomain set, c's Service
 // has no endpoints in the input and Envoy resolves it by DNS instead.
 func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
+	return clusterWith(c, dnsDomain, defaultSettings())
+}
+
+// clusterWith is cluster with the configuration's cluster settings.
+func clusterWith(c *Cluster, dnsDomain string, s *settings) *clusterv3.Cluster {
 	svc := c.Upstream
 	out := &clusterv3.Cluster{
 		Name:           clusterName(c),
 		AltStatName:    altStatName(svc),
-		ConnectTimeout: durationpb.New(2 * time.Second),
+		ConnectTimeout: durationpb.New(durationOrDefault(s.connectTimout, defaultConnectTimeo)),
 		// Contour disables Envoy's panic mode: unhealthy hosts are never used.
-		CommonLbConfig: &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
-		LbPolicy:       lbPolicy(c.LoadBalancerPolicy),
+		CommonLbConfig:  &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
+		LbPolicy:        lbPolicy(c.LoadBalancerPolicy),
+		DnsLookupFamily: dnsLookupFamily(c.DNSLookupFamily),
 	}
-	if dnsDomain == "" {
+	if !c.httpProxyTCP && s.clusterBufferLimit != nil && *s.clusterBufferLimit > 0 {
+		out.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.clusterBufferLimit)
+	}
+	switch {
+	case svc.ExternalName != "":
+		out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STRICT_DNS}
+		if out.DnsLookupFamily == clusterv3.Cluster_ALL {
+			out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_LOGICAL_DNS}
+		}
+		ep := &endpointv3.LbEndpoint{HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
+			Address: listenerSocketAddress(svc.ExternalName, uint32(svc.Port.Port)),
+		}}}
+		if svc.HealthPort.Port != svc.Port.Port && svc.HealthPort.Port != 0 {
+			ep.GetEndpoint().HealthCheckConfig = &endpointv3.Endpoint_HealthCheckConfig{PortValue: uint32(svc.HealthPort.Port)}
+		}
+		out.LoadAssignment = &endpointv3.ClusterLoadAssignment{
+			ClusterName: endpointsName(svc),
+			Endpoints:   []*endpointv3.LocalityLbEndpoints{{LbEndpoints: []*endpointv3.LbEndpoint{ep}}},
+		}
+	case dnsDomain == "":
 		out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS}
 		out.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{EdsConfig: xdsConfigSource(), ServiceName: endpointsName(svc)}
-	} else {
+	default:
 		out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STRICT_DNS}
 		host := svc.Name + "." + svc.Namespace + ".svc." + dnsDomain
 		out.LoadAssignment = &endpointv3.ClusterLoadAssignment{
@@ -103,9 +128,15 @@ func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
 	out.IgnoreHealthOnHostRemoval = len(out.HealthChecks) > 0
 	out.CircuitBreakers = circuitBreakerThresholds(svc.CircuitBreakers)
 	http2 := false
-	tlsSocket := upstreamTLSTransportSocket
-	if c.OmitTLSParams {
-		tlsSocket = upstreamTLSWithoutParams
+	tlsSocket := func(sni string, v *UpstreamValidation, alpn ...string) *corev3.TransportSocket {
+		ctx := upstreamTLSContext(sni, v, alpn...)
+		if !c.OmitTLSParams {
+			ctx.CommonTlsContext.TlsParams = upstreamTLSParams(s)
+		}
+		if cc := c.ClientCertificate; cc != nil {
+			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: secretName(cc), SdsConfig: xdsConfigSource()}}
+		}
+		return upstreamTransportSocket(ctx)
 	}
 	switch c.Protocol {
 	case "tls":
@@ -116,7 +147,11 @@ func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
 	case "h2c":
 		http2 = true
 	}
-	out.TypedExtensionProtocolOptions = httpProtocolOptions(http2, c.IdleConnectionTimeout)
+	var maxRequests *uint32
+	if !c.httpProxyTCP {
+		maxRequests = s.clusterMaxRequestsPerConnection
+	}
+	out.TypedExtensionProtocolOptions = httpProtocolOptionsWith(http2, c.IdleConnectionTimeout, maxRequests)
 	if ss := c.SlowStart; ss != nil {
 		cfg := &clusterv3.Cluster_SlowStartConfig{
 			SlowStartWindow:  durationpb.New(ss.Window),
@@ -131,6 +166,17 @@ func cluster(c *Cluster, dnsDomain string) *clusterv3.Cluster {
 		}
 	}
 	return out
+}
+
+// upstreamTLSParams are the configuration's upstream TLS versions, ciphers
+// and curves.
+func upstreamTLSParams(s *settings) *tlsv3.TlsParameters {
+	return &tlsv3.TlsParameters{
+		TlsMinimumProtocolVersion: tlsProtocol(s.upstreamTLS.min),
+		TlsMaximumProtocolVersion: tlsProtocol(s.upstreamTLS.max),
+		CipherSuites:              append([]string(nil), s.upstreamTLS.cipherSuites...),
+		EcdhCurves:                s.upstreamTLS.ecdhCurves,
+	}
 }
 
 // explicitHTTP1Options pins the upstream to HTTP/1.1 even without an idle
@@ -149,7 +195,13 @@ func explicitHTTP1Options(idle Timeout) map[string]*anypb.Any {
 // when an idle connection timeout needs the options at all; otherwise Envoy
 // keeps its defaults.
 func httpProtocolOptions(http2 bool, idle Timeout) map[string]*anypb.Any {
-	if !http2 && !idle.Set {
+	return httpProtocolOptionsWith(http2, idle, nil)
+}
+
+// httpProtocolOptionsWith is httpProtocolOptions with the configuration's
+// cluster.max-requests-per-connection.
+func httpProtocolOptionsWith(http2 bool, idle Timeout, maxRequests *uint32) map[string]*anypb.Any {
+	if !http2 && !idle.Set && maxRequests == nil {
 		return nil
 	}
 	opts := &httpv3.HttpProtocolOptions{}
@@ -158,8 +210,11 @@ func httpProtocolOptions(http2 bool, idle Timeout) map[string]*anypb.Any {
 		explicit.ProtocolConfig = &httpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{}
 	}
 	opts.UpstreamProtocolOptions = &httpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: explicit}
-	if idle.Set {
+	if idle.Set || maxRequests != nil {
 		opts.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: envoyTimeout(idle)}
+		if maxRequests != nil {
+			opts.CommonHttpProtocolOptions.MaxRequestsPerConnection = wrapperspb.UInt32(*maxRequests)
+		}
 	}
 	return map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": mustAny(opts)}
 }
@@ -325,11 +380,17 @@ func socketAddress(address string, port uint32) *corev3.Address {
 // extensionCluster builds an ExtensionService's cluster: EDS with
 // HTTP/2 (over TLS for h2) unless it speaks HTTP/1.1.
 func extensionCluster(e *ExtensionCluster) *clusterv3.Cluster {
+	return extensionClusterWith(e, defaultSettings())
+}
+
+// extensionClusterWith is extensionCluster with the configuration's connect
+// timeout and Envoy client certificate.
+func extensionClusterWith(e *ExtensionCluster, s *settings) *clusterv3.Cluster {
 	name := e.clusterName()
 	out := &clusterv3.Cluster{
 		Name:                 name,
 		AltStatName:          strings.ReplaceAll(name, "/", "_"),
-		ConnectTimeout:       durationpb.New(2 * time.Second),
+		ConnectTimeout:       durationpb.New(durationOrDefault(s.connectTimout, defaultConnectTimeo)),
 		CommonLbConfig:       &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
 		LbPolicy:             lbPolicy(e.LoadBalancerPolicy),
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
@@ -338,7 +399,11 @@ func extensionCluster(e *ExtensionCluster) *clusterv3.Cluster {
 	}
 	switch e.Protocol {
 	case "h2":
-		out.TransportSocket = upstreamTLSWithoutParams(e.SNI, e.Validation, "h2")
+		ctx := upstreamTLSContext(e.SNI, e.Validation, "h2")
+		if cc := e.ClientCertificate; cc != nil {
+			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: secretName(cc), SdsConfig: xdsConfigSource()}}
+		}
+		out.TransportSocket = upstreamTransportSocket(ctx)
 		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)
 	case "h2c":
 		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)

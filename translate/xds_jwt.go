@@ -76,6 +76,12 @@ func jwtPerRouteConfig(provider string) *anypb.Any {
 // both address families are wanted) to host:port, over TLS with the host as
 // SNI for https.
 func dnsNameCluster(c *DNSNameCluster) *clusterv3.Cluster {
+	return dnsNameClusterWith(c, defaultSettings())
+}
+
+// dnsNameClusterWith is dnsNameCluster with the configuration's upstream
+// TLS parameters.
+func dnsNameClusterWith(c *DNSNameCluster, s *settings) *clusterv3.Cluster {
 	name := c.clusterName()
 	family := dnsLookupFamily(c.DNSLookupFamily)
 	discovery := clusterv3.Cluster_STRICT_DNS
@@ -97,7 +103,9 @@ func dnsNameCluster(c *DNSNameCluster) *clusterv3.Cluster {
 		},
 	}
 	if c.Scheme == "https" {
-		out.TransportSocket = upstreamTLSTransportSocket(c.Address, c.Validation)
+		ctx := upstreamTLSContext(c.Address, c.Validation)
+		ctx.CommonTlsContext.TlsParams = upstreamTLSParams(s)
+		out.TransportSocket = upstreamTransportSocket(ctx)
 	}
 	return out
 }

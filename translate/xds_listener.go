@@ -5,6 +5,7 @@ import (
 	"time"
 
 	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
@@ -14,22 +15,38 @@ import (
 // Envoy listeners from the DAG. A listener exists only when it has something
 // to serve; the stats/health and admin listeners always exist.
 
-func listeners(d *DAG) []*listenerv3.Listener {
-	out := staticListeners()
+func listeners(d *DAG) []*listenerv3.Listener { return listenersFor(d, defaultSettings()) }
+
+// listenersFor builds the listeners with the configuration's settings.
+func listenersFor(d *DAG, s *settings) []*listenerv3.Listener {
+	out := staticListenersFor(s)
 	for _, l := range d.sortedListeners() {
 		switch l.Protocol {
 		case "http":
 			if len(l.virtualHosts()) > 0 {
-				hcm := httpConnectionManagerWith(l.Name, l.RouteConfigName, hcmOptions{websockets: l.EnableWebsockets})
-				out = append(out, plainListener(l.Name, l.Address, l.Port, hcm))
+				opts := hcmOptions{websockets: l.EnableWebsockets, settings: s}
+				if s.globalAuth != nil {
+					opts.extraFilters = append(opts.extraFilters, extAuthzFilter(s.globalAuth))
+				}
+				hcm := httpConnectionManagerWith(l.Name, l.RouteConfigName, opts)
+				pl := tuneListener(plainListener(l.Name, l.Address, l.Port, hcm), s)
+				if s.useProxyProtocol {
+					pl.ListenerFilters = []*listenerv3.ListenerFilter{proxyProtocolFilter()}
+				}
+				out = append(out, pl)
 			}
 		case "tcp":
 			if l.TCPProxy != nil {
-				out = append(out, plainListener(l.Name, l.Address, l.Port, tcpProxyFilter(l.Name, l.TCPProxy)))
+				out = append(out, tuneListener(plainListener(l.Name, l.Address, l.Port, tcpProxyFilterWith(l.Name, l.TCPProxy, hcmAccessLogs(s, false))), s))
 			}
 		case "https":
-			if chains := secureFilterChains(l); len(chains) > 0 {
-				out = append(out, tlsListener(l.Name, l.Address, l.Port, chains))
+			if chains := secureFilterChainsFor(l, s); len(chains) > 0 {
+				tl := tuneListener(tlsListener(l.Name, l.Address, l.Port, chains), s)
+				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.ja3, s.ja4)}
+				if s.useProxyProtocol {
+					tl.ListenerFilters = append([]*listenerv3.ListenerFilter{proxyProtocolFilter()}, tl.ListenerFilters...)
+				}
+				out = append(out, tl)
 			}
 		}
 	}
@@ -40,18 +57,28 @@ func listeners(d *DAG) []*listenerv3.Listener {
 // secureFilterChains returns one SNI filter chain per valid secure virtual
 // host, ordered by server name.
 func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
+	return secureFilterChainsFor(l, defaultSettings())
+}
+
+// secureFilterChainsFor returns one SNI filter chain per valid secure
+// virtual host, ordered by server name, then the fallback-certificate chain
+// when a virtual host enables it.
+func secureFilterChainsFor(l *Listener, s *settings) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
+	var fallback *listenerv3.FilterChain
+	alpn := alpnForVersions(s.defaultHTTP)
 	for _, svh := range l.secureVirtualHosts() {
 		var filter *listenerv3.Filter
-		var alpn []string
+		var chainALPN []string
+		var forward *ForwardClientCert
+		if cv := svh.ClientValidation; cv != nil {
+			forward = cv.Forward
+		}
 		if svh.TCPProxy != nil {
 			// No ALPN: the backend negotiates protocols in its ServerHello.
-			filter = tcpProxyFilter(l.Name, svh.TCPProxy)
+			filter = tcpProxyFilterWith(l.Name, svh.TCPProxy, hcmAccessLogs(s, true))
 		} else {
-			opts := hcmOptions{secure: true, websockets: l.EnableWebsockets}
-			if cv := svh.ClientValidation; cv != nil {
-				opts.forwardClientCert = cv.Forward
-			}
+			opts := hcmOptions{secure: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward}
 			if f := jwtAuthnFilter(svh.JWTProviders); f != nil {
 				opts.extraFilters = append(opts.extraFilters, f)
 			}
@@ -59,33 +86,67 @@ func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
 				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
 			}
 			filter = httpConnectionManagerWith(l.Name, secureRouteConfigName(l, svh), opts)
-			alpn = []string{"h2", "http/1.1"}
+			chainALPN = alpn
 		}
 		var tls *tlsv3.DownstreamTlsContext
 		if svh.Secret != nil { // nil for TLS passthrough
-			tls = downstreamTLSContext(secretName(svh.Secret),
-				tlsVersion(svh.MinTLSVersion, tlsv3.TlsParameters_TLSv1_2, true),
-				tlsVersion(svh.MaxTLSVersion, tlsv3.TlsParameters_TLSv1_3, false),
-				alpn...)
-			if cv := svh.ClientValidation; cv != nil {
-				tls = withDownstreamClientValidation(tls, downstreamClientValidation{
-					CACertificate: cv.CACert, CRL: cv.CRL, SkipClientCertValidation: cv.SkipValidation,
-					OnlyVerifyLeafCertCRL: cv.OnlyVerifyLeafCertCRL, OptionalClientCertificate: cv.Optional,
-				})
-			}
+			lo, hi := vhostTLSRange(s, svh.MinTLSVersion, svh.MaxTLSVersion)
+			tls = withClientValidation(downstreamTLSContextFor(s, secretName(svh.Secret), lo, hi, chainALPN...), svh.ClientValidation)
 		}
 		chains = append(chains, sniFilterChain(svh.Name, tls, filter))
+		if svh.FallbackCertificate != nil && fallback == nil {
+			lo, hi := globalTLSRange(s)
+			ftls := withClientValidation(downstreamTLSContextFor(s, secretName(svh.FallbackCertificate), lo, hi, chainALPN...), svh.ClientValidation)
+			opts := hcmOptions{fallback: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward}
+			if svh.Authorization != nil {
+				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
+			}
+			fallback = &listenerv3.FilterChain{
+				Name:             "fallback-certificate",
+				FilterChainMatch: &listenerv3.FilterChainMatch{TransportProtocol: "tls"},
+				Filters:          []*listenerv3.Filter{httpConnectionManagerWith(l.Name, fallbackRouteConfigName(l), opts)},
+				TransportSocket: &corev3.TransportSocket{
+					Name:       listenerTLSTransportSocketName,
+					ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(ftls)},
+				},
+			}
+		}
 	}
+	// Chains without server names (the fallback, "*") come last.
+	if fallback != nil {
+		chains = append(chains, fallback)
+	}
+	sort.SliceStable(chains, func(i, j int) bool {
+		a, b := chains[i].GetFilterChainMatch().GetServerNames(), chains[j].GetFilterChainMatch().GetServerNames()
+		return len(a) > 0 && len(b) == 0
+	})
 	return chains
+}
+
+// withClientValidation adds a virtual host's client certificate
+// validation, if any, to ctx.
+func withClientValidation(ctx *tlsv3.DownstreamTlsContext, cv *ClientValidation) *tlsv3.DownstreamTlsContext {
+	if cv == nil {
+		return ctx
+	}
+	return withDownstreamClientValidation(ctx, downstreamClientValidation{
+		CACertificate: cv.CACert, CRL: cv.CRL, SkipClientCertValidation: cv.SkipValidation,
+		OnlyVerifyLeafCertCRL: cv.OnlyVerifyLeafCertCRL, OptionalClientCertificate: cv.Optional,
+	})
 }
 
 // tcpProxyFilter forwards a connection to the proxy's clusters. Envoy's
 // TCP weighted clusters cannot carry a zero weight, so zero-weight clusters
 // are dropped unless all are zero, in which case all get weight 1.
 func tcpProxyFilter(statPrefix string, p *TCPProxy) *listenerv3.Filter {
+	return tcpProxyFilterWith(statPrefix, p, []*accesslogv3.AccessLog{hcmStdoutAccessLog()})
+}
+
+// tcpProxyFilterWith is tcpProxyFilter with the given access logs.
+func tcpProxyFilterWith(statPrefix string, p *TCPProxy, logs []*accesslogv3.AccessLog) *listenerv3.Filter {
 	tp := &tcpproxyv3.TcpProxy{
 		StatPrefix:  statPrefix,
-		AccessLog:   []*accesslogv3.AccessLog{hcmStdoutAccessLog()},
+		AccessLog:   logs,
 		IdleTimeout: durationpb.New(9001 * time.Second),
 	}
 	var keep []*Cluster

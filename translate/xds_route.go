@@ -31,11 +31,18 @@ func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
 				out = append(out, routeConfiguration(l.RouteConfigName, vhosts))
 			}
 		case "https":
+			var fallback []*routev3.VirtualHost
 			for _, svh := range l.secureVirtualHosts() {
 				if svh.TCPProxy != nil {
 					continue // TCP-proxied hosts have no HTTP routes
 				}
 				out = append(out, routeConfiguration(secureRouteConfigName(l, svh), []*routev3.VirtualHost{envoyVirtualHost(&svh.VirtualHost, true)}))
+				if svh.FallbackCertificate != nil {
+					fallback = append(fallback, envoyVirtualHost(&svh.VirtualHost, true))
+				}
+			}
+			if len(fallback) > 0 {
+				out = append(out, routeConfiguration(fallbackRouteConfigName(l), fallback))
 			}
 		}
 	}
@@ -47,6 +54,16 @@ func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
 // on a Gateway listener, "https-443/example.com".
 func secureRouteConfigName(l *Listener, svh *SecureVirtualHost) string {
 	return l.RouteConfigName + "/" + svh.Name
+}
+
+// fallbackRouteConfigName is the route configuration of a listener's
+// fallback-certificate chain: "ingress_fallbackcert" for ingress_https,
+// "<prefix>/fallbackcert" on a Gateway listener.
+func fallbackRouteConfigName(l *Listener) string {
+	if l.Name == httpsListenerName {
+		return "ingress_fallbackcert"
+	}
+	return l.RouteConfigName + "/fallbackcert"
 }
 
 // routeConfiguration adds Contour's x-request-start header and ignores the

@@ -9,17 +9,28 @@ import (
 func secrets(d *DAG) []*tlsv3.Secret {
 	seen := map[string]bool{}
 	var out []*tlsv3.Secret
+	add := func(sec *Secret) {
+		if sec == nil {
+			return
+		}
+		if name := secretName(sec); !seen[name] {
+			seen[name] = true
+			out = append(out, tlsCertificateSecret(name, sec.Cert, sec.Key))
+		}
+	}
 	for _, l := range d.sortedListeners() {
 		for _, svh := range l.secureVirtualHosts() {
 			if svh.Secret == nil {
 				continue // TLS passthrough
 			}
-			name := secretName(svh.Secret)
-			if !seen[name] {
-				seen[name] = true
-				out = append(out, tlsCertificateSecret(name, svh.Secret.Cert, svh.Secret.Key))
-			}
+			add(svh.Secret)
+			add(svh.FallbackCertificate)
 		}
+	}
+	// The Envoy client certificate, when a service cluster presents it
+	// (not for extension clusters only, as in Contour).
+	for _, c := range referencedClusters(d) {
+		add(c.ClientCertificate)
 	}
 	sortByName(out, func(s *tlsv3.Secret) string { return s.Name })
 	return out

@@ -201,7 +201,8 @@ func TestOutputUntouchedOnFailure(t *testing.T) {
 
 // TestConfigPath checks that Contour's configuration file is read strictly
 // (a bad key is an error naming file:line, exit 2) and applied (its
-// gatewayRef selects the Gateway, --gateway overrides it).
+// gatewayRef selects the Gateway, --gateway overrides it; its timeouts
+// reach the connection managers).
 func TestConfigPath(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
@@ -220,7 +221,7 @@ func TestConfigPath(t *testing.T) {
 	}
 	got = runCLI(t, "", "render", "-o", "json", "--config-path", unapplied, filepath.Join(repoRoot, "examples"))
 	got.wantExit(t, exitOK)
-	if !strings.Contains(got.stderr, "timeouts is not applied by contourc yet") {
-		t.Errorf("stderr %q: want a warning that timeouts are not applied", got.stderr)
+	if strings.Contains(got.stderr, "not applied") || !strings.Contains(got.stdout, `"request_timeout": "1s"`) {
+		t.Errorf("stderr %q: want timeouts.request-timeout applied (request_timeout 1s) without a warning", got.stderr)
 	}
 }

@@ -26,7 +26,9 @@ type inputFlags struct {
 	gateway           string
 	gatewayController string
 	configPath        string
+	contourConfig     string
 	upstreamDNS       string
+	serve             translate.ServeFlags
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -41,6 +43,17 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.upstreamDNS, "upstream-dns", "",
 		"give Services without endpoints in the input a STRICT_DNS cluster resolving <svc>.<ns>.svc.`DOMAIN`\n(a domain must be attached with =)")
 	fs.Lookup("upstream-dns").NoOptDefVal = defaultClusterDomain
+	fs.StringVar(&f.contourConfig, "contour-config", "",
+		"use the ContourConfiguration `NS/NAME` among the inputs as the configuration (a bare NAME is in projectcontour)")
+	fs.StringVar(&f.serve.HTTPAddress, "envoy-service-http-address", "", "address of the ingress_http listener (default 0.0.0.0)")
+	fs.IntVar(&f.serve.HTTPPort, "envoy-service-http-port", 0, "port of the ingress_http listener (default 8080)")
+	fs.StringVar(&f.serve.HTTPSAddress, "envoy-service-https-address", "", "address of the ingress_https listener (default 0.0.0.0)")
+	fs.IntVar(&f.serve.HTTPSPort, "envoy-service-https-port", 0, "port of the ingress_https listener (default 8443)")
+	fs.BoolVar(&f.serve.UseProxyProtocol, "use-proxy-protocol", false, "expect a PROXY protocol preamble on the HTTP and HTTPS listeners")
+	fs.StringVar(&f.serve.AccessLogFormat, "accesslog-format", "", "access log format, envoy or json (ignored with a configuration file, as in Contour)")
+	fs.StringSliceVar(&f.serve.WatchNamespaces, "watch-namespaces", nil, "see only objects in these namespaces (comma-separated); default: all")
+	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
+		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 }
 
 // requirePaths insists on at least one input: reading stdin when no path
@@ -71,13 +84,32 @@ func (f *inputFlags) options() (translate.Options, error) {
 			return translate.Options{}, failure(err)
 		}
 	}
+	var contourConfig *types.NamespacedName
+	if f.contourConfig != "" {
+		if f.configPath != "" {
+			return translate.Options{}, fmt.Errorf("cannot specify both --contour-config and --config-path")
+		}
+		ns, name, ok := strings.Cut(f.contourConfig, "/")
+		if !ok {
+			ns, name = "projectcontour", f.contourConfig
+		}
+		if ns == "" || name == "" || strings.Contains(name, "/") {
+			return translate.Options{}, fmt.Errorf("--contour-config %q: want NAMESPACE/NAME", f.contourConfig)
+		}
+		contourConfig = &types.NamespacedName{Namespace: ns, Name: name}
+	}
+	serve := f.serve
+	serve.WatchNamespaces = nonEmpty(serve.WatchNamespaces)
+	serve.DisabledFeatures = nonEmpty(serve.DisabledFeatures)
 	return translate.Options{
-		IngressClassNames: nonEmpty(f.ingressClassNames),
-		RootNamespaces:    nonEmpty(f.rootNamespaces),
-		UpstreamDNS:       f.upstreamDNS,
-		Gateway:           gateway,
-		GatewayController: f.gatewayController,
-		Config:            cfg,
+		IngressClassNames:    nonEmpty(f.ingressClassNames),
+		RootNamespaces:       nonEmpty(f.rootNamespaces),
+		UpstreamDNS:          f.upstreamDNS,
+		Gateway:              gateway,
+		GatewayController:    f.gatewayController,
+		Config:               cfg,
+		ContourConfiguration: contourConfig,
+		Flags:                serve,
 	}, nil
 }
 

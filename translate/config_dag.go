@@ -1,0 +1,305 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/loader"
+)
+
+// How the configuration changes what the DAG processors do: default header
+// policies, the default global rate limit policy, the global authorization
+// server, the Envoy client certificate, and which objects are seen at all.
+
+// withDefaultGlobalRateLimit attaches the rate limit service's default
+// global policy to a virtual host that has no global policy of its own and
+// does not opt out.
+func withDefaultGlobalRateLimit(rl *RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *settings) (*RateLimitPolicy, error) {
+	if s == nil || s.rateLimit == nil || s.rateLimit.defaultPolicy == nil {
+		return rl, nil
+	}
+	if spec != nil && spec.Global != nil && (spec.Global.Disabled || len(spec.Global.Descriptors) > 0) {
+		return rl, nil // opted out, or its own policy
+	}
+	def := s.rateLimit.defaultPolicy
+	if def.Disabled {
+		return rl, nil
+	}
+	global, err := globalRateLimits(def.Descriptors)
+	if err != nil {
+		return nil, err
+	}
+	if rl == nil {
+		rl = &RateLimitPolicy{}
+	}
+	rl.Global = global
+	return rl, nil
+}
+
+// checkGlobalAuthorization reports, as Contour does on the plain virtual
+// host, a global authorization server whose ExtensionService is not valid;
+// the virtual host is still served.
+func (p *httpProxyProcessor) checkGlobalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) {
+	g := p.globalAuth()
+	if g == nil {
+		return
+	}
+	if a := proxy.Spec.VirtualHost.Authorization; a != nil && a.AuthPolicy != nil && a.AuthPolicy.Disabled {
+		return
+	}
+	name := types.NamespacedName{Namespace: g.ExtensionServiceRef.Namespace, Name: g.ExtensionServiceRef.Name}
+	if name.Namespace == "" {
+		name.Namespace = proxy.Namespace
+	}
+	if p.dag.extensions[name] == nil {
+		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
+	}
+}
+
+// withDefaultHeaders merges the configuration's default header policy into
+// a service's: the service's own values win, a default Host becomes the
+// host rewrite unless the service rewrites it.
+func withDefaultHeaders(def, user *HeadersPolicy, allowHost bool, dynamic map[string]string) (*HeadersPolicy, error) {
+	if def == nil {
+		return user, nil
+	}
+	out := &HeadersPolicy{Set: map[string]string{}}
+	if user != nil {
+		*out = *user
+		out.Set = map[string]string{}
+		for k, v := range user.Set {
+			out.Set[k] = v
+		}
+		out.Remove = slices.Clone(user.Remove)
+	}
+	keys := make([]string, 0, len(def.Set))
+	for k := range def.Set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := def.Set[k]
+		key := http.CanonicalHeaderKey(k)
+		if key == "Host" {
+			if !allowHost {
+				return nil, fmt.Errorf("rewriting %q header is not supported", key)
+			}
+			if out.HostRewrite == "" {
+				if hostRewriteHeaderValue.MatchString(v) {
+					return nil, fmt.Errorf("rewriting %q host header with dynamic value is not supported on service", key)
+				}
+				out.HostRewrite = v
+			}
+			continue
+		}
+		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
+		}
+		if _, exists := out.Set[key]; !exists {
+			out.Set[key] = escapeHeaderValue(v, dynamic)
+		}
+	}
+	for _, entry := range def.Remove {
+		key := http.CanonicalHeaderKey(entry)
+		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
+		}
+		if !slices.Contains(out.Remove, key) {
+			out.Remove = append(out.Remove, key)
+		}
+	}
+	if len(out.Set) == 0 {
+		out.Set = nil
+	}
+	return out, nil
+}
+
+// clientCertificate is the configuration's Envoy client certificate, nil
+// when none is configured; admins configure it, so no delegation applies.
+func (c *cache) clientCertificate() (*Secret, error) {
+	if c.settings == nil || c.settings.clientCert == nil {
+		return nil, nil
+	}
+	return c.lookupTLSSecret(*c.settings.clientCert, c.settings.clientCert.Namespace)
+}
+
+// resolveExtensionRefs finds the ExtensionServices the configuration's rate
+// limit service, tracing and global authorization name. Contour reads them
+// at start-up and refuses to start without them.
+func resolveExtensionRefs(objs []loader.Object, s *settings) error {
+	find := func(key string, name types.NamespacedName) (*extensionRef, error) {
+		for _, o := range objs {
+			ext, ok := o.Obj.(*contourv1alpha1.ExtensionService)
+			if !ok || ext.Namespace != name.Namespace || ext.Name != name.Name {
+				continue
+			}
+			ref := &extensionRef{clusterName: "extension/" + name.Namespace + "/" + name.Name}
+			if tp := ext.Spec.TimeoutPolicy; tp != nil {
+				t, err := parseConfigTimeoutOrEmpty(tp.Response)
+				if err != nil {
+					return nil, fmt.Errorf("%s: error parsing extension service %s response timeout: %v", key, name, err)
+				}
+				ref.timeout = t
+			}
+			if uv := ext.Spec.UpstreamValidation; uv != nil {
+				ref.sni = uv.SubjectName
+			}
+			return ref, nil
+		}
+		return nil, fmt.Errorf("%s: error getting extension service %s: ExtensionService not found in the input (Contour does not start without it)", key, name)
+	}
+	var errs []error
+	var err error
+	if r := s.rateLimit; r != nil {
+		if s.rateLimitExtension, err = find("rateLimitService.extensionService", r.extension); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if t := s.tracing; t != nil {
+		if s.tracingExtension, err = find("tracing.extensionService", t.extension); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if a := s.extAuth; a != nil {
+		name := types.NamespacedName{Namespace: a.ExtensionServiceRef.Namespace, Name: a.ExtensionServiceRef.Name}
+		ref, err := find("globalExtAuth.extensionService", name)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			timeout, err := parseTimeout(a.ResponseTimeout)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("globalExtAuth.responseTimeout: %w", err))
+			}
+			if !timeout.Set {
+				timeout = ref.timeout
+			}
+			g := &ExternalAuthorization{
+				Extension:       &ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.sni},
+				HTTPService:     s.extAuthHTTP,
+				FailOpen:        a.FailOpen,
+				ResponseTimeout: timeout,
+			}
+			if b := a.WithRequestBody; b != nil {
+				g.WithRequestBody = &RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+			}
+			s.globalAuth = g
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// parseConfigTimeoutOrEmpty is parseConfigTimeout with "" as the default.
+func parseConfigTimeoutOrEmpty(v string) (Timeout, error) {
+	if v == "" {
+		return Timeout{}, nil
+	}
+	return parseConfigTimeout(v)
+}
+
+// disabledFeatureKinds are the kinds --disable-feature names.
+var disabledFeatureKinds = map[string]string{
+	"extensionservices":  "ExtensionService",
+	"tlsroutes":          "TLSRoute",
+	"grpcroutes":         "GRPCRoute",
+	"tcproutes":          "TCPRoute",
+	"backendtlspolicies": "BackendTLSPolicy",
+}
+
+// filterObjects drops what Contour would never see: namespaced objects
+// outside --watch-namespaces and kinds of --disable-feature.
+func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespaces []string) ([]loader.Object, error) {
+	for _, feat := range f.DisabledFeatures {
+		if _, ok := disabledFeatureKinds[feat]; !ok {
+			return nil, fmt.Errorf("--disable-feature: unknown feature %q, want one of extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies", feat)
+		}
+	}
+	if len(f.WatchNamespaces) > 0 {
+		for _, ns := range rootNamespaces {
+			if !slices.Contains(f.WatchNamespaces, ns) {
+				return nil, errors.New("not all root namespaces are being watched")
+			}
+		}
+		if fc := s.fallbackCert; fc != nil && !slices.Contains(f.WatchNamespaces, fc.Namespace) {
+			return nil, fmt.Errorf("the fallbackCertificate namespace (%s) must be watched", fc.Namespace)
+		}
+		if cc := s.clientCert; cc != nil && !slices.Contains(f.WatchNamespaces, cc.Namespace) {
+			return nil, fmt.Errorf("the clientCertificate namespace (%s) must be watched", cc.Namespace)
+		}
+	}
+	if len(f.WatchNamespaces) == 0 && len(f.DisabledFeatures) == 0 {
+		return objs, nil
+	}
+	disabled := map[string]bool{}
+	for _, feat := range f.DisabledFeatures {
+		disabled[disabledFeatureKinds[feat]] = true
+	}
+	out := make([]loader.Object, 0, len(objs))
+	for _, o := range objs {
+		if disabled[o.Kind] {
+			continue
+		}
+		if len(f.WatchNamespaces) > 0 && namespaced(o) && !slices.Contains(f.WatchNamespaces, o.Obj.GetNamespace()) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// namespaced says whether an object lives in a namespace (cluster-scoped
+// objects such as GatewayClasses and Namespaces are always watched).
+func namespaced(o loader.Object) bool {
+	switch o.Obj.(type) {
+	case *gatewayv1.GatewayClass:
+		return false
+	}
+	return o.Kind != "Namespace" && o.Kind != "GatewayClass" && o.Kind != "IngressClass"
+}
+
+// validateExternalName refuses ExternalName Services unless the
+// configuration enables them, and those pointing at Envoy itself.
+func (c *cache) validateExternalName(svc *corev1.Service) error {
+	if svc.Spec.Type != corev1.ServiceTypeExternalName {
+		return nil
+	}
+	if c.settings == nil || !c.settings.enableExternalNameService {
+		return fmt.Errorf("%s/%s is an ExternalName service, these are not currently enabled. See the config.enableExternalNameService config file setting", svc.Namespace, svc.Name)
+	}
+	name := strings.TrimSuffix(svc.Spec.ExternalName, ".")
+	switch name {
+	case "localhost", "localhost.localdomain", "local.projectcontour.io":
+		return fmt.Errorf("%s/%s is an ExternalName service that points to localhost, this is not allowed", svc.Namespace, svc.Name)
+	}
+	if ip := net.ParseIP(name); ip != nil && (ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast()) {
+		return fmt.Errorf("%s/%s is an ExternalName service that points to a loopback, link-local or unspecified IP address, this is not allowed", svc.Namespace, svc.Name)
+	}
+	return nil
+}
+
+// withDefaultCircuitBreakers fills a Service's unset thresholds from the
+// configuration's cluster.circuit-breakers.
+func (c *cache) withDefaultCircuitBreakers(s *Service) *Service {
+	if s == nil || c.settings == nil || c.settings.circuitBreakers == nil {
+		return s
+	}
+	d := c.settings.circuitBreakers
+	cb := &s.CircuitBreakers
+	cb.MaxConnections = orDefault(cb.MaxConnections, d.MaxConnections)
+	cb.MaxPendingRequests = orDefault(cb.MaxPendingRequests, d.MaxPendingRequests)
+	cb.MaxRequests = orDefault(cb.MaxRequests, d.MaxRequests)
+	cb.MaxRetries = orDefault(cb.MaxRetries, d.MaxRetries)
+	cb.PerHostMaxConnections = orDefault(cb.PerHostMaxConnections, d.PerHostMaxConnections)
+	return s
+}

@@ -1,0 +1,374 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/contourc/contourc/loader"
+)
+
+// Where the configuration comes from: the configuration file (Options.Config),
+// a ContourConfiguration object among the inputs (Options.ContourConfiguration),
+// or, when neither is given, a `contour` ConfigMap among the inputs holding
+// contour.yaml. `contour serve` flags (Options.Flags) are then applied.
+
+// ServeFlags are the `contour serve` flags that change Envoy's configuration.
+// Zero values are "not given".
+type ServeFlags struct {
+	HTTPAddress, HTTPSAddress string
+	HTTPPort, HTTPSPort       int
+	UseProxyProtocol          bool
+	// AccessLogFormat is --accesslog-format ("envoy" or "json").
+	AccessLogFormat string
+	// WatchNamespaces restricts the namespaced objects seen to these.
+	WatchNamespaces []string
+	// DisabledFeatures are kinds never watched: extensionservices,
+	// tlsroutes, grpcroutes, tcproutes, backendtlspolicies.
+	DisabledFeatures []string
+}
+
+// configMapName and configMapKey locate Contour's configuration file in a
+// ConfigMap, as Contour's deployment mounts it.
+const (
+	configMapName = "contour"
+	configMapKey  = "contour.yaml"
+)
+
+// resolveSettings picks the configuration source, applies flags and
+// returns the settings with the notices they call for.
+func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.ContourConfig, []Notice, error) {
+	var notices []Notice
+	cfg := opts.Config
+	var s *settings
+	var err error
+	switch {
+	case opts.ContourConfiguration != nil && cfg != nil:
+		return nil, nil, nil, errors.New("cannot specify both --contour-config and --config-path")
+	case opts.ContourConfiguration != nil:
+		cc := findContourConfiguration(objs, *opts.ContourConfiguration)
+		if cc == nil {
+			return nil, nil, nil, fmt.Errorf("error getting contour configuration %s: ContourConfiguration not found in the input", *opts.ContourConfiguration)
+		}
+		if s, err = settingsFromCRD(&cc.Spec); err != nil {
+			return nil, nil, nil, fmt.Errorf("ContourConfiguration %s: %w", *opts.ContourConfiguration, err)
+		}
+		f := opts.Flags
+		if f.HTTPAddress != "" || f.HTTPSAddress != "" || f.HTTPPort != 0 || f.HTTPSPort != 0 || f.UseProxyProtocol || f.AccessLogFormat != "" {
+			notices = append(notices, Notice{Kind: "configuration", Msg: "listener and access log flags are ignored with a ContourConfiguration, as in Contour: its spec.envoy settings apply"})
+		}
+		return s, nil, notices, nil
+	case cfg == nil:
+		if cm, found := findConfigMap(objs); found != nil {
+			parsed, err := parseConfigMap(cm, found)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			cfg = parsed
+			notices = append(notices, Notice{Source: found.Source, Kind: "ConfigMap", Name: cm.Namespace + "/" + cm.Name,
+				Msg: "using its " + configMapKey + " as Contour's configuration file (no --config-path or --contour-config given)"})
+		}
+	}
+	if s, err = settingsFromFile(cfg); err != nil {
+		return nil, nil, nil, err
+	}
+	f := opts.Flags
+	if f.HTTPAddress != "" {
+		s.httpAddress = f.HTTPAddress
+	}
+	if f.HTTPPort != 0 {
+		s.httpPort = uint32(f.HTTPPort)
+	}
+	if f.HTTPSAddress != "" {
+		s.httpsAddress = f.HTTPSAddress
+	}
+	if f.HTTPSPort != 0 {
+		s.httpsPort = uint32(f.HTTPSPort)
+	}
+	if f.UseProxyProtocol {
+		s.useProxyProtocol = true
+	}
+	if f.AccessLogFormat != "" {
+		if cfg != nil {
+			// Contour reads the configuration file after its flags and
+			// replaces its whole file-backed settings, this one included.
+			notices = append(notices, Notice{Kind: "configuration", Msg: "--accesslog-format is ignored with a configuration file, as in Contour: the file's accesslog-format (default envoy) applies"})
+		} else {
+			if f.AccessLogFormat != "envoy" && f.AccessLogFormat != "json" {
+				return nil, nil, nil, fmt.Errorf("--accesslog-format: invalid access log format %q", f.AccessLogFormat)
+			}
+			s.accessLogFormat = f.AccessLogFormat
+		}
+	}
+	return s, cfg, notices, nil
+}
+
+func findContourConfiguration(objs []loader.Object, name types.NamespacedName) *contourv1alpha1.ContourConfiguration {
+	for _, o := range objs {
+		if cc, ok := o.Obj.(*contourv1alpha1.ContourConfiguration); ok && cc.Namespace == name.Namespace && cc.Name == name.Name {
+			return cc
+		}
+	}
+	return nil
+}
+
+// findConfigMap returns the one `contour` ConfigMap with a contour.yaml key;
+// with several, the first by namespace.
+func findConfigMap(objs []loader.Object) (*corev1.ConfigMap, *loader.Object) {
+	var found []loader.Object
+	for _, o := range objs {
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Name == configMapName {
+			if _, has := cm.Data[configMapKey]; has {
+				found = append(found, o)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Obj.GetNamespace() < found[j].Obj.GetNamespace() })
+	return found[0].Obj.(*corev1.ConfigMap), &found[0]
+}
+
+// parseConfigMap reads the ConfigMap's contour.yaml as strictly as a
+// configuration file.
+func parseConfigMap(cm *corev1.ConfigMap, o *loader.Object) (*loader.ContourConfig, error) {
+	return ParseContourConfig(fmt.Sprintf("%s (ConfigMap %s/%s, key %s)", o.Source, cm.Namespace, cm.Name, configMapKey), []byte(cm.Data[configMapKey]))
+}
+
+// ParseContourConfig reads a Contour configuration file's contents.
+// Errors name the file and line. (The loader reads files by path; the
+// contents go through a temporary file.)
+func ParseContourConfig(name string, data []byte) (*loader.ContourConfig, error) {
+	dir, err := os.MkdirTemp("", "contourc-config-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, configMapKey)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return nil, err
+	}
+	cfg, err := loader.LoadContourConfig(path, loader.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return cfg, nil
+}
+
+// settingsFromCRD maps a ContourConfiguration's spec onto the settings, with
+// the CRD path's defaults: no connection idle timeout, no connect timeout
+// (clusters keep Contour's 2s).
+func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec) (*settings, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	s := defaultSettings()
+	s.timeouts.connectionIdle = Timeout{}
+	s.connectTimout = 0
+	var errs []error
+	if e := spec.Envoy; e != nil {
+		if l := e.Listener; l != nil {
+			s.useProxyProtocol = l.UseProxyProto != nil && *l.UseProxyProto
+			if l.Compression != nil && l.Compression.Algorithm != "" {
+				s.compression = string(l.Compression.Algorithm)
+			}
+			s.allowChunked = l.DisableAllowChunkedLength == nil || !*l.DisableAllowChunkedLength
+			s.mergeSlashes = l.DisableMergeSlashes == nil || !*l.DisableMergeSlashes
+			if l.ServerHeaderTransformation != "" {
+				s.serverHeader = string(l.ServerHeaderTransformation)
+			}
+			s.connectionBalancer = l.ConnectionBalancer
+			s.maxRequestsPerConnection = l.MaxRequestsPerConnection
+			s.listenerBufferLimit = l.PerConnectionBufferLimitBytes
+			if t := l.TLS; t != nil {
+				s.tls = mergeTLS(s.tls, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
+			}
+			if so := l.SocketOptions; so != nil {
+				s.tos, s.trafficClass = so.TOS, so.TrafficClass
+			}
+			s.maxRequestsPerIOCycle = l.MaxRequestsPerIOCycle
+			s.http2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
+			s.maxConnectionsPerListener = l.MaxConnectionsPerListener
+		}
+		if h := e.HTTPListener; h != nil {
+			if h.Address != "" {
+				s.httpAddress = h.Address
+			}
+			if h.Port != 0 {
+				s.httpPort = uint32(h.Port)
+			}
+			if h.AccessLog != "" {
+				s.httpAccessLogPath = h.AccessLog
+			}
+		}
+		if h := e.HTTPSListener; h != nil {
+			if h.Address != "" {
+				s.httpsAddress = h.Address
+			}
+			if h.Port != 0 {
+				s.httpsPort = uint32(h.Port)
+			}
+			if h.AccessLog != "" {
+				s.httpsLogPath = h.AccessLog
+			}
+		}
+		if h := e.Health; h != nil {
+			if h.Address != "" {
+				s.health.address = h.Address
+			}
+			if h.Port != 0 {
+				s.health.port = h.Port
+			}
+		}
+		if m := e.Metrics; m != nil {
+			if m.Address != "" {
+				s.metrics.address = m.Address
+			}
+			if m.Port != 0 {
+				s.metrics.port = m.Port
+			}
+			if t := m.TLS; t != nil {
+				s.metrics.tls, s.metrics.certFile, s.metrics.keyFile, s.metrics.caFile = true, t.CertFile, t.KeyFile, t.CAFile
+			}
+		}
+		if c := e.ClientCertificate; c != nil && c.Name != "" {
+			s.clientCert = &types.NamespacedName{Namespace: c.Namespace, Name: c.Name}
+		}
+		if lg := e.Logging; lg != nil {
+			if lg.AccessLogFormat != "" {
+				s.accessLogFormat = string(lg.AccessLogFormat)
+			}
+			s.accessLogFormatString = lg.AccessLogFormatString
+			if len(lg.AccessLogJSONFields) > 0 {
+				s.accessLogJSONFields = lg.AccessLogJSONFields
+			}
+			if lg.AccessLogLevel != "" {
+				s.accessLogLevel = string(lg.AccessLogLevel)
+			}
+		}
+		for _, v := range e.DefaultHTTPVersions {
+			switch v {
+			case contourv1alpha1.HTTPVersion1:
+				s.defaultHTTP = append(s.defaultHTTP, "http/1.1")
+			case contourv1alpha1.HTTPVersion2:
+				s.defaultHTTP = append(s.defaultHTTP, "http/2")
+			}
+		}
+		if t := e.Timeouts; t != nil {
+			str := func(p *string) string {
+				if p == nil {
+					return ""
+				}
+				return *p
+			}
+			errs = append(errs, parseTimeouts(&s.timeouts, &s.connectTimout, map[string]string{
+				"request-timeout": str(t.RequestTimeout), "connection-idle-timeout": str(t.ConnectionIdleTimeout),
+				"stream-idle-timeout": str(t.StreamIdleTimeout), "max-connection-duration": str(t.MaxConnectionDuration),
+				"delayed-close-timeout": str(t.DelayedCloseTimeout), "connection-shutdown-grace-period": str(t.ConnectionShutdownGracePeriod),
+				"connect-timeout": str(t.ConnectTimeout),
+			}, "spec.envoy.timeouts."))
+		}
+		if c := e.Cluster; c != nil {
+			if c.DNSLookupFamily != "" {
+				if err := c.DNSLookupFamily.Validate(); err != nil {
+					errs = append(errs, err)
+				}
+				s.dnsLookupFamily = string(c.DNSLookupFamily)
+			}
+			s.clusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
+			s.clusterBufferLimit = c.PerConnectionBufferLimitBytes
+			s.circuitBreakers = configCircuitBreakers(c.GlobalCircuitBreakerDefaults)
+			if t := c.UpstreamTLS; t != nil {
+				s.upstreamTLS = mergeTLS(s.upstreamTLS, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
+			}
+		}
+		if n := e.Network; n != nil {
+			if n.XffNumTrustedHops != nil {
+				s.trustedHops = *n.XffNumTrustedHops
+			}
+			if n.EnvoyAdminPort != nil && *n.EnvoyAdminPort != 0 {
+				s.adminPort = *n.EnvoyAdminPort
+			}
+			s.stripHostDot = n.EnvoyStripTrailingHostDot != nil && *n.EnvoyStripTrailingHostDot
+		}
+		if h := e.OMEnforcedHealth; h != nil {
+			s.omEnforcedHealth = &addressPort{h.Address, h.Port}
+		}
+	}
+	if g := spec.Gateway; g != nil {
+		s.gateway = &types.NamespacedName{Namespace: g.GatewayRef.Namespace, Name: g.GatewayRef.Name}
+	}
+	if i := spec.Ingress; i != nil {
+		s.ingressClassNames = i.ClassNames
+	}
+	if h := spec.HTTPProxy; h != nil {
+		s.rootNamespaces = h.RootNamespaces
+		s.disablePermitInsecure = h.DisablePermitInsecure != nil && *h.DisablePermitInsecure
+		if f := h.FallbackCertificate; f != nil && f.Name != "" {
+			s.fallbackCert = &types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+		}
+	}
+	s.enableExternalNameService = spec.EnableExternalNameService != nil && *spec.EnableExternalNameService
+	s.extAuth = spec.GlobalExternalAuthorization
+	if r := spec.RateLimitService; r != nil {
+		s.rateLimit = &rateLimitSettings{
+			extension: types.NamespacedName{Namespace: r.ExtensionService.Namespace, Name: r.ExtensionService.Name},
+			domain:    r.Domain, failOpen: r.FailOpen != nil && *r.FailOpen,
+			enableXRateLimitHeaders:     r.EnableXRateLimitHeaders != nil && *r.EnableXRateLimitHeaders,
+			enableResourceExhaustedCode: r.EnableResourceExhaustedCode != nil && *r.EnableResourceExhaustedCode,
+			defaultPolicy:               r.DefaultGlobalRateLimitPolicy,
+		}
+	}
+	if p := spec.Policy; p != nil {
+		if h := p.RequestHeadersPolicy; h != nil {
+			s.requestHeaders = configHeadersPolicy(h.Set, h.Remove)
+		}
+		if h := p.ResponseHeadersPolicy; h != nil {
+			s.responseHeaders = configHeadersPolicy(h.Set, h.Remove)
+		}
+		s.applyToIngress = p.ApplyToIngress != nil && *p.ApplyToIngress
+	}
+	if tr := spec.Tracing; tr != nil {
+		ts := &tracingSettings{
+			serviceName:      "contour",
+			overallSampling:  samplingRate(tr.OverallSampling),
+			clientSampling:   100,
+			randomSampling:   100,
+			maxPathTagLength: 256,
+			includePodDetail: tr.IncludePodDetail == nil || *tr.IncludePodDetail,
+		}
+		if tr.ExtensionService != nil {
+			ts.extension = types.NamespacedName{Namespace: tr.ExtensionService.Namespace, Name: tr.ExtensionService.Name}
+		}
+		if tr.ServiceName != nil {
+			ts.serviceName = *tr.ServiceName
+		}
+		if tr.MaxPathTagLength != nil {
+			ts.maxPathTagLength = *tr.MaxPathTagLength
+		}
+		for _, ct := range tr.CustomTags {
+			if ct != nil {
+				ts.customTags = append(ts.customTags, tracingTag{name: ct.TagName, literal: ct.Literal, requestHeader: ct.RequestHeaderName})
+			}
+		}
+		s.tracing = ts
+	}
+	errs = append(errs, s.validate())
+	return s, errors.Join(errs...)
+}
+
+// durationOrDefault is d, or def when d is 0.
+func durationOrDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
