@@ -13,16 +13,19 @@ import (
 	"github.com/contourc/contourc/translate"
 )
 
-// statusPrinters are check's output formats, by -o value.
-var statusPrinters = map[string]func(io.Writer, []translate.ObjectStatus) error{
-	"table": printStatusTable,
-	"json":  printStatusJSON,
-	"yaml":  printStatusYAML,
+// checkPrinters are check's output formats, by -o value. Most print the
+// status list; github prints annotations, which also cover notices.
+var checkPrinters = map[string]func(io.Writer, *translate.Result) error{
+	"table":  func(w io.Writer, r *translate.Result) error { return printStatusTable(w, r.Status) },
+	"json":   func(w io.Writer, r *translate.Result) error { return printStatusJSON(w, r.Status) },
+	"yaml":   func(w io.Writer, r *translate.Result) error { return printStatusYAML(w, r.Status) },
+	"github": printGitHubAnnotations,
 }
 
 type checkOptions struct {
 	input  inputFlags
 	format string
+	failOn string
 }
 
 func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -32,25 +35,33 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Short: "Print the status Contour would write on each object",
 		Long: "Read manifests like render does and print the status Contour would write on each\n" +
 			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects).\n" +
-			"Exits 1 when any object is invalid, orphaned or not accepted.",
+			"Exits 1 when any object is invalid, orphaned or not accepted; with --fail-on warning,\n" +
+			"also when an object has warnings or contourc has a notice (e.g. a Service without endpoints).\n" +
+			"-o github prints GitHub Actions annotations, shown on the pull request's files.",
 		Example: "  contourc check ./manifests\n" +
-			"  contourc check -o json ./manifests",
+			"  contourc check -o json ./manifests\n" +
+			"  contourc check -o github --fail-on warning ./manifests",
 		Args: requirePaths,
 		RunE: func(_ *cobra.Command, paths []string) error {
 			return o.run(paths, g, s)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json or yaml")
+	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json, yaml or github (GitHub Actions annotations)")
+	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on: error (objects not valid) or warning (also warnings and notices)")
 	o.input.register(fs)
-	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"table", "json", "yaml", "github"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
-	printStatus, ok := statusPrinters[o.format]
+	write, ok := checkPrinters[o.format]
 	if !ok {
-		return fmt.Errorf("invalid --output-format %q: want table, json or yaml", o.format)
+		return fmt.Errorf("invalid --output-format %q: want table, json or yaml, or github for GitHub Actions annotations", o.format)
+	}
+	if o.failOn != "error" && o.failOn != "warning" {
+		return fmt.Errorf("invalid --fail-on %q: want error or warning", o.failOn)
 	}
 	res, err := translateInput(paths, &o.input, g, s)
 	if err != nil {
@@ -59,22 +70,91 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if len(res.Status) == 0 && o.format == "table" {
 		// A bare header would leave people wondering; scripts use -o json.
 		fmt.Fprintln(s.ErrOut, "no object in the input carries status (Ingresses and Services have none)")
-		return nil
-	}
-	if err := printStatus(s.Out, res.Status); err != nil {
+	} else if err := write(s.Out, res); err != nil {
 		return failure(err)
 	}
-	bad := 0
+	bad, warnings := 0, len(res.Notices)
 	for _, st := range res.Status {
-		if !verdictOf(st.Status).OK {
+		v := verdictOf(st.Status)
+		if !v.OK {
 			bad++
+			continue
 		}
+		warnings += len(v.warnings())
 	}
 	if bad > 0 {
 		return findings(fmt.Errorf("contourc: %d of %d object(s) not valid", bad, len(res.Status)))
 	}
+	if warnings > 0 && o.failOn == "warning" {
+		return findings(fmt.Errorf("contourc: %d warning(s) (--fail-on warning)", warnings))
+	}
 	return nil
 }
+
+// warnings are the reasons of a verdict that are warnings: a valid
+// HTTPProxy's status may carry some (see proxyVerdict).
+func (v verdict) warnings() []string {
+	var out []string
+	for _, r := range v.Reasons {
+		if w, ok := strings.CutPrefix(r, "warning "); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// printGitHubAnnotations writes GitHub Actions workflow commands: an error
+// annotation for each object that is not valid, a warning for each valid
+// object with warnings and for each notice, on the file and line the
+// object comes from, so that they show on the pull request's diff.
+// Valid objects print nothing.
+func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
+	for _, st := range res.Status {
+		v := verdictOf(st.Status)
+		ref := st.Kind + " " + qualifiedName(st.Namespace, st.Name)
+		switch {
+		case !v.OK:
+			msg := strings.Join(v.Reasons, "; ")
+			if msg == "" {
+				msg = ref + " is " + v.Word
+			}
+			writeAnnotation(w, "error", st.Source.File, st.Source.Line, ref+" is "+v.Word, msg)
+		case len(v.warnings()) > 0:
+			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.warnings(), "; "))
+		}
+	}
+	for _, n := range res.Notices {
+		title := "contourc"
+		if n.Kind != "" {
+			title = n.Kind + " " + n.Name
+		}
+		writeAnnotation(w, "warning", n.Source.File, n.Source.Line, title, n.Msg)
+	}
+	return nil
+}
+
+// writeAnnotation writes one workflow command,
+// "::error file=F,line=L,title=T::message", escaped as the runner expects:
+// %, CR and LF in the message, and also : and , in properties.
+func writeAnnotation(w io.Writer, level, file string, line int, title, msg string) {
+	var props []string
+	if file != "" {
+		props = append(props, "file="+escapeProperty(file))
+		if line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", line))
+		}
+	}
+	props = append(props, "title="+escapeProperty(title))
+	fmt.Fprintf(w, "::%s %s::%s\n", level, strings.Join(props, ","), escapeData(msg))
+}
+
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func escapeData(s string) string     { return dataEscaper.Replace(s) }
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
 
 // printStatusJSON writes the list the parity tool and scripts read: exactly
 // translate.ObjectStatus's JSON, and [] (not null) when no object has status.

@@ -72,6 +72,7 @@ func newRootCmd(s IOStreams) *cobra.Command {
 	root.SetVersionTemplate("contourc {{.Version}}\n")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "print more about what was read and skipped on stderr")
 	root.AddCommand(newRenderCmd(s, g), newCheckCmd(s, g), newVersionCmd(s))
+	root.AddCommand(newDiffCmd(s, g))
 	return root
 }
 
