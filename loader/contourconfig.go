@@ -117,11 +117,36 @@ type ConfigPolicy struct {
 
 // ConfigCluster are upstream cluster settings.
 type ConfigCluster struct {
-	DNSLookupFamily               string                           `json:"dns-lookup-family"`
-	MaxRequestsPerConnection      *uint32                          `json:"max-requests-per-connection"`
-	PerConnectionBufferLimitBytes *uint32                          `json:"per-connection-buffer-limit-bytes"`
-	CircuitBreakers               *contourv1alpha1.CircuitBreakers `json:"circuit-breakers"`
-	UpstreamTLS                   ConfigTLSProtocol                `json:"upstream-tls"`
+	DNSLookupFamily               string                 `json:"dns-lookup-family"`
+	MaxRequestsPerConnection      *uint32                `json:"max-requests-per-connection"`
+	PerConnectionBufferLimitBytes *uint32                `json:"per-connection-buffer-limit-bytes"`
+	CircuitBreakers               *ConfigCircuitBreakers `json:"circuit-breakers"`
+	UpstreamTLS                   ConfigTLSProtocol      `json:"upstream-tls"`
+}
+
+// ConfigCircuitBreakers are the default circuit-breaker thresholds. The file
+// spells them with dashes, unlike ContourConfiguration's camelCase.
+type ConfigCircuitBreakers struct {
+	MaxConnections        uint32 `json:"max-connections"`
+	MaxPendingRequests    uint32 `json:"max-pending-requests"`
+	MaxRequests           uint32 `json:"max-requests"`
+	MaxRetries            uint32 `json:"max-retries"`
+	PerHostMaxConnections uint32 `json:"per-host-max-connections"`
+}
+
+// API returns the thresholds as ContourConfiguration holds them, nil for
+// nil.
+func (c *ConfigCircuitBreakers) API() *contourv1alpha1.CircuitBreakers {
+	if c == nil {
+		return nil
+	}
+	return &contourv1alpha1.CircuitBreakers{
+		MaxConnections:        c.MaxConnections,
+		MaxPendingRequests:    c.MaxPendingRequests,
+		MaxRequests:           c.MaxRequests,
+		MaxRetries:            c.MaxRetries,
+		PerHostMaxConnections: c.PerHostMaxConnections,
+	}
 }
 
 // ConfigNetwork are network settings.

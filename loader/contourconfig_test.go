@@ -40,6 +40,10 @@ timeouts:
   request-timeout: 10s
 accesslog-format: json
 default-http-versions: [HTTP/2]
+cluster:
+  circuit-breakers:
+    max-connections: 5
+    per-host-max-connections: 2
 `), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +57,9 @@ default-http-versions: [HTTP/2]
 	if d := cfg.RateLimitService.DefaultGlobalRateLimitPolicy; d == nil || d.Descriptors[0].Entries[0].RequestHeader.HeaderName != "X-Custom-Header" {
 		t.Errorf("default global rate limit policy = %+v", d)
 	}
+	if cb := cfg.Cluster.CircuitBreakers.API(); cb == nil || cb.MaxConnections != 5 || cb.PerHostMaxConnections != 2 {
+		t.Errorf("circuit breakers = %+v", cb)
+	}
 	if cfg.Timeouts.RequestTimeout != "10s" || cfg.AccessLogFormat != "json" {
 		t.Errorf("timeouts/accesslog = %+v / %q", cfg.Timeouts, cfg.AccessLogFormat)
 	}
@@ -64,6 +71,7 @@ func TestLoadContourConfigErrors(t *testing.T) {
 		{"wrong type", "disablePermitInsecure: maybe\n", ":1: configuration:"},
 		{"bad enum", "accesslog-format: xml\n", `accesslog-format: invalid value "xml"`},
 		{"half a name", "tls:\n  fallback-certificate:\n    name: x\n", "tls.fallback-certificate: name and namespace must both be defined"},
+		{"circuit breakers in API spelling", "cluster:\n  circuit-breakers:\n    maxConnections: 5\n", `unknown field "cluster.circuit-breakers.maxConnections"`},
 		{"two documents", "debug: true\n---\ndebug: false\n", ":3: a configuration file holds one YAML document"},
 	}
 	for _, tt := range tests {

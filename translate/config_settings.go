@@ -235,7 +235,7 @@ func settingsFromFile(cfg *loader.ContourConfig) (*settings, error) {
 	}
 	s.clusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
 	s.clusterBufferLimit = c.PerConnectionBufferLimitBytes
-	s.circuitBreakers = configCircuitBreakers(c.CircuitBreakers)
+	s.circuitBreakers = configCircuitBreakers(c.CircuitBreakers.API())
 	s.upstreamTLS = mergeTLS(s.upstreamTLS, c.UpstreamTLS)
 	s.trustedHops = cfg.Network.XffNumTrustedHops
 	if cfg.Network.EnvoyAdminPort != 0 {
