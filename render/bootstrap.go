@@ -9,7 +9,11 @@ import (
 	"net/netip"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/translate"
 )
@@ -122,21 +126,21 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3
 // whole for what lies outside them.
 func validateBootstrap(b *bootstrapv3.Bootstrap) error {
 	var errs []error
+	seen := map[string]bool{} // typed configs repeat across resources
+	check := func(kind, name string, m proto.Message) {
+		if err := validateDeepSeen(m, seen); err != nil {
+			errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: err})
+		}
+	}
 	sr := b.GetStaticResources()
 	for _, l := range sr.GetListeners() {
-		if err := validateDeep(l); err != nil {
-			errs = append(errs, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err})
-		}
+		check("listener", l.GetName(), l)
 	}
 	for _, c := range sr.GetClusters() {
-		if err := validateDeep(c); err != nil {
-			errs = append(errs, &ResourceError{Kind: "cluster", Name: c.GetName(), Err: err})
-		}
+		check("cluster", c.GetName(), c)
 	}
 	for _, s := range sr.GetSecrets() {
-		if err := validateDeep(s); err != nil {
-			errs = append(errs, &ResourceError{Kind: "secret", Name: s.GetName(), Err: err})
-		}
+		check("secret", s.GetName(), s)
 	}
 	if err := joinFirst(errs); err != nil {
 		return err
@@ -144,7 +148,12 @@ func validateBootstrap(b *bootstrapv3.Bootstrap) error {
 	if err := validateDeep(b.GetAdmin()); err != nil {
 		return fmt.Errorf("admin: %w", err)
 	}
-	if err := b.ValidateAll(); err != nil {
+	// The rest of the bootstrap's own rules; the static resources, checked
+	// above, are set aside so they are not checked a second time.
+	b.StaticResources = nil
+	err := b.ValidateAll()
+	b.StaticResources = sr
+	if err != nil {
 		return err
 	}
 	if err := CheckStatic(b); err != nil {
@@ -153,11 +162,16 @@ func validateBootstrap(b *bootstrapv3.Bootstrap) error {
 	return CheckBootstrapReferences(b)
 }
 
-// bootstrapYAML prints b as protojson with proto field names, then as YAML
+// bootstrapYAML prints b as JSON with proto field names, then as YAML
 // (yaml.go), which also discards protojson's deliberately random whitespace,
-// so the output is the same bytes on every run.
+// so the output is the same bytes on every run. The static resources, nearly
+// all of the output, are printed first on every CPU.
 func bootstrapYAML(b *bootstrapv3.Bootstrap) ([]byte, error) {
-	j, err := protoJSON.Marshal(b)
+	enc, err := premarshalStatic(b.GetStaticResources())
+	if err != nil {
+		return nil, err
+	}
+	j, err := enc.marshal(nil, b)
 	if err != nil {
 		return nil, err
 	}
@@ -166,4 +180,26 @@ func bootstrapYAML(b *bootstrapv3.Bootstrap) ([]byte, error) {
 		return nil, err
 	}
 	return append([]byte(bootstrapHeader), y...), nil
+}
+
+// premarshalStatic returns an encoder holding the JSON of each static
+// listener, cluster and secret.
+func premarshalStatic(sr *bootstrapv3.Bootstrap_StaticResources) (*jsonEncoder, error) {
+	sections := []typeSection{
+		section("listener", sr.GetListeners(), (*listenerv3.Listener).GetName),
+		section("cluster", sr.GetClusters(), (*clusterv3.Cluster).GetName),
+		section("secret", sr.GetSecrets(), (*tlsv3.Secret).GetName),
+	}
+	enc := &jsonEncoder{}
+	docs, err := enc.marshalAll(sections, false)
+	if err != nil {
+		return nil, err
+	}
+	enc.premarshaled = map[proto.Message][]byte{}
+	for i, s := range sections {
+		for j, m := range s.items {
+			enc.premarshaled[m] = docs[i][j]
+		}
+	}
+	return enc, nil
 }

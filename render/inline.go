@@ -19,12 +19,19 @@ import (
 // configs wherever Envoy allows them.
 type inliner struct {
 	routes map[string]*routev3.RouteConfiguration // by name
+	// memo holds each typed config already rewritten: filter chains repeat
+	// the same HTTP filters and TLS contexts.
+	memo map[string][]byte
 }
 
 // inline rewrites m (a listener or cluster clone) so it has no RDS or SDS
 // config source left.
 func (in *inliner) inline(m proto.Message) error {
-	_, err := walkMessage(m, in.visit)
+	if in.memo == nil {
+		in.memo = map[string][]byte{}
+	}
+	w := &walker{visit: in.visit, memo: in.memo}
+	_, err := w.walk(m.ProtoReflect())
 	return err
 }
 

@@ -1,22 +1,28 @@
 package render
 
-// Printing many resources as protojson, on every CPU.
+// Printing many resources as JSON, on every CPU.
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 )
 
-// marshalSections prints every resource of every section as protojson laid
-// out at elementPrefix, keeping section and item order. protojson is driven
-// by reflection and takes most of the time for thousands of resources, and
-// resources are independent, so they are shared out among GOMAXPROCS
-// workers. If any fails, the error is that of the first failing resource in
-// output order, so it is the same on every run.
+// marshalSections prints every resource of every section as JSON laid out
+// at elementPrefix, keeping section and item order.
 func marshalSections(sections []typeSection) ([][][]byte, error) {
+	return (&jsonEncoder{}).marshalAll(sections, true)
+}
+
+// marshalAll prints every resource of every section, laid out at
+// elementPrefix when indent is set and compact otherwise. Resources are
+// independent, so they are shared out among GOMAXPROCS workers. If any
+// fails, the error is that of the first failing resource in output order,
+// so it is the same on every run.
+func (e *jsonEncoder) marshalAll(sections []typeSection, indent bool) ([][][]byte, error) {
 	type job struct{ section, item int }
 	var jobs []job
 	docs := make([][][]byte, len(sections))
@@ -27,12 +33,11 @@ func marshalSections(sections []typeSection) ([][][]byte, error) {
 		}
 	}
 	errs := make([]error, len(jobs))
-	enc := &jsonEncoder{}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Go(func() {
-			var scratch []byte // protojson's output, reused between resources
+			var scratch []byte // compact output, reused between resources
 			for {
 				n := int(next.Add(1)) - 1
 				if n >= len(jobs) {
@@ -41,7 +46,7 @@ func marshalSections(sections []typeSection) ([][][]byte, error) {
 				jb := jobs[n]
 				s := sections[jb.section]
 				var doc []byte
-				doc, scratch, errs[n] = enc.indented(s.items[jb.item], scratch)
+				doc, scratch, errs[n] = e.print(s.items[jb.item], scratch, indent)
 				if errs[n] != nil {
 					errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: errs[n]}
 				}
@@ -58,12 +63,15 @@ func marshalSections(sections []typeSection) ([][][]byte, error) {
 	return docs, nil
 }
 
-// indented prints m as compact JSON into scratch and returns it laid out at
-// elementPrefix in a new slice, and scratch for reuse.
-func (e *jsonEncoder) indented(m proto.Message, scratch []byte) (doc, _ []byte, err error) {
+// print prints m as compact JSON into scratch and returns it in a new
+// slice, laid out at elementPrefix if indent is set, and scratch for reuse.
+func (e *jsonEncoder) print(m proto.Message, scratch []byte, indent bool) (doc, _ []byte, err error) {
 	raw, err := e.marshal(scratch[:0], m)
 	if err != nil {
 		return nil, scratch, err
+	}
+	if !indent {
+		return slices.Clone(raw), raw, nil
 	}
 	// Indentation roughly doubles compact JSON.
 	return appendIndented(make([]byte, 0, 2*len(raw)), raw, elementPrefix), raw, nil

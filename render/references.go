@@ -63,11 +63,15 @@ func uniqueNames[T any](kind string, items []T, name func(T) string) (map[string
 // first, since one missing cluster is usually routed to from many places.
 type refChecker struct {
 	clusters, secrets map[string]bool
+	memo              map[string][]byte // typed configs found clean
 }
 
 func (rc *refChecker) check(kind, name string, m proto.Message) []error {
 	var errs []error
-	w := &walker{}
+	if rc.memo == nil {
+		rc.memo = map[string][]byte{}
+	}
+	w := &walker{memo: rc.memo, faults: func() int { return len(errs) }}
 	w.visit = func(m protoreflect.Message) (bool, error) {
 		for _, err := range rc.dangling(m) {
 			// w.fail adds the path to the reference.

@@ -21,7 +21,10 @@ import (
 // such a reference would point at the "contour" xDS cluster, which does not
 // exist there, and Envoy would refuse to start.
 func CheckStatic(b *bootstrapv3.Bootstrap) error {
-	_, err := walkMessage(b, checkStaticMessage)
+	// The check only fails, never rewrites, so each distinct typed config
+	// is checked once.
+	w := &walker{visit: checkStaticMessage, memo: map[string][]byte{}}
+	_, err := w.walk(b.ProtoReflect())
 	return err
 }
 

@@ -34,6 +34,14 @@ type walker struct {
 	// repeat the same filter configurations in every filter chain, and
 	// checking each once is enough.
 	seen map[string]bool
+	// memo, when set, remembers the outcome of walking each Any (its
+	// bytes afterwards) by type and bytes, so a repeated Any is walked
+	// once and gets the same rewrite. It requires visit to depend only on
+	// the content it is given. faults, if set, counts the problems visit
+	// has recorded without failing; an Any whose walk recorded some is not
+	// remembered, so each place it occurs is reported.
+	memo   map[string][]byte
+	faults func() int
 
 	path []step
 }
@@ -62,12 +70,6 @@ func (e *walkError) Error() string {
 }
 
 func (e *walkError) Unwrap() error { return e.err }
-
-// walkMessage walks root with visit and no unpacked hook.
-func walkMessage(root proto.Message, visit func(protoreflect.Message) (bool, error)) (bool, error) {
-	w := &walker{visit: visit}
-	return w.walk(root.ProtoReflect())
-}
 
 func (w *walker) walk(m protoreflect.Message) (bool, error) {
 	if a, ok := m.Interface().(*anypb.Any); ok {
@@ -155,6 +157,29 @@ func (w *walker) enter(s step, m protoreflect.Message) (bool, error) {
 // error: nothing could be checked or rewritten inside it, and protojson could
 // not print it either.
 func (w *walker) walkAny(a *anypb.Any) (bool, error) {
+	if w.memo == nil {
+		return w.walkAnyContent(a)
+	}
+	key := a.GetTypeUrl() + "\x00" + string(a.GetValue())
+	if after, ok := w.memo[key]; ok {
+		if string(after) == string(a.GetValue()) {
+			return false, nil
+		}
+		a.Value = after
+		return true, nil
+	}
+	faults := 0
+	if w.faults != nil {
+		faults = w.faults()
+	}
+	changed, err := w.walkAnyContent(a)
+	if err == nil && (w.faults == nil || w.faults() == faults) {
+		w.memo[key] = a.GetValue()
+	}
+	return changed, err
+}
+
+func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
 	if w.seen != nil {
 		key := a.GetTypeUrl() + "\x00" + string(a.GetValue())
 		if w.seen[key] {
