@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/routetest"
+	"github.com/contourc/contourc/translate"
+)
+
+// reporters are test's output formats, by -o value.
+var reporters = map[string]func(io.Writer, []routetest.Result, bool) error{
+	"text":  routetest.WriteText,
+	"json":  func(w io.Writer, r []routetest.Result, _ bool) error { return routetest.WriteJSON(w, r) },
+	"junit": func(w io.Writer, r []routetest.Result, _ bool) error { return routetest.WriteJUnit(w, r) },
+}
+
+type testOptions struct {
+	input  inputFlags
+	format string
+	run    string
+}
+
+func newTestCmd(s IOStreams, g *globalFlags) *cobra.Command {
+	o := &testOptions{}
+	cmd := &cobra.Command{
+		Use:   "test [flags] TESTFILE... -- PATH...\n  contourc test [flags] PATH...",
+		Short: "Check where requests go against the expectations of route test files",
+		Long: "Render the manifests at PATH like render does, send each test case's request through\n" +
+			"the generated listeners and routes with Envoy's matching rules, and compare what\n" +
+			"happens with the case's expectations (route source, Service, redirect, headers...).\n" +
+			"Without --, test files are the *.test.yaml files under each PATH's tests/ directory\n" +
+			"and the manifests are the other files under PATH. See docs/route-tests.md.\n" +
+			"Exits 1 when any case fails, 2 when the tests or manifests cannot be read.",
+		Example: "  contourc test ./deploy                      # deploy/tests/*.test.yaml against deploy/\n" +
+			"  contourc test routes.test.yaml -- ./manifests\n" +
+			"  contourc test -o junit ./deploy > route-tests.xml",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.runTests(args, cmd.ArgsLenAtDash(), g, s)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.format, "output-format", "o", "text", "output format: text (like go test), json or junit")
+	fs.StringVar(&o.run, "run", "", "run only the cases whose name matches `REGEXP`")
+	o.input.register(fs)
+	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStreams) error {
+	report, ok := reporters[o.format]
+	if !ok {
+		return fmt.Errorf("invalid --output-format %q: want text, json or junit", o.format)
+	}
+	var filter *regexp.Regexp
+	if o.run != "" {
+		re, err := regexp.Compile(o.run)
+		if err != nil {
+			return fmt.Errorf("invalid --run: %v", err)
+		}
+		filter = re
+	}
+	testFiles, paths, err := testArgs(args, dash)
+	if err != nil {
+		return err
+	}
+	cases, err := readCases(testFiles)
+	if err != nil {
+		return failure(err)
+	}
+	if filter != nil {
+		cases = slices.DeleteFunc(cases, func(c routetest.Case) bool { return !filter.MatchString(c.Name) })
+		if len(cases) == 0 {
+			return failure(fmt.Errorf("no test case matches --run %q", o.run))
+		}
+	}
+	res, sources, err := translateWithSources(paths, &o.input, g, s)
+	if err != nil {
+		return err
+	}
+	// Invalid objects are served without their bad parts, which is what
+	// the cases are tested against; say so, as render does.
+	if err := (&renderOptions{}).judge(res.Status, s.ErrOut); err != nil {
+		return err
+	}
+	results := routetest.Run(routetest.New(&res.Resources, sources), cases)
+	if err := report(s.Out, results, g.verbose); err != nil {
+		return failure(err)
+	}
+	if _, failed := routetest.Count(results); failed > 0 {
+		return findings(fmt.Errorf("contourc: %d of %d route test case(s) failed", failed, len(results)))
+	}
+	return nil
+}
+
+// testArgs splits test's arguments into test files and manifest paths:
+// around "--" when there is one, else by the tests/ directory convention.
+func testArgs(args []string, dash int) (testFiles, paths []string, err error) {
+	if dash >= 0 {
+		if dash == 0 {
+			return nil, nil, errors.New("test needs at least one TESTFILE before --")
+		}
+		if dash == len(args) {
+			return nil, nil, errors.New("test needs at least one PATH after --: a file, a directory or - for stdin")
+		}
+		testFiles, err = routetest.TestFiles(args[:dash])
+		if err != nil {
+			return nil, nil, failure(err)
+		}
+		return testFiles, args[dash:], nil
+	}
+	if len(args) == 0 {
+		return nil, nil, errors.New("test needs TESTFILE... -- PATH..., or PATH... with test files under PATH/tests/")
+	}
+	testFiles, paths, err = routetest.Discover(args)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	if len(testFiles) == 0 {
+		return nil, nil, failure(fmt.Errorf("no *%s file under tests/ of %v (or name the test files before --)", routetest.TestFileSuffix, args))
+	}
+	if len(paths) == 0 {
+		return nil, nil, failure(fmt.Errorf("no manifests next to the tests in %v", args))
+	}
+	return testFiles, paths, nil
+}
+
+// readCases reads every test file, reporting the problems of all of them.
+func readCases(files []string) ([]routetest.Case, error) {
+	var cases []routetest.Case
+	var errs []error
+	for _, f := range files {
+		tf, err := routetest.ReadFile(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cases = append(cases, tf.Cases...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return cases, nil
+}
+
+// translateWithSources is translateInput plus where each object was read,
+// so that decisions can name the file and line of a route's object.
+// translateInput keeps the loader's result to itself, so the inputs are
+// loaded a second time; stdin is read once and replayed.
+func translateWithSources(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*translate.Result, routetest.Sources, error) {
+	stdin := s.In
+	if slices.Contains(paths, "-") && s.In != nil {
+		data, err := io.ReadAll(s.In)
+		if err != nil {
+			return nil, nil, failure(fmt.Errorf("reading stdin: %v", err))
+		}
+		s.In, stdin = bytes.NewReader(data), bytes.NewReader(data)
+	}
+	res, err := translateInput(paths, f, g, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	loaded, err := loader.Load(paths, loader.Options{Stdin: stdin})
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	return res, routetest.SourcesFrom(loaded.Objects), nil
+}
