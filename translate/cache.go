@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -44,6 +45,7 @@ type cache struct {
 	backendTLSPolicies []*gatewayv1.BackendTLSPolicy
 	namespaces         map[string]*corev1.Namespace
 	configMaps         map[types.NamespacedName]*corev1.ConfigMap
+	secretChecks       map[secretCheck]error // see checkSecret
 
 	// settings are the configuration's (nil: Contour's defaults).
 	settings *settings
@@ -230,10 +232,30 @@ func (c *cache) lookupSecret(name types.NamespacedName, fromNamespace string, va
 	if !ok {
 		return nil, errors.New("Secret not found")
 	}
-	if err := validate(s); err != nil {
+	if err := c.checkSecret(s, name, validate); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// secretCheck is one validation of one Secret: many objects may use the
+// same certificate, and parsing it is the costly part.
+type secretCheck struct {
+	name      types.NamespacedName
+	validator uintptr
+}
+
+func (c *cache) checkSecret(s *corev1.Secret, name types.NamespacedName, validate func(*corev1.Secret) error) error {
+	key := secretCheck{name, reflect.ValueOf(validate).Pointer()}
+	if err, ok := c.secretChecks[key]; ok {
+		return err
+	}
+	err := validate(s)
+	if c.secretChecks == nil {
+		c.secretChecks = map[secretCheck]error{}
+	}
+	c.secretChecks[key] = err
+	return err
 }
 
 // lookupTLSSecret returns the validated serving certificate name refers to,

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -53,6 +54,9 @@ type VirtualHost struct {
 	// routes keyed by their match conditions: a later route with the same
 	// conditions replaces the earlier one, as in Contour.
 	routes map[string]*Route
+	// sorted caches Routes(): listeners, route tables and cluster lists
+	// all ask for it. addRoute clears it.
+	sorted []*Route
 }
 
 // SecureVirtualHost is a VirtualHost served over TLS on the HTTPS listener.
@@ -444,7 +448,10 @@ func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
 }
 
 // addRoute adds r, replacing a route with the same match conditions.
-func (vh *VirtualHost) addRoute(r *Route) { vh.routes[conditionsKey(r)] = r }
+func (vh *VirtualHost) addRoute(r *Route) {
+	vh.routes[conditionsKey(r)] = r
+	vh.sorted = nil
+}
 
 // conflicts says whether a route of the same kind already has r's match
 // conditions (Gateway API rules must not override each other).
@@ -455,10 +462,12 @@ func (vh *VirtualHost) conflicts(r *Route) bool {
 
 // Routes returns the virtual host's routes in Envoy's match order.
 func (vh *VirtualHost) Routes() []*Route {
-	out := make([]*Route, 0, len(vh.routes))
-	for _, r := range vh.routes {
-		out = append(out, r)
+	if vh.sorted == nil {
+		vh.sorted = make([]*Route, 0, len(vh.routes))
+		for _, r := range vh.routes {
+			vh.sorted = append(vh.sorted, r)
+		}
+		sortRoutes(vh.sorted)
 	}
-	sortRoutes(out)
-	return out
+	return slices.Clone(vh.sorted)
 }

@@ -1,8 +1,9 @@
 package translate
 
 import (
-	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -27,8 +28,21 @@ func sortRoutes(routes []*Route) {
 		sort.Stable(headerMatchOrder(r.HeaderMatch))
 		sort.Stable(queryMatchOrder(r.QueryMatch))
 	}
-	sort.Slice(routes, func(i, j int) bool { return conditionsKey(routes[i]) < conditionsKey(routes[j]) })
+	// The keys are computed once: building one costs more than comparing.
+	keyed := make([]keyedRoute, len(routes))
+	for i, r := range routes {
+		keyed[i] = keyedRoute{conditionsKey(r), r}
+	}
+	slices.SortStableFunc(keyed, func(a, b keyedRoute) int { return strings.Compare(a.key, b.key) })
+	for i, k := range keyed {
+		routes[i] = k.route
+	}
 	sort.Stable(routeOrder(routes))
+}
+
+type keyedRoute struct {
+	key   string
+	route *Route
 }
 
 type routeOrder []*Route
@@ -179,12 +193,18 @@ func queryLess(a, b QueryMatch) bool {
 // one replaces the earlier.
 func conditionsKey(r *Route) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d:%s", r.PathMatch.Kind, r.PathMatch.Value)
+	b.WriteString(strconv.Itoa(int(r.PathMatch.Kind)))
+	b.WriteByte(':')
+	b.WriteString(r.PathMatch.Value)
 	for _, h := range r.HeaderMatch {
-		fmt.Fprintf(&b, ",header:%s=%s&%s&invert=%t&ignorecase=%t&missing=%t", h.Name, h.Value, h.Type, h.Invert, h.IgnoreCase, h.TreatMissingAsEmpty)
+		b.WriteString(",header:" + h.Name + "=" + h.Value + "&" + string(h.Type))
+		b.WriteString("&invert=" + strconv.FormatBool(h.Invert))
+		b.WriteString("&ignorecase=" + strconv.FormatBool(h.IgnoreCase))
+		b.WriteString("&missing=" + strconv.FormatBool(h.TreatMissingAsEmpty))
 	}
 	for _, q := range r.QueryMatch {
-		fmt.Fprintf(&b, ",query:%s=%s&%s&ignorecase=%t", q.Name, q.Value, q.Type, q.IgnoreCase)
+		b.WriteString(",query:" + q.Name + "=" + q.Value + "&" + q.Type)
+		b.WriteString("&ignorecase=" + strconv.FormatBool(q.IgnoreCase))
 	}
 	return b.String()
 }
