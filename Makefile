@@ -24,6 +24,7 @@ run:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	SHARED=$(SHARED) bench/scale.sh
+	$(GO) run ./bench/servelatency -bin bin/contourc -shared $(SHARED) -n 1000,5000
 
 # Parity with Contour on the shared conformance corpus, then bad inputs.
 # Both run even when the first finds differences; either failing fails.

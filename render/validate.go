@@ -107,3 +107,7 @@ func joinFirst(errs []error) error {
 	more := fmt.Errorf("... and %d more", len(errs)-maxReported)
 	return errors.Join(append(errs[:maxReported:maxReported], more)...)
 }
+
+// ValidateMessage checks one message, typed configs included, against
+// Envoy's validation rules, as Validate checks each resource.
+func ValidateMessage(m proto.Message) error { return validateDeep(m) }

@@ -7,15 +7,22 @@ import (
 	"path/filepath"
 )
 
+// Permissions of files contourc creates: a rendered configuration carries
+// TLS private keys inline and is readable by its owner only; a bootstrap
+// for serve only names key files, and Envoy may run as another user.
+const (
+	privatePerm fs.FileMode = 0o600
+	publicPerm  fs.FileMode = 0o644
+)
+
 // writeFileAtomic replaces path with data so that readers (an Envoy hot
 // restart, a config-reloading sidecar) see either the old file or the whole
 // new one, never a partial write. The data goes to a temporary file in the
 // same directory, since rename is atomic only within one file system; on any
-// failure the temporary file is removed and path is left as it was.
-func writeFileAtomic(path string, data []byte) (err error) {
-	// Rendered files carry TLS private keys inline: new ones are readable
-	// by their owner only.
-	perm := fs.FileMode(0o600)
+// failure the temporary file is removed and path is left as it was. A new
+// file gets newPerm; a replaced one keeps its permissions.
+func writeFileAtomic(path string, data []byte, newPerm fs.FileMode) (err error) {
+	perm := newPerm
 	if fi, statErr := os.Stat(path); statErr == nil {
 		// Replacing a file keeps its permissions, as writing into it would.
 		perm = fi.Mode().Perm()

@@ -11,7 +11,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	t.Run("creates", func(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "envoy.yaml")
-		if err := writeFileAtomic(path, []byte("new\n")); err != nil {
+		if err := writeFileAtomic(path, []byte("new\n"), privatePerm); err != nil {
 			t.Fatal(err)
 		}
 		// New files hold private keys: owner only.
@@ -25,7 +25,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		if err := os.WriteFile(path, []byte("old\n"), 0o640); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeFileAtomic(path, []byte("new\n")); err != nil {
+		if err := writeFileAtomic(path, []byte("new\n"), privatePerm); err != nil {
 			t.Fatal(err)
 		}
 		wantFile(t, path, "new\n", 0o640)
@@ -34,7 +34,7 @@ func TestWriteFileAtomic(t *testing.T) {
 
 	t.Run("missing directory", func(t *testing.T) {
 		dir := t.TempDir()
-		if err := writeFileAtomic(filepath.Join(dir, "nope", "envoy.yaml"), []byte("x")); err == nil {
+		if err := writeFileAtomic(filepath.Join(dir, "nope", "envoy.yaml"), []byte("x"), privatePerm); err == nil {
 			t.Fatal("no error writing into a missing directory")
 		}
 		wantOnly(t, dir, 0)
@@ -48,7 +48,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(path, "keep"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		err := writeFileAtomic(path, []byte("x"))
+		err := writeFileAtomic(path, []byte("x"), privatePerm)
 		if err == nil {
 			t.Fatal("no error replacing a directory")
 		}

@@ -76,7 +76,7 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		}
 		return nil
 	}
-	if err := writeFileAtomic(o.output, buf.Bytes()); err != nil {
+	if err := writeFileAtomic(o.output, buf.Bytes(), privatePerm); err != nil {
 		return failure(err)
 	}
 	return nil

@@ -73,6 +73,7 @@ func newRootCmd(s IOStreams) *cobra.Command {
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "print more about what was read and skipped on stderr")
 	root.AddCommand(newRenderCmd(s, g), newCheckCmd(s, g), newVersionCmd(s))
 	root.AddCommand(newDiffCmd(s, g))
+	root.AddCommand(newServeCmd(s, g), newBootstrapCmd(s))
 	root.AddCommand(newTestCmd(s, g))
 	root.AddCommand(newExplainCmd(s, g))
 	return root

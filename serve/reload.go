@@ -1,0 +1,276 @@
+package serve
+
+// One reload: read the files, translate, adapt and validate the resources,
+// and publish them, or keep serving the last good configuration and say why.
+//
+// What counts as broken is what `contourc render` refuses: a file that
+// cannot be read or parsed, an object the API server would refuse, an error
+// from translate, a resource that fails Envoy's validation rules. Objects
+// Contour would merely mark invalid in their status are not: Contour serves
+// the valid rest, and so does serve (they are logged as warnings and
+// counted in metrics).
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
+)
+
+// maxLoggedErrors bounds the error lines one failed reload logs; all of
+// them (up to maxReportedErrors) are on /debug/reload.
+const (
+	maxLoggedErrors   = 20
+	maxReportedErrors = 200
+)
+
+// build is a successful reload, not yet published.
+type build struct {
+	snap     *snapshot
+	status   []translate.ObjectStatus
+	counts   []objectCount
+	warnings []string // notices and invalid objects, for the log
+}
+
+func (s *Server) reload(ctx context.Context, reason string) {
+	start := time.Now()
+	// Watch new directories before reading them, so nothing written into
+	// them from now on is missed.
+	s.watch.sync()
+	b, err := s.build()
+	changed := false
+	if err == nil {
+		changed, err = s.publish(ctx, b)
+	}
+	took := time.Since(start)
+	s.metrics.reloaded(took, err == nil)
+	if err != nil {
+		s.failed(err, reason, took)
+		return
+	}
+	s.succeeded(b, changed, reason, took)
+}
+
+// build reads and translates the files exactly as render does, then makes
+// the resources what serve sends.
+func (s *Server) build() (*build, error) {
+	opts, err := s.cfg.Options()
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := loader.Load(s.cfg.Paths, loader.Options{})
+	if err != nil {
+		return nil, err
+	}
+	res, err := translate.Translate(loaded.Objects, opts)
+	if err != nil {
+		return nil, err
+	}
+	// Judged now, so that the loaded objects (much of a reload's memory)
+	// are dead, and collectable, for the rest of it.
+	counts, invalid := s.judge(loaded.Objects, res.Status)
+	if err := forConfigSource(&res.Resources, s.cfg.ConfigSource); err != nil {
+		return nil, err
+	}
+	// Validated in the form that is served, after the rewrite.
+	if err := s.validate(&res.Resources); err != nil {
+		return nil, err
+	}
+	snap, err := newSnapshot(&res.Resources)
+	if err != nil {
+		return nil, err
+	}
+	warnings := invalid
+	for _, n := range res.Notices {
+		warnings = append(warnings, n.String())
+	}
+	return &build{snap: snap, status: res.Status, counts: counts, warnings: warnings}, nil
+}
+
+// publish serves b, telling only the clients whose resources changed, and
+// reports whether anything did.
+func (s *Server) publish(ctx context.Context, b *build) (bool, error) {
+	prev := s.current.Load()
+	changed := prev == nil || prev.snap.version != b.snap.version
+	if changed {
+		if err := s.cache.publish(ctx, b.snap); err != nil {
+			return false, fmt.Errorf("publishing the configuration: %w", err)
+		}
+		s.metrics.serving(b.snap.version)
+	}
+	// The status may change when the resources do not (a message in an
+	// invalid object's status), so it is replaced every time.
+	s.current.Store(&published{snap: b.snap, status: b.status})
+	s.metrics.counted(b.counts)
+	return changed, nil
+}
+
+// succeeded logs a successful reload: at Info when it changed something or
+// ended a run of failures, and the warnings the previous one did not have.
+func (s *Server) succeeded(b *build, changed bool, reason string, took time.Duration) {
+	prev := s.reports.last()
+	s.reports.add(reloadReport{Time: time.Now(), OK: true, Reason: reason, Version: b.snap.version, Duration: took.Seconds()})
+	for _, w := range s.reports.newWarnings(b.warnings) {
+		// What render prints as "warning: ...": served, but not as
+		// written (an invalid object), or worth knowing.
+		s.log.Warn("input warning", "warning", w)
+	}
+	attrs := []any{"version", b.snap.version, "reason", reason, "took", took.Round(time.Millisecond).String()}
+	switch {
+	case changed:
+		s.log.Info("serving a new configuration", attrs...)
+	case !prev.OK && !prev.Time.IsZero():
+		s.log.Info("reload succeeded again; the configuration is unchanged", attrs...)
+	default:
+		s.log.Debug("reloaded; nothing changed", attrs...)
+	}
+}
+
+// failed keeps the last good configuration and says why on the log,
+// /debug/reload, /readyz and in metrics (the caller counted it).
+func (s *Server) failed(err error, reason string, took time.Duration) {
+	lines := errorLines(err)
+	serving := s.Version()
+	for i, l := range lines {
+		if i == maxLoggedErrors {
+			s.log.Error(fmt.Sprintf("... and %d more error(s); see /debug/reload", len(lines)-i))
+			break
+		}
+		s.log.Error("reload failed; keeping the last good configuration", "error", l, "serving", orNone(serving))
+	}
+	if len(lines) > maxReportedErrors {
+		lines = append(lines[:maxReportedErrors:maxReportedErrors], fmt.Sprintf("... and %d more", len(lines)-maxReportedErrors))
+	}
+	s.reports.add(reloadReport{Time: time.Now(), OK: false, Reason: reason, Version: serving, Duration: took.Seconds(), Errors: lines})
+}
+
+// errorLines splits joined errors into one line per problem, each scrubbed
+// of key material, as `contourc render` prints them.
+func errorLines(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(e error) {
+		if multi, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, p := range multi.Unwrap() {
+				walk(p)
+			}
+			return
+		}
+		for _, l := range strings.Split(e.Error(), "\n") {
+			if l != "" {
+				out = append(out, redactText(l))
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+func orNone(version string) string {
+	if version == "" {
+		return "nothing yet"
+	}
+	return version
+}
+
+// judge counts objects by kind and validity and lists, as render warns
+// about them, those Contour would mark invalid.
+func (s *Server) judge(objs []loader.Object, status []translate.ObjectStatus) ([]objectCount, []string) {
+	type ref struct{ kind, ns, name string }
+	bad := map[ref]bool{}
+	var invalid []string
+	for _, st := range status {
+		if s.cfg.Judge == nil {
+			break
+		}
+		if ok, why := s.cfg.Judge(st); !ok {
+			bad[ref{st.Kind, st.Namespace, st.Name}] = true
+			invalid = append(invalid, objectRef(st)+": "+why)
+		}
+	}
+	type key struct {
+		kind  string
+		valid bool
+	}
+	n := map[key]int{}
+	for _, o := range objs {
+		n[key{o.Kind, !bad[ref{o.Kind, o.Obj.GetNamespace(), o.Obj.GetName()}]}]++
+	}
+	counts := make([]objectCount, 0, len(n))
+	for k, c := range n {
+		counts = append(counts, objectCount{kind: k.kind, valid: k.valid, n: c})
+	}
+	sort.Slice(counts, func(i, j int) bool {
+		if counts[i].kind != counts[j].kind {
+			return counts[i].kind < counts[j].kind
+		}
+		return counts[i].valid
+	})
+	return counts, invalid
+}
+
+// objectRef names an object as render's warnings do: "file:line: Kind ns/name".
+func objectRef(st translate.ObjectStatus) string {
+	name := st.Name
+	if st.Namespace != "" {
+		name = st.Namespace + "/" + name
+	}
+	ref := st.Kind + " " + name
+	if src := st.Source.String(); src != "" {
+		ref = src + ": " + ref
+	}
+	return ref
+}
+
+// reloadReport is one reload as /debug/reload shows it.
+type reloadReport struct {
+	Time     time.Time `json:"time"`
+	OK       bool      `json:"successful"`
+	Reason   string    `json:"reason"`
+	Version  string    `json:"serving_version"`
+	Duration float64   `json:"duration_seconds"`
+	Errors   []string  `json:"errors,omitempty"`
+}
+
+// reportLog keeps the last reload's report, and the warnings already
+// logged, so that a reload repeats none of the warnings of the one before.
+// Both are replaced at each reload, so neither grows.
+type reportLog struct {
+	mu     sync.Mutex
+	report reloadReport
+	warned map[string]bool
+}
+
+func (r *reportLog) add(rep reloadReport) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.report = rep
+}
+
+func (r *reportLog) last() reloadReport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.report
+}
+
+// newWarnings returns the warnings not in the previous successful reload
+// and remembers these.
+func (r *reportLog) newWarnings(warnings []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var fresh []string
+	now := make(map[string]bool, len(warnings))
+	for _, w := range warnings {
+		if !r.warned[w] && !now[w] {
+			fresh = append(fresh, w)
+		}
+		now[w] = true
+	}
+	r.warned = now
+	return fresh
+}

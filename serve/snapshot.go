@@ -1,0 +1,186 @@
+package serve
+
+// A snapshot is one complete, validated set of xDS resources with versions
+// derived from its content. Content-derived versions give three properties
+// Contour's random (UUID) versions do not: a reload that changes nothing
+// changes no version, so no Envoy is notified; the same files give the same
+// versions after a restart, so reconnecting Envoys see nothing new; and a
+// change to one resource leaves the versions of the others alone, so only
+// the streams watching it are notified (cache.go).
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
+	cachev3 "github.com/envoyproxy/go-control-plane/pkg/cache/v3"
+	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/contourc/contourc/translate"
+)
+
+// versionLength is how many hex digits of a SHA-256 a version keeps: 64
+// bits, plenty to tell configurations apart and short enough to read in
+// logs and Envoy's config_dump.
+const versionLength = 16
+
+// typeSet is the resources of one xDS type, in name order.
+type typeSet struct {
+	typeURL string
+	names   []string
+	items   []types.Resource
+	// hashes holds each resource's content hash by name: how updates of
+	// named types find the resources that really changed (cache.go).
+	hashes map[string]string
+	// version is the hash of the whole set, names included.
+	version string
+}
+
+// snapshot is what one successful reload publishes.
+type snapshot struct {
+	// version identifies the whole configuration: a hash of every type's
+	// version. It is what logs, metrics and /debug endpoints show.
+	version string
+	// sets holds one typeSet per served type, in servedTypes order.
+	sets []typeSet
+	// resources are the served resources as translate's struct, for
+	// /debug/xds; they must not be modified once published.
+	resources *translate.Resources
+}
+
+// servedTypes are the xDS types contourc serves, in the order Contour
+// registers them and the order a snapshot lists them.
+var servedTypes = []string{
+	resourcev3.ListenerType,
+	resourcev3.RouteType,
+	resourcev3.ClusterType,
+	resourcev3.EndpointType,
+	resourcev3.SecretType,
+	resourcev3.RuntimeType,
+}
+
+// newSnapshot hashes r into a snapshot. r must already be in its served
+// form (config sources rewritten) and validated.
+func newSnapshot(r *translate.Resources) (*snapshot, error) {
+	s := &snapshot{resources: r}
+	all := sha256.New()
+	for _, typeURL := range servedTypes {
+		set, err := newTypeSet(typeURL, resourcesOf(r, typeURL))
+		if err != nil {
+			return nil, err
+		}
+		s.sets = append(s.sets, set)
+		writeField(all, typeURL)
+		writeField(all, set.version)
+	}
+	s.version = shortHash(all)
+	return s, nil
+}
+
+// set returns the resources of typeURL.
+func (s *snapshot) set(typeURL string) *typeSet {
+	for i := range s.sets {
+		if s.sets[i].typeURL == typeURL {
+			return &s.sets[i]
+		}
+	}
+	return nil
+}
+
+// typeVersion is the content hash of the resources of typeURL: the version
+// state-of-the-world clients see for listeners and clusters (cache.go).
+func (s *snapshot) typeVersion(typeURL string) string {
+	if set := s.set(typeURL); set != nil {
+		return set.version
+	}
+	return ""
+}
+
+// deterministic marshals map entries in key order, so equal messages give
+// equal bytes and equal hashes.
+var deterministic = proto.MarshalOptions{Deterministic: true}
+
+func newTypeSet(typeURL string, items []types.Resource) (typeSet, error) {
+	// Marshalling is most of the cost, and each resource is marshalled on
+	// its own, so it is spread over the CPUs.
+	sums := make([][sha256.Size]byte, len(items))
+	errs := make([]error, len(items))
+	forEachParallel(len(items), func(i int) {
+		b, err := deterministic.Marshal(items[i])
+		sums[i], errs[i] = sha256.Sum256(b), err
+	})
+	set := typeSet{typeURL: typeURL, items: items, hashes: make(map[string]string, len(items))}
+	h := sha256.New()
+	for i, it := range items {
+		if errs[i] != nil {
+			return typeSet{}, errs[i]
+		}
+		name := cachev3.GetResourceName(it)
+		set.names = append(set.names, name)
+		set.hashes[name] = hex.EncodeToString(sums[i][:versionLength/2])
+		writeField(h, name)
+		h.Write(sums[i][:])
+	}
+	set.version = shortHash(h)
+	return set, nil
+}
+
+// forEachParallel calls f(0..n-1) on as many goroutines as there are CPUs.
+func forEachParallel(n int, f func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/16+1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// writeField writes s with its length, so that ("ab","c") and ("a","bc")
+// hash differently.
+func writeField(h hash.Hash, s string) {
+	var n [binary.MaxVarintLen64]byte
+	h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+	h.Write([]byte(s))
+}
+
+func shortHash(h hash.Hash) string {
+	return hex.EncodeToString(h.Sum(nil))[:versionLength]
+}
+
+// resourcesOf lists the resources of one type, in translate's (name) order.
+func resourcesOf(r *translate.Resources, typeURL string) []types.Resource {
+	switch typeURL {
+	case resourcev3.ListenerType:
+		return asResources(r.Listeners)
+	case resourcev3.RouteType:
+		return asResources(r.RouteConfigs)
+	case resourcev3.ClusterType:
+		return asResources(r.Clusters)
+	case resourcev3.EndpointType:
+		return asResources(r.Endpoints)
+	case resourcev3.SecretType:
+		return asResources(r.Secrets)
+	case resourcev3.RuntimeType:
+		return asResources(r.Runtimes)
+	}
+	return nil
+}
+
+func asResources[T types.Resource](items []T) []types.Resource {
+	out := make([]types.Resource, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package serve
+
+import (
+	"testing"
+
+	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
+)
+
+// translated runs the pipeline on dir.
+func translated(t *testing.T, dir string) *translate.Resources {
+	t.Helper()
+	loaded, err := loader.Load([]string{dir}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := translate.Translate(loaded.Objects, translate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &res.Resources
+}
+
+func TestSnapshotVersionsFollowContent(t *testing.T) {
+	dir := copyExamples(t)
+	a, err := newSnapshot(translated(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newSnapshot(translated(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.version != b.version || len(a.version) != versionLength {
+		t.Fatalf("versions %q and %q for the same input", a.version, b.version)
+	}
+
+	r := translated(t, dir)
+	r.Endpoints[0].Endpoints[0].LoadBalancingWeight = wrapperspb.UInt32(7)
+	c, err := newSnapshot(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.version == a.version {
+		t.Error("a changed endpoint kept the snapshot version")
+	}
+	for _, typ := range servedTypes {
+		same := a.typeVersion(typ) == c.typeVersion(typ)
+		if same == (typ == resourcev3.EndpointType) {
+			t.Errorf("%s: version %s -> %s", typeLabel(typ), a.typeVersion(typ), c.typeVersion(typ))
+		}
+	}
+	name := r.Endpoints[0].GetClusterName()
+	if a.set(resourcev3.EndpointType).hashes[name] == c.set(resourcev3.EndpointType).hashes[name] {
+		t.Error("the changed load assignment kept its hash")
+	}
+}
+
+func TestForConfigSource(t *testing.T) {
+	dir := copyExamples(t)
+	orig := translated(t, dir)
+
+	contour := translated(t, dir)
+	if err := forConfigSource(contour, ConfigSourceContour); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(contour.Listeners[1], orig.Listeners[1]) || len(contour.Listeners) != len(orig.Listeners) {
+		t.Error("contour mode changed the resources")
+	}
+
+	ads := translated(t, dir)
+	if err := forConfigSource(ads, ConfigSourceADS); err != nil {
+		t.Fatal(err)
+	}
+	if len(ads.Listeners) != len(orig.Listeners)-1 {
+		t.Errorf("%d listeners, want the %d less envoy-admin", len(ads.Listeners), len(orig.Listeners)-1)
+	}
+	for _, l := range ads.Listeners {
+		if l.GetName() == adminListenerName {
+			t.Error("envoy-admin is still served")
+		}
+		if pointsAtContourAnywhere(l) {
+			t.Errorf("listener %s still points at the contour cluster", l.GetName())
+		}
+	}
+	for _, c := range ads.Clusters {
+		if pointsAtContourAnywhere(c) {
+			t.Errorf("cluster %s still points at the contour cluster", c.GetName())
+		}
+	}
+	for _, c := range orig.Clusters {
+		if !pointsAtContourAnywhere(c) && c.GetEdsClusterConfig() != nil {
+			t.Errorf("the test is void: cluster %s has no contour config source", c.GetName())
+		}
+	}
+}
+
+func TestParseConfigSource(t *testing.T) {
+	for in, want := range map[string]ConfigSource{"ads": ConfigSourceADS, "Contour": ConfigSourceContour} {
+		if got, err := ParseConfigSource(in); err != nil || got != want {
+			t.Errorf("ParseConfigSource(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseConfigSource("rest"); err == nil {
+		t.Error("rest accepted")
+	}
+}
