@@ -98,18 +98,17 @@ func parseYAMLChunk(name string, c chunk, lim limits) (docs []document, err erro
 			docs, err = nil, &Error{Source: Source{File: name, Line: c.line, Doc: c.index}, Msg: fmt.Sprintf("YAML parser failed: %v", r)}
 		}
 	}()
-	dec := yaml.NewDecoder(bytes.NewReader(c.text))
+	next := chunkDocuments(c.text) // fastyaml.go, falling back to yaml.v3
 	for {
-		var n yaml.Node
-		err := dec.Decode(&n)
+		n, err := next()
 		if errors.Is(err, io.EOF) {
 			return docs, nil
 		}
 		if err != nil {
 			return nil, yamlSyntaxError(name, c, err)
 		}
-		shiftLines(&n, c.line-1)
-		root := documentRoot(&n)
+		shiftLines(n, c.line-1)
+		root := documentRoot(n)
 		if root == nil {
 			continue
 		}
