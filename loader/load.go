@@ -18,6 +18,10 @@ type Options struct {
 	// MaxDepth bounds the nesting of one document (DefaultMaxDepth when
 	// zero).
 	MaxDepth int
+	// Cache, when set, keeps what each document decoded to from one Load
+	// to the next, so that reloading files of which little changed
+	// decodes only what changed.
+	Cache *Cache
 }
 
 func (o Options) maxFileSize() int64 {
@@ -44,6 +48,8 @@ func (o Options) limits() limits {
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
 	files, errs := expandPaths(paths)
+	opts.Cache.begin()
+	defer opts.Cache.end()
 	res := &Result{Skipped: map[string]int{}}
 	parts := make([]partResult, len(files))
 	forEachParallel(len(files), func(i int) {
@@ -73,16 +79,25 @@ func loadFile(path string, opts Options, skipped map[string]int) ([]Object, []er
 		return nil, []error{err}
 	}
 	if startsLikeJSON(data) {
-		docs, err := parseJSON(name, data, opts.limits())
-		switch {
-		case err == nil:
-			return loadDocuments(name, docs, skipped)
-		case isJSONName(name):
-			return nil, []error{err}
+		p := opts.Cache.decode(func() string { return cacheKey(name, 0, -1, data) }, func() partResult {
+			p := partResult{skipped: map[string]int{}}
+			docs, err := parseJSON(name, data, opts.limits())
+			switch {
+			case err == nil:
+				p.objs, p.errs = loadDocuments(name, docs, p.skipped)
+			case isJSONName(name):
+				p.errs = []error{err}
+			default:
+				// Not JSON after all: YAML flow style ({kind: Service, ...}).
+				p.notJSON = true
+			}
+			return p
+		})
+		if !p.notJSON {
+			return mergeParts([]partResult{p}, skipped)
 		}
-		// Not JSON after all: YAML flow style ({kind: Service, ...}).
 	}
-	return loadYAML(name, data, opts.limits(), skipped)
+	return loadYAML(name, data, opts.limits(), opts.Cache, skipped)
 }
 
 // partResult is what one file, or one document of a YAML stream, gave.
@@ -92,6 +107,7 @@ type partResult struct {
 	objs    []Object
 	errs    []error
 	skipped map[string]int
+	notJSON bool // a file that looked like JSON is YAML
 }
 
 // mergeParts concatenates results in order, adding up skipped counts.
@@ -109,18 +125,21 @@ func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) 
 }
 
 // loadYAML parses and decodes the documents of a YAML stream in parallel.
-func loadYAML(name string, data []byte, lim limits, skipped map[string]int) ([]Object, []error) {
+func loadYAML(name string, data []byte, lim limits, cache *Cache, skipped map[string]int) ([]Object, []error) {
 	chunks := splitYAMLStream(data)
 	parts := make([]partResult, len(chunks))
 	forEachParallel(len(chunks), func(i int) {
-		p := &parts[i]
-		p.skipped = map[string]int{}
-		docs, err := parseYAMLChunk(name, chunks[i], lim)
-		if err != nil {
-			p.errs = []error{err}
-			return
-		}
-		p.objs, p.errs = loadDocuments(name, docs, p.skipped)
+		ch := chunks[i]
+		parts[i] = cache.decode(func() string { return cacheKey(name, ch.line, ch.index, ch.text) }, func() partResult {
+			p := partResult{skipped: map[string]int{}}
+			docs, err := parseYAMLChunk(name, ch, lim)
+			if err != nil {
+				p.errs = []error{err}
+				return p
+			}
+			p.objs, p.errs = loadDocuments(name, docs, p.skipped)
+			return p
+		})
 	})
 	return mergeParts(parts, skipped)
 }

@@ -63,7 +63,7 @@ func (s *Server) build() (*build, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := loader.Load(s.cfg.Paths, loader.Options{})
+	loaded, err := loader.Load(s.cfg.Paths, loader.Options{Cache: s.decoded})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (s *Server) build() (*build, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Judged now, so that the loaded objects (much of a reload's memory)
+	// Judged now, so that the loaded objects not kept by the decode cache
 	// are dead, and collectable, for the rest of it.
 	counts, invalid := s.judge(loaded.Objects, res.Status)
 	if err := forConfigSource(&res.Resources, s.cfg.ConfigSource); err != nil {
@@ -120,7 +120,7 @@ func (s *Server) succeeded(b *build, changed bool, reason string, took time.Dura
 		// written (an invalid object), or worth knowing.
 		s.log.Warn("input warning", "warning", w)
 	}
-	attrs := []any{"version", b.snap.version, "reason", reason, "took", took.Round(time.Millisecond).String()}
+	attrs := []any{"version", b.snap.version, "reason", reason, "took", took.Round(time.Millisecond).String(), "documents_reused", s.decoded.Hits()}
 	switch {
 	case changed:
 		s.log.Info("serving a new configuration", attrs...)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -50,6 +51,10 @@ func TestServeFileChanges(t *testing.T) {
 	t.Run("new file", func(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "new.yaml"), ingress("new", "new.example.com"))
 		domain("new.example.com", true)
+		// The examples' documents did not change: they are not decoded again.
+		if !regexp.MustCompile(`"documents_reused":[1-9]`).MatchString(ts.logs.String()) {
+			t.Errorf("no reload reused a decoded document:\n%s", ts.logs.String())
+		}
 	})
 	t.Run("save by rename", func(t *testing.T) {
 		tmp := filepath.Join(dir, ".new.yaml.swp")

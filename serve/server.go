@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/render"
 	"github.com/contourc/contourc/translate"
 )
@@ -89,10 +90,13 @@ func (c Config) withDefaults() Config {
 // (paths, certificates, listening sockets); Run serves until its context
 // ends.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	watch   *watcher
-	cache   *xdsCache
+	cfg   Config
+	log   *slog.Logger
+	watch *watcher
+	cache *xdsCache
+	// decoded keeps each document's objects between reloads, so that a
+	// reload decodes only the documents that changed.
+	decoded *loader.Cache
 	metrics *metrics
 	streams *streamTracker
 	certs   *certReloader // nil without TLS
@@ -138,6 +142,7 @@ func New(cfg Config) (_ *Server, err error) {
 		cfg:      cfg,
 		log:      log,
 		cache:    newXDSCache(controlPlaneLogger{log}),
+		decoded:  loader.NewCache(),
 		metrics:  newMetrics(),
 		validate: render.Validate,
 		force:    make(chan struct{}, 1),

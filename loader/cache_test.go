@@ -1,0 +1,122 @@
+package loader
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+const cacheTestServices = `apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: default}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b, namespace: default}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: c, namespace: default}
+spec: {ports: [{port: 80}]}
+`
+
+const cacheTestJSON = `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j", "namespace": "default"}, "spec": {"ports": [{"port": 81}]}}`
+
+func writeCacheTestFiles(t *testing.T, dir, services string) {
+	t.Helper()
+	for name, text := range map[string]string{"services.yaml": services, "j.json": cacheTestJSON} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func loadWithCache(t *testing.T, c *Cache, dir string) *Result {
+	t.Helper()
+	res, err := Load([]string{dir}, Options{Cache: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func servicePort(t *testing.T, res *Result, name string) int32 {
+	t.Helper()
+	return find(t, res, "Service", "default", name).Obj.(*corev1.Service).Spec.Ports[0].Port
+}
+
+// TestCacheDecodesOnlyWhatChanged: a second load of the same files takes
+// every document from the cache and gives the same objects; an edit in
+// place misses only its own document; a line added shifts, and so misses,
+// the documents after it in that file only.
+func TestCacheDecodesOnlyWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	writeCacheTestFiles(t, dir, cacheTestServices)
+	c := NewCache()
+
+	first := loadWithCache(t, c, dir)
+	if c.Hits() != 0 {
+		t.Errorf("first load: %d hits", c.Hits())
+	}
+	if !reflect.DeepEqual(first.Objects, mustLoad(t, dir).Objects) {
+		t.Fatal("a load through the cache differs from one without")
+	}
+	again := loadWithCache(t, c, dir)
+	if c.Hits() != 4 || !reflect.DeepEqual(again.Objects, first.Objects) {
+		t.Errorf("unchanged files: %d hits (want 4), same objects %v", c.Hits(), reflect.DeepEqual(again.Objects, first.Objects))
+	}
+
+	writeCacheTestFiles(t, dir, strings.Replace(cacheTestServices, "name: b, namespace: default}\nspec: {ports: [{port: 80}]}", "name: b, namespace: default}\nspec: {ports: [{port: 90}]}", 1))
+	edited := loadWithCache(t, c, dir)
+	if c.Hits() != 3 || servicePort(t, edited, "b") != 90 {
+		t.Errorf("one document edited: %d hits (want 3), port %d", c.Hits(), servicePort(t, edited, "b"))
+	}
+
+	writeCacheTestFiles(t, dir, "# a comment that shifts every line\n"+cacheTestServices)
+	shifted := loadWithCache(t, c, dir)
+	if c.Hits() != 1 { // the JSON file only
+		t.Errorf("lines shifted: %d hits, want 1", c.Hits())
+	}
+	if got := find(t, shifted, "Service", "default", "a").Source.Line; got != 2 {
+		t.Errorf("service a at line %d, want 2", got)
+	}
+}
+
+// TestCacheKeepsOnlyTheLastLoad: documents no longer in the inputs are
+// dropped, so the cache never outgrows one set of inputs.
+func TestCacheKeepsOnlyTheLastLoad(t *testing.T) {
+	dir := t.TempDir()
+	writeCacheTestFiles(t, dir, cacheTestServices)
+	c := NewCache()
+	loadWithCache(t, c, dir)
+	if err := os.Remove(filepath.Join(dir, "services.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	loadWithCache(t, c, dir)
+	if len(c.entries) != 1 {
+		t.Errorf("%d cached entries after the file went, want 1", len(c.entries))
+	}
+}
+
+// TestCacheReportsErrorsAgain: a cached bad document fails every load, not
+// just the first.
+func TestCacheReportsErrorsAgain(t *testing.T) {
+	dir := t.TempDir()
+	writeCacheTestFiles(t, dir, cacheTestServices+"---\napiVersion: v1\nkind: Service\nmetadata: {name: d}\nspec: {portz: []}\n")
+	c := NewCache()
+	for i := range 2 {
+		_, err := Load([]string{dir}, Options{Cache: c})
+		if err == nil || !strings.Contains(err.Error(), "portz") {
+			t.Errorf("load %d: err = %v, want the unknown field", i, err)
+		}
+	}
+	if c.Hits() != 5 { // four documents and the JSON file
+		t.Errorf("%d hits on the second load, want 5", c.Hits())
+	}
+}
