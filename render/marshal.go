@@ -3,10 +3,7 @@ package render
 // Printing many resources as JSON, on every CPU.
 
 import (
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -19,7 +16,7 @@ func marshalSections(sections []typeSection) ([][][]byte, error) {
 
 // marshalAll prints every resource of every section, laid out at
 // elementPrefix when indent is set and compact otherwise. Resources are
-// independent, so they are shared out among GOMAXPROCS workers. If any
+// independent, so they are shared out among the CPUs. If any
 // fails, the error is that of the first failing resource in output order,
 // so it is the same on every run.
 func (e *jsonEncoder) marshalAll(sections []typeSection, indent bool) ([][][]byte, error) {
@@ -33,28 +30,19 @@ func (e *jsonEncoder) marshalAll(sections []typeSection, indent bool) ([][][]byt
 		}
 	}
 	errs := make([]error, len(jobs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Go(func() {
-			var scratch []byte // compact output, reused between resources
-			for {
-				n := int(next.Add(1)) - 1
-				if n >= len(jobs) {
-					return
-				}
-				jb := jobs[n]
-				s := sections[jb.section]
-				var doc []byte
-				doc, scratch, errs[n] = e.print(s.items[jb.item], scratch, indent)
-				if errs[n] != nil {
-					errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: errs[n]}
-				}
-				docs[jb.section][jb.item] = doc
+	forEachJob(len(jobs), func() func(int) {
+		var scratch []byte // compact output, reused between resources
+		return func(n int) {
+			jb := jobs[n]
+			s := sections[jb.section]
+			var doc []byte
+			doc, scratch, errs[n] = e.print(s.items[jb.item], scratch, indent)
+			if errs[n] != nil {
+				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: errs[n]}
 			}
-		})
-	}
-	wg.Wait()
+			docs[jb.section][jb.item] = doc
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

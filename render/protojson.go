@@ -67,7 +67,7 @@ func (e *jsonEncoder) message(dst []byte, m protoreflect.Message) ([]byte, error
 		return e.anyMessage(dst, m)
 	}
 	if desc.ParentFile().Package() == "google.protobuf" {
-		return protoJSON.MarshalAppend(dst, m.Interface())
+		return e.wellKnown(dst, m)
 	}
 	dst = append(dst, '{')
 	dst, err := e.fields(dst, m, false)
@@ -212,6 +212,67 @@ func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect
 		return e.message(dst, v.Message())
 	}
 	return dst, errFallback
+}
+
+// wellKnown prints the well-known types Envoy's configuration is full of
+// (durations, wrappers, Structs) in their special JSON forms, and leaves the
+// rare others to protojson.
+func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message) ([]byte, error) {
+	fds := m.Descriptor().Fields()
+	switch m.Descriptor().FullName() {
+	case "google.protobuf.Duration":
+		return appendDuration(dst, m.Get(fds.ByNumber(1)).Int(), m.Get(fds.ByNumber(2)).Int())
+	case "google.protobuf.BoolValue", "google.protobuf.StringValue", "google.protobuf.BytesValue",
+		"google.protobuf.Int32Value", "google.protobuf.UInt32Value", "google.protobuf.Int64Value",
+		"google.protobuf.UInt64Value", "google.protobuf.FloatValue", "google.protobuf.DoubleValue":
+		// A wrapper is its value alone.
+		fd := fds.ByNumber(1)
+		return e.singular(dst, m.Get(fd), fd)
+	case "google.protobuf.Struct":
+		fd := fds.ByNumber(1)
+		return e.mapValue(dst, m.Get(fd).Map(), fd)
+	case "google.protobuf.ListValue":
+		fd := fds.ByNumber(1)
+		return e.list(dst, m.Get(fd).List(), fd)
+	case "google.protobuf.Value":
+		fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("kind"))
+		if fd == nil {
+			return dst, errFallback // protojson's error: no kind set
+		}
+		if fd.Kind() == protoreflect.DoubleKind {
+			if f := m.Get(fd).Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+				return dst, errFallback // JSON has no such number
+			}
+		}
+		return e.singular(dst, m.Get(fd), fd)
+	case "google.protobuf.Empty":
+		return append(dst, '{', '}'), nil
+	}
+	return protoJSON.MarshalAppend(dst, m.Interface())
+}
+
+// appendDuration prints a Duration as protojson does: seconds with 0, 3, 6
+// or 9 fractional digits and an "s", e.g. "1s", "0.250s", "-1.000000001s".
+func appendDuration(dst []byte, secs, nanos int64) ([]byte, error) {
+	const maxSeconds = 315576000000 // 10,000 years
+	if secs < -maxSeconds || secs > maxSeconds || nanos <= -1e9 || nanos >= 1e9 ||
+		secs > 0 && nanos < 0 || secs < 0 && nanos > 0 {
+		return dst, errFallback // protojson words the error
+	}
+	dst = append(dst, '"')
+	if secs < 0 || nanos < 0 {
+		dst = append(dst, '-')
+		secs, nanos = -secs, -nanos
+	}
+	dst = strconv.AppendInt(dst, secs, 10)
+	if nanos != 0 {
+		frac := strconv.AppendInt(nil, 1e9+nanos, 10)[1:] // nine digits
+		for len(frac) > 3 && string(frac[len(frac)-3:]) == "000" {
+			frac = frac[:len(frac)-3]
+		}
+		dst = append(append(dst, '.'), frac...)
+	}
+	return append(dst, 's', '"'), nil
 }
 
 // anyMessage prints an Any as protojson does, "@type" first and then the

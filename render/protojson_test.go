@@ -12,7 +12,10 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -37,10 +40,7 @@ func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 }
 
 func TestFastJSONScalars(t *testing.T) {
-	st, err := structpb.NewStruct(map[string]any{"b": 1.5, "a": "x", "n": nil})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustStruct(t, map[string]any{"b": 1.5, "a": "x", "n": nil})
 	for name, m := range map[string]proto.Message{
 		"double":         &typev3.Percent{Value: 12.5},
 		"tiny double":    &typev3.Percent{Value: 1e-7},
@@ -66,6 +66,24 @@ func TestFastJSONScalars(t *testing.T) {
 		"any of a well-known type": &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, st)},
 		"any":                      &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})},
 		"empty any":                &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{}},
+		"zero duration":            &durationpb.Duration{},
+		"duration":                 &durationpb.Duration{Seconds: 1, Nanos: 500000000},
+		"duration ns":              &durationpb.Duration{Nanos: 1},
+		"negative duration":        &durationpb.Duration{Seconds: -1, Nanos: -1000},
+		"bad duration":             &durationpb.Duration{Seconds: 1, Nanos: -1},
+		"huge duration":            &durationpb.Duration{Seconds: 315576000001},
+		"bool wrapper":             wrapperspb.Bool(false),
+		"int64 wrapper":            wrapperspb.Int64(-1 << 40),
+		"uint64 wrapper":           wrapperspb.UInt64(1 << 63),
+		"double wrapper":           wrapperspb.Double(1e-9),
+		"float wrapper":            wrapperspb.Float(3.25),
+		"bytes wrapper":            wrapperspb.Bytes([]byte("hi")),
+		"string wrapper":           wrapperspb.String("a\"b"),
+		"nested struct":            mustStruct(t, map[string]any{"l": []any{1, "x", true, nil, map[string]any{"k": 2.5}}, "e": map[string]any{}}),
+		"NaN value":                structpb.NewNumberValue(math.NaN()),
+		"empty value":              &structpb.Value{},
+		"empty list":               &structpb.ListValue{},
+		"empty":                    &emptypb.Empty{},
 		"unknown any":              &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/no.Such"}},
 	} {
 		t.Run(name, func(t *testing.T) { sameAsProtojson(t, &jsonEncoder{}, m) })

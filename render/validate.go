@@ -9,6 +9,9 @@ package render
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 
@@ -42,34 +45,58 @@ func Validate(r *translate.Resources) error {
 	if r == nil {
 		return nil
 	}
-	var errs []error
-	// Anys repeated across resources are checked once; an invalid one
-	// still fails the first resource holding it.
-	seen := map[string]bool{}
-	check := func(kind, name string, m proto.Message) {
-		if err := validateDeepSeen(m, seen); err != nil {
-			errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: err})
-		}
+	type job struct {
+		kind, name string
+		m          proto.Message
 	}
+	var jobs []job
+	add := func(kind, name string, m proto.Message) { jobs = append(jobs, job{kind, name, m}) }
 	for _, l := range r.Listeners {
-		check("listener", l.GetName(), l)
+		add("listener", l.GetName(), l)
 	}
 	for _, rc := range r.RouteConfigs {
-		check("route configuration", rc.GetName(), rc)
+		add("route configuration", rc.GetName(), rc)
 	}
 	for _, c := range r.Clusters {
-		check("cluster", c.GetName(), c)
+		add("cluster", c.GetName(), c)
 	}
 	for _, cla := range r.Endpoints {
-		check("cluster load assignment", cla.GetClusterName(), cla)
+		add("cluster load assignment", cla.GetClusterName(), cla)
 	}
 	for _, s := range r.Secrets {
-		check("secret", s.GetName(), s)
+		add("secret", s.GetName(), s)
 	}
 	for _, rt := range r.Runtimes {
-		check("runtime", rt.GetName(), rt)
+		add("runtime", rt.GetName(), rt)
 	}
-	return joinFirst(errs)
+	// Resources are checked on every CPU, each worker checking the Anys
+	// repeated across its resources once; errors keep resource order.
+	errs := make([]error, len(jobs))
+	forEachJob(len(jobs), func() func(int) {
+		seen := map[string]bool{}
+		return func(i int) {
+			if err := validateDeepSeen(jobs[i].m, seen); err != nil {
+				errs[i] = &ResourceError{Kind: jobs[i].kind, Name: jobs[i].name, Err: err}
+			}
+		}
+	})
+	return joinFirst(nonNil(errs))
+}
+
+// forEachJob runs jobs 0..n-1 on GOMAXPROCS workers; newWorker gives each
+// worker its function, so that workers can keep state of their own.
+func forEachJob(n int, newWorker func() func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		do := newWorker()
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				do(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // validateDeep runs m's ValidateAll and that of every message packed in an
