@@ -121,28 +121,12 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3
 	}, nil
 }
 
-// validateBootstrap checks each static resource on its own first, so an
-// error names the listener or cluster at fault, then the bootstrap as a
-// whole for what lies outside them.
+// validateBootstrap checks each static resource on its own first
+// (bootstrap_check.go), so an error names the listener or cluster at
+// fault, then the bootstrap as a whole for what lies outside them.
 func validateBootstrap(b *bootstrapv3.Bootstrap) error {
-	var errs []error
-	seen := map[string]bool{} // typed configs repeat across resources
-	check := func(kind, name string, m proto.Message) {
-		if err := validateDeepSeen(m, seen); err != nil {
-			errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: err})
-		}
-	}
 	sr := b.GetStaticResources()
-	for _, l := range sr.GetListeners() {
-		check("listener", l.GetName(), l)
-	}
-	for _, c := range sr.GetClusters() {
-		check("cluster", c.GetName(), c)
-	}
-	for _, s := range sr.GetSecrets() {
-		check("secret", s.GetName(), s)
-	}
-	if err := joinFirst(errs); err != nil {
+	if err := joinFirst(checkStaticResources(sr)); err != nil {
 		return err
 	}
 	if err := validateDeep(b.GetAdmin()); err != nil {
@@ -151,15 +135,11 @@ func validateBootstrap(b *bootstrapv3.Bootstrap) error {
 	// The rest of the bootstrap's own rules; the static resources, checked
 	// above, are set aside so they are not checked a second time.
 	b.StaticResources = nil
-	err := b.ValidateAll()
-	b.StaticResources = sr
-	if err != nil {
+	defer func() { b.StaticResources = sr }()
+	if err := b.ValidateAll(); err != nil {
 		return err
 	}
-	if err := CheckStatic(b); err != nil {
-		return err
-	}
-	return CheckBootstrapReferences(b)
+	return CheckStatic(b)
 }
 
 // bootstrapYAML prints b as JSON with proto field names, then as YAML

@@ -1,0 +1,114 @@
+package render
+
+// Checking a static bootstrap in one pass per resource, on every CPU.
+//
+// A bootstrap of thousands of virtual hosts has one listener with thousands
+// of filter chains, each with its own connection manager holding its route
+// table inline. Validation, the static check and the reference check each
+// need to unpack those typed configs; doing all three in one walk unpacks
+// each once, and walking the filter chains as separate jobs spreads the one
+// big listener over the CPUs.
+
+import (
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// staticCheck is one unit of checking: a resource, or one filter chain of
+// a listener (at is then the step from the listener to it).
+type staticCheck struct {
+	kind, name string
+	m          proto.Message
+	at         *step
+}
+
+// checkStaticResources runs, for every static resource, Envoy's validation
+// rules, CheckStatic's rules and CheckBootstrapReferences' rules, and
+// returns the problems in resource order: for each resource its first
+// validation or static error, or else every dangling reference.
+func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources) []error {
+	clusters, err1 := uniqueNames("cluster", sr.GetClusters(), (*clusterv3.Cluster).GetName)
+	secrets, err2 := uniqueNames("secret", sr.GetSecrets(), (*tlsv3.Secret).GetName)
+	_, err3 := uniqueNames("listener", sr.GetListeners(), (*listenerv3.Listener).GetName)
+	if errs := nonNil([]error{err1, err2, err3}); len(errs) > 0 {
+		return errs
+	}
+	rc := &refChecker{clusters: clusters, secrets: secrets}
+
+	var checks []staticCheck
+	for _, l := range sr.GetListeners() {
+		checks = append(checks, listenerChecks(l)...)
+	}
+	for _, c := range sr.GetClusters() {
+		checks = append(checks, staticCheck{kind: "cluster", name: c.GetName(), m: c})
+	}
+	for _, s := range sr.GetSecrets() {
+		checks = append(checks, staticCheck{kind: "secret", name: s.GetName(), m: s})
+	}
+	found := make([][]error, len(checks))
+	forEachJob(len(checks), func() func(int) {
+		memo := map[string][]byte{} // typed configs this worker found clean
+		return func(i int) { found[i] = checkOne(checks[i], rc, memo) }
+	})
+	var errs []error
+	for _, f := range found {
+		errs = append(errs, f...)
+	}
+	return errs
+}
+
+// listenerChecks splits a listener into its filter chains and the rest.
+func listenerChecks(l *listenerv3.Listener) []staticCheck {
+	chainsField := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
+	// The listener without its chains is a message of its own, checked
+	// first; the chains are checked as parts of it.
+	rest := &listenerv3.Listener{}
+	l.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd != chainsField {
+			rest.ProtoReflect().Set(fd, v)
+		}
+		return true
+	})
+	checks := []staticCheck{{kind: "listener", name: l.GetName(), m: rest}}
+	for i, fc := range l.GetFilterChains() {
+		checks = append(checks, staticCheck{kind: "listener", name: l.GetName(), m: fc,
+			at: &step{field: chainsField, index: i, elem: fc.ProtoReflect()}})
+	}
+	return checks
+}
+
+// checkOne walks one unit once with all three checks.
+func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte) []error {
+	fail := func(err error) []error { return []error{&ResourceError{Kind: c.kind, Name: c.name, Err: err}} }
+	if err := validateOne(c.m); err != nil {
+		if c.at != nil {
+			err = &walkError{path: (&walker{path: []step{*c.at}}).formatPath(), err: err}
+		}
+		return fail(err)
+	}
+	var refs []error
+	w := &walker{unpacked: validateOne, memo: memo, faults: func() int { return len(refs) }}
+	w.visit = func(m protoreflect.Message) (bool, error) {
+		if _, err := checkStaticMessage(m); err != nil {
+			return false, err
+		}
+		for _, err := range rc.dangling(m) {
+			refs = append(refs, &ResourceError{Kind: c.kind, Name: c.name, Err: w.fail(err)})
+		}
+		return false, nil
+	}
+	var err error
+	if c.at != nil {
+		_, err = w.enter(*c.at, c.m.ProtoReflect())
+	} else {
+		_, err = w.walk(c.m.ProtoReflect())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return refs
+}
