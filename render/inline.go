@@ -27,12 +27,22 @@ type inliner struct {
 // inline rewrites m (a listener or cluster clone) so it has no RDS or SDS
 // config source left.
 func (in *inliner) inline(m proto.Message) error {
+	_, err := in.walker().walk(m.ProtoReflect())
+	return err
+}
+
+// inlineAt is inline for m reached from its parent by at, which errors
+// name.
+func (in *inliner) inlineAt(at step, m proto.Message) error {
+	_, err := in.walker().enter(at, m.ProtoReflect())
+	return err
+}
+
+func (in *inliner) walker() *walker {
 	if in.memo == nil {
 		in.memo = map[string][]byte{}
 	}
-	w := &walker{visit: in.visit, memo: in.memo}
-	_, err := w.walk(m.ProtoReflect())
-	return err
+	return &walker{visit: in.visit, memo: in.memo}
 }
 
 func (in *inliner) visit(m protoreflect.Message) (bool, error) {

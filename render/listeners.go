@@ -15,19 +15,41 @@ import (
 // listener, which only proxies to the admin interface that now listens
 // there itself (see admin.go).
 func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address) ([]*listenerv3.Listener, error) {
-	in := &inliner{routes: routesByName(routes)}
+	byName := routesByName(routes)
 	var out []*listenerv3.Listener
 	for _, l := range sortedByName(listeners, (*listenerv3.Listener).GetName) {
 		if bindsAddress(l, admin) {
 			continue
 		}
 		l = proto.Clone(l).(*listenerv3.Listener)
-		if err := in.inline(l); err != nil {
+		if err := inlineListener(l, byName); err != nil {
 			return nil, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err}
 		}
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// inlineListener inlines l's filter chains on every CPU (a listener of
+// thousands of virtual hosts has thousands of them), then the rest of it,
+// and returns the first error.
+func inlineListener(l *listenerv3.Listener, routes map[string]*routev3.RouteConfiguration) error {
+	chainsField := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
+	chains := l.GetFilterChains()
+	errs := make([]error, len(chains))
+	forEachJob(len(chains), func() func(int) {
+		in := &inliner{routes: routes} // a memo per worker
+		return func(i int) {
+			errs[i] = in.inlineAt(step{field: chainsField, index: i, elem: chains[i].ProtoReflect()}, chains[i])
+		}
+	})
+	if bad := nonNil(errs); len(bad) > 0 {
+		return bad[0]
+	}
+	l.FilterChains = nil
+	err := (&inliner{routes: routes}).inline(l)
+	l.FilterChains = chains
+	return err
 }
 
 // routesByName indexes route configurations by name. If two share a name the
