@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,7 +22,17 @@ const (
 // same directory, since rename is atomic only within one file system; on any
 // failure the temporary file is removed and path is left as it was. A new
 // file gets newPerm; a replaced one keeps its permissions.
-func writeFileAtomic(path string, data []byte, newPerm fs.FileMode) (err error) {
+func writeFileAtomic(path string, data []byte, newPerm fs.FileMode) error {
+	return writeFileAtomicFrom(path, newPerm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeFileAtomicFrom is writeFileAtomic with the data written by write,
+// straight into the temporary file: a large output need not be held in
+// memory as well. If write fails, path is left as it was.
+func writeFileAtomicFrom(path string, newPerm fs.FileMode, write func(io.Writer) error) (err error) {
 	perm := newPerm
 	if fi, statErr := os.Stat(path); statErr == nil {
 		// Replacing a file keeps its permissions, as writing into it would.
@@ -37,7 +48,7 @@ func writeFileAtomic(path string, data []byte, newPerm fs.FileMode) (err error) 
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	if err = write(tmp); err != nil {
 		return err
 	}
 	// Without a sync, a crash after the rename can leave an empty file.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
@@ -66,17 +65,16 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if err := render.Validate(&res.Resources); err != nil {
 		return failure(err)
 	}
-	var buf bytes.Buffer
-	if err := write(&buf, &res.Resources); err != nil {
-		return failure(err)
-	}
+	// Both writers print nothing unless the whole output is ready, so
+	// they stream: stdout gets all or nothing, and --output is replaced
+	// only when the temporary file holds everything.
+	emit := func(w io.Writer) error { return write(w, &res.Resources) }
 	if o.output == "" {
-		if _, err := s.Out.Write(buf.Bytes()); err != nil {
-			return failure(err)
-		}
-		return nil
+		err = emit(s.Out)
+	} else {
+		err = writeFileAtomicFrom(o.output, privatePerm, emit)
 	}
-	if err := writeFileAtomic(o.output, buf.Bytes(), privatePerm); err != nil {
+	if err != nil {
 		return failure(err)
 	}
 	return nil
