@@ -2,7 +2,9 @@ package diff
 
 import (
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -22,10 +24,10 @@ func diffEndpoints(old, new []*endpointv3.ClusterLoadAssignment) []EndpointsChan
 		switch {
 		case o == nil:
 			ch.Op = Added
-			ch.Added = sortedKeys(ne)
+			ch.Added = slices.Sorted(maps.Keys(ne))
 		case nw == nil:
 			ch.Op = Removed
-			ch.Removed = sortedKeys(oe)
+			ch.Removed = slices.Sorted(maps.Keys(oe))
 		default:
 			ch.Op = Changed
 			for _, addr := range unionKeys(oe, ne) {

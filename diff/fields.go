@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -208,7 +209,7 @@ func diffMap(path string, fd protoreflect.FieldDescriptor, a, b protoreflect.Map
 	a.Range(collect)
 	b.Range(collect)
 	vfd := fd.MapValue()
-	for _, ks := range sortedKeys(keys) {
+	for _, ks := range slices.Sorted(maps.Keys(keys)) {
 		k := keys[ks]
 		p := path + "[" + ks + "]"
 		va, vb := a.Get(k), b.Get(k)

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"sort"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -140,14 +139,4 @@ func (rn renames) oldNames() map[string]string {
 		out[n] = o
 	}
 	return out
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

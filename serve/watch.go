@@ -21,9 +21,10 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -181,7 +182,7 @@ func (w *watcher) sync() {
 	}
 	// Adding again what is already watched is cheap (one syscall) and
 	// re-arms a directory deleted and created again between two reloads.
-	for _, d := range sortedKeys(want) {
+	for _, d := range slices.Sorted(maps.Keys(want)) {
 		if err := w.fs.Add(d); err != nil {
 			w.log.Debug("cannot watch directory", "path", d, "error", err)
 			delete(w.dirs, d)
@@ -218,13 +219,4 @@ func (w *watcher) wantedDirs() map[string]dirRole {
 		})
 	}
 	return want
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -131,7 +132,7 @@ func TestServeDelta(t *testing.T) {
 	snap := ts.current.Load().snap
 	c.waitFor(t, "the served resources", func(v *xdsView) bool {
 		for _, set := range snap.sets {
-			if !slices.Equal(sortedKeys(v.state(set.typeURL).resources), set.names) {
+			if !slices.Equal(slices.Sorted(maps.Keys(v.state(set.typeURL).resources)), set.names) {
 				return false
 			}
 		}

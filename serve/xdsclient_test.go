@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -152,7 +153,7 @@ func (v *xdsView) wanted() map[string][]string {
 	}
 	out := map[string][]string{}
 	for t, s := range sets {
-		out[t] = sortedKeys(s)
+		out[t] = slices.Sorted(maps.Keys(s))
 	}
 	return out
 }
