@@ -42,6 +42,9 @@ type Options struct {
 	// endpoints in the input STRICT_DNS clusters resolving
 	// <svc>.<ns>.svc.<UpstreamDNS>:<port>.
 	UpstreamDNS string
+	// StatusOnly skips building Envoy resources: Result.Resources is
+	// empty, while status and notices are as always (contourc check).
+	StatusOnly bool
 }
 
 // Result is the outcome of one translation.

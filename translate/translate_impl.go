@@ -32,8 +32,32 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 	return buildResourcesWith(d, c, opts, defaultSettings(), notices)
 }
 
-// buildResourcesWith is buildResources with the configuration's settings.
+// noticeMissingEndpoints tells the user when the Service behind cluster dc
+// has no endpoints in the input, and reports whether it has none.
+func noticeMissingEndpoints(dc *Cluster, c *cache, opts Options, notices *[]Notice) bool {
+	svc := dc.Upstream
+	if svc.ExternalName != "" || hasEndpoints(c, svc) {
+		return false
+	}
+	msg := "has no endpoints in the input: its cluster " + clusterName(dc) + " has no hosts"
+	if opts.UpstreamDNS != "" {
+		msg = "has no endpoints in the input: resolving it by DNS as " + dnsTarget(svc, opts.UpstreamDNS)
+	} else {
+		msg += " (use --upstream-dns to resolve it by DNS)"
+	}
+	*notices = append(*notices, Notice{Source: c.source("Service", namespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
+	return true
+}
+
+// buildResourcesWith is buildResources with the configuration's settings;
+// with Options.StatusOnly it only finds the notices building them gives.
 func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]Notice) Resources {
+	if opts.StatusOnly {
+		for _, dc := range referencedClusters(d) {
+			noticeMissingEndpoints(dc, c, opts, notices)
+		}
+		return Resources{}
+	}
 	var dagListeners []string
 	for _, l := range d.sortedListeners() {
 		dagListeners = append(dagListeners, l.Name)
@@ -53,18 +77,9 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 			r.Clusters = append(r.Clusters, clusterWith(dc, "", s))
 			continue
 		}
-		if !hasEndpoints(c, svc) {
-			msg := "has no endpoints in the input: its cluster " + clusterName(dc) + " has no hosts"
-			if opts.UpstreamDNS != "" {
-				msg = "has no endpoints in the input: resolving it by DNS as " + dnsTarget(svc, opts.UpstreamDNS)
-			} else {
-				msg += " (use --upstream-dns to resolve it by DNS)"
-			}
-			*notices = append(*notices, Notice{Source: c.source("Service", namespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
-			if opts.UpstreamDNS != "" {
-				r.Clusters = append(r.Clusters, clusterWith(dc, opts.UpstreamDNS, s))
-				continue
-			}
+		if noticeMissingEndpoints(dc, c, opts, notices) && opts.UpstreamDNS != "" {
+			r.Clusters = append(r.Clusters, clusterWith(dc, opts.UpstreamDNS, s))
+			continue
 		}
 		r.Clusters = append(r.Clusters, clusterWith(dc, "", s))
 		if name := endpointsName(svc); !claSeen[name] {

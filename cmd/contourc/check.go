@@ -63,6 +63,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if o.failOn != "error" && o.failOn != "warning" {
 		return fmt.Errorf("invalid --fail-on %q: want error or warning", o.failOn)
 	}
+	o.input.statusOnly = true // status needs no Envoy resources
 	res, err := translateInput(paths, &o.input, g, s)
 	if err != nil {
 		return err

@@ -29,6 +29,8 @@ type inputFlags struct {
 	contourConfig     string
 	upstreamDNS       string
 	serve             translate.ServeFlags
+	// statusOnly is set by commands that need no Envoy resources.
+	statusOnly bool
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -110,6 +112,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		Config:               cfg,
 		ContourConfiguration: contourConfig,
 		Flags:                serve,
+		StatusOnly:           f.statusOnly,
 	}, nil
 }
 
