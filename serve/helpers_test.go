@@ -114,6 +114,9 @@ func startServerHook(t testing.TB, paths []string, hook func(*Server), configure
 		if err := stop(); err != nil {
 			t.Errorf("Run: %v", err)
 		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
 	})
 	return &testServer{Server: s, logs: logs, stop: stop}
 }

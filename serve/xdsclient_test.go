@@ -153,7 +153,8 @@ func (v *xdsView) wanted() map[string][]string {
 	}
 	out := map[string][]string{}
 	for t, s := range sets {
-		out[t] = slices.Sorted(maps.Keys(s))
+		// Never nil: a nil list means "not subscribed yet" to the caller.
+		out[t] = append([]string{}, slices.Sorted(maps.Keys(s))...)
 	}
 	return out
 }
