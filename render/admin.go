@@ -40,7 +40,9 @@ const adminClusterName = "envoy-admin"
 
 // adminInterface is Envoy's admin server on addr; its access log goes to
 // /dev/null as in Contour's bootstrap, since health probes would flood it.
-func adminInterface(addr *corev3.Address) *bootstrapv3.Admin {
+// AdminInterface is Envoy's admin interface on addr, with its access log
+// sent nowhere (health probes would flood it), as in Contour's bootstrap.
+func AdminInterface(addr *corev3.Address) *bootstrapv3.Admin {
 	return &bootstrapv3.Admin{
 		Address: addr,
 		AccessLog: []*accesslogv3.AccessLog{{
@@ -61,7 +63,14 @@ func withAdminCluster(clusters []*clusterv3.Cluster, admin *corev3.Address) []*c
 			return clusters
 		}
 	}
-	clusters = append(clusters, &clusterv3.Cluster{
+	clusters = append(clusters, AdminCluster(admin))
+	return sortedByName(clusters, (*clusterv3.Cluster).GetName)
+}
+
+// AdminCluster is the envoy-admin cluster: a STATIC cluster reaching the
+// admin interface at admin.
+func AdminCluster(admin *corev3.Address) *clusterv3.Cluster {
+	return &clusterv3.Cluster{
 		Name:                 adminClusterName,
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC},
 		// Contour's bootstrap value: the admin server is local and
@@ -77,8 +86,7 @@ func withAdminCluster(clusters []*clusterv3.Cluster, admin *corev3.Address) []*c
 				}},
 			}},
 		},
-	})
-	return sortedByName(clusters, (*clusterv3.Cluster).GetName)
+	}
 }
 
 // bindsAddress reports whether l listens on exactly addr's socket address.

@@ -116,7 +116,7 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3
 			Clusters:  clusters,
 			Secrets:   staticSecrets(r.Secrets),
 		},
-		Admin:          adminInterface(admin),
+		Admin:          AdminInterface(admin),
 		LayeredRuntime: layeredRuntime(r.Runtimes),
 	}, nil
 }

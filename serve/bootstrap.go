@@ -15,13 +15,11 @@ import (
 	"os"
 	"time"
 
-	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	overloadv3 "github.com/envoyproxy/go-control-plane/envoy/config/overload/v3"
-	filev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
 	re2v3 "github.com/envoyproxy/go-control-plane/envoy/extensions/regex_engines/v3"
 	fixedheapv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/resource_monitors/fixed_heap/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
@@ -140,7 +138,7 @@ func Bootstrap(o BootstrapOptions) (*bootstrapv3.Bootstrap, error) {
 			CdsConfig: adsConfigSource(),
 		},
 		StaticResources: &bootstrapv3.Bootstrap_StaticResources{
-			Clusters: []*clusterv3.Cluster{xds, adminCluster(adminAddr)},
+			Clusters: []*clusterv3.Cluster{xds, render.AdminCluster(adminAddr)},
 		},
 		LayeredRuntime: &bootstrapv3.LayeredRuntime{Layers: []*bootstrapv3.RuntimeLayer{{
 			Name: runtimeLayerName,
@@ -154,14 +152,7 @@ func Bootstrap(o BootstrapOptions) (*bootstrapv3.Bootstrap, error) {
 			Name:           "admin",
 			LayerSpecifier: &bootstrapv3.RuntimeLayer_AdminLayer_{AdminLayer: &bootstrapv3.RuntimeLayer_AdminLayer{}},
 		}}},
-		Admin: &bootstrapv3.Admin{
-			Address: adminAddr,
-			// Health probes would flood it; Contour sends it nowhere too.
-			AccessLog: []*accesslogv3.AccessLog{{
-				Name:       "envoy.access_loggers.file",
-				ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: mustAny(&filev3.FileAccessLog{Path: "/dev/null"})},
-			}},
-		},
+		Admin: render.AdminInterface(adminAddr),
 		DefaultRegexEngine: &corev3.TypedExtensionConfig{
 			Name:        "envoy.regex_engines.google_re2",
 			TypedConfig: mustAny(&re2v3.GoogleRE2{}),
@@ -272,17 +263,6 @@ func xdsClientTLS(f TLSFiles) (*corev3.TransportSocket, error) {
 		Name:       tlsTransportSocket,
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(ctx)},
 	}, nil
-}
-
-// adminCluster reaches Envoy's own admin interface: Contour's stats-health
-// listener routes /ready and /stats to it.
-func adminCluster(admin *corev3.Address) *clusterv3.Cluster {
-	return &clusterv3.Cluster{
-		Name:                 adminClusterName,
-		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC},
-		ConnectTimeout:       durationpb.New(250 * time.Millisecond),
-		LoadAssignment:       loadAssignment(adminClusterName, proto.Clone(admin).(*corev3.Address)),
-	}
 }
 
 // overloadManager is Contour's heap protection, or nil without a limit.
