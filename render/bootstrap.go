@@ -9,11 +9,7 @@ import (
 	"net/netip"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/translate"
 )
@@ -140,46 +136,4 @@ func validateBootstrap(b *bootstrapv3.Bootstrap) error {
 		return err
 	}
 	return CheckStatic(b)
-}
-
-// bootstrapYAML prints b as JSON with proto field names, then as YAML
-// (yaml.go), which also discards protojson's deliberately random whitespace,
-// so the output is the same bytes on every run. The static resources, nearly
-// all of the output, are printed first on every CPU.
-func bootstrapYAML(b *bootstrapv3.Bootstrap) ([]byte, error) {
-	enc, err := premarshalStatic(b.GetStaticResources())
-	if err != nil {
-		return nil, err
-	}
-	j, err := enc.marshal(nil, b)
-	if err != nil {
-		return nil, err
-	}
-	y, err := jsonToYAML(j)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(bootstrapHeader), y...), nil
-}
-
-// premarshalStatic returns an encoder holding the JSON of each static
-// listener, cluster and secret.
-func premarshalStatic(sr *bootstrapv3.Bootstrap_StaticResources) (*jsonEncoder, error) {
-	sections := []typeSection{
-		section("listener", sr.GetListeners(), (*listenerv3.Listener).GetName),
-		section("cluster", sr.GetClusters(), (*clusterv3.Cluster).GetName),
-		section("secret", sr.GetSecrets(), (*tlsv3.Secret).GetName),
-	}
-	enc := &jsonEncoder{}
-	docs, err := enc.marshalAll(sections, false)
-	if err != nil {
-		return nil, err
-	}
-	enc.premarshaled = map[proto.Message][]byte{}
-	for i, s := range sections {
-		for j, m := range s.items {
-			enc.premarshaled[m] = docs[i][j]
-		}
-	}
-	return enc, nil
 }

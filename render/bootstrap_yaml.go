@@ -1,0 +1,171 @@
+package render
+
+// The static bootstrap as YAML, printed on every CPU.
+//
+// Nearly all of a bootstrap is its static resources. Each is printed as JSON
+// and turned into the YAML of a sequence item on its own, in parallel; the
+// rest of the bootstrap (node, admin, runtime) is printed the ordinary way,
+// and the static_resources block is put where a single pass would have put
+// it: right after node, proto field 1, as static_resources is field 2. A
+// test compares the result with the single pass.
+
+import (
+	"bytes"
+	"errors"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	"google.golang.org/protobuf/proto"
+)
+
+// staticItemIndent is where the "- " of a static resource goes: under
+// "  listeners:", as the single pass lays sequences out.
+const staticItemIndent = 2
+
+// bootstrapYAML prints b as YAML (yaml.go) after the bootstrap header; the
+// same bootstrap always gives the same bytes.
+func bootstrapYAML(b *bootstrapv3.Bootstrap) ([]byte, error) {
+	sr := b.GetStaticResources()
+	static, err := staticResourcesYAML(sr)
+	if err != nil {
+		return nil, err
+	}
+	b.StaticResources = nil
+	restJSON, err := (&jsonEncoder{}).marshal(nil, b)
+	b.StaticResources = sr
+	if err != nil {
+		return nil, err
+	}
+	rest, err := jsonToYAML(restJSON)
+	if err != nil {
+		return nil, err
+	}
+	if len(static) > 0 && bytes.Equal(rest, []byte("{}\n")) {
+		rest = nil // the static resources are all there is
+	}
+	at := afterFirstKey(rest, "node:")
+	out := make([]byte, 0, len(bootstrapHeader)+len(rest)+len(static))
+	out = append(out, bootstrapHeader...)
+	out = append(out, rest[:at]...)
+	out = append(out, static...)
+	return append(out, rest[at:]...), nil
+}
+
+// staticResourcesYAML prints the static_resources block, or nothing when
+// sr is nil.
+func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources) ([]byte, error) {
+	if sr == nil {
+		return nil, nil
+	}
+	sections := []typeSection{
+		staticSection("listener", "listeners", sr.GetListeners()),
+		staticSection("cluster", "clusters", sr.GetClusters()),
+		staticSection("secret", "secrets", sr.GetSecrets()),
+	}
+	items, err := yamlItems(sections)
+	if err != nil {
+		return nil, err
+	}
+	out := []byte("static_resources:")
+	empty := true
+	for i, s := range sections {
+		if len(s.items) == 0 {
+			continue // protojson leaves out empty lists
+		}
+		if empty {
+			out = append(out, '\n')
+			empty = false
+		}
+		out = append(out, "  "+s.typeURL+":\n"...)
+		for _, item := range items[i] {
+			out = append(out, item...)
+		}
+	}
+	if empty {
+		out = append(out, " {}\n"...)
+	}
+	return out, nil
+}
+
+// staticSection is a section of static resources in the bootstrap's own
+// order; typeURL holds the YAML key.
+func staticSection[T interface {
+	proto.Message
+	GetName() string
+}](kind, key string, items []T) typeSection {
+	s := typeSection{typeURL: key, kind: kind, items: make([]proto.Message, len(items)), names: make([]string, len(items))}
+	for i, m := range items {
+		s.items[i], s.names[i] = m, m.GetName()
+	}
+	return s
+}
+
+// yamlItems prints every resource of every section as a YAML sequence item
+// at staticItemIndent, on every CPU, keeping order; the error is that of
+// the first failing resource.
+func yamlItems(sections []typeSection) ([][][]byte, error) {
+	docs, err := (&jsonEncoder{}).marshalAll(sections, false)
+	if err != nil {
+		return nil, err
+	}
+	type job struct{ section, item int }
+	var jobs []job
+	for i := range docs {
+		for j := range docs[i] {
+			jobs = append(jobs, job{i, j})
+		}
+	}
+	errs := make([]error, len(jobs))
+	forEachJob(len(jobs), func() func(int) {
+		return func(n int) {
+			jb := jobs[n]
+			s := sections[jb.section]
+			item, err := yamlSequenceItem(docs[jb.section][jb.item], staticItemIndent)
+			if err != nil {
+				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err}
+			}
+			docs[jb.section][jb.item] = item
+		}
+	})
+	if bad := nonNil(errs); len(bad) > 0 {
+		return nil, bad[0]
+	}
+	return docs, nil
+}
+
+// yamlSequenceItem converts one JSON object into a block sequence item whose
+// "- " is at indent.
+func yamlSequenceItem(doc []byte, indent int) ([]byte, error) {
+	y := &yamlWriter{src: doc, out: make([]byte, 0, len(doc)+len(doc)/2)}
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return nil, errors.New("yaml: resource is not a JSON object")
+	}
+	y.indent(indent)
+	if y.isEmpty(i) {
+		return append(y.out, "- {}\n"...), nil
+	}
+	y.out = append(y.out, '-', ' ')
+	if _, err := y.mapping(i, indent+2, true); err != nil {
+		return nil, err
+	}
+	return y.out, nil
+}
+
+// afterFirstKey is the offset just past the block of the top-level key
+// that starts yaml, when that key is key; else 0.
+func afterFirstKey(yaml []byte, key string) int {
+	if !bytes.HasPrefix(yaml, []byte(key)) {
+		return 0
+	}
+	for i := bytes.IndexByte(yaml, '\n'); i >= 0 && i+1 < len(yaml); {
+		if yaml[i+1] != ' ' {
+			return i + 1
+		}
+		next := bytes.IndexByte(yaml[i+1:], '\n')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return len(yaml)
+}

@@ -1,0 +1,87 @@
+package render
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
+)
+
+// singlePassYAML is the bootstrap printed in one pass, the reference the
+// parallel printing must match byte for byte.
+func singlePassYAML(t *testing.T, b *bootstrapv3.Bootstrap) []byte {
+	t.Helper()
+	j, err := (&jsonEncoder{}).marshal(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := jsonToYAML(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(bootstrapHeader), y...)
+}
+
+func sameAsSinglePass(t *testing.T, b *bootstrapv3.Bootstrap) {
+	t.Helper()
+	got, err := bootstrapYAML(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := singlePassYAML(t, b); !bytes.Equal(got, want) {
+		t.Errorf("parallel YAML differs from the single pass:\n got %.600s\nwant %.600s", got, want)
+	}
+}
+
+func TestBootstrapYAMLMatchesSinglePass(t *testing.T) {
+	b, err := BuildBootstrap(testResources(t), BootstrapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsSinglePass(t, b)
+
+	// The shapes the splice must handle: no node, no static resources,
+	// empty static resources, nothing at all.
+	admin := AdminInterface(socketAddress("127.0.0.1", 9001))
+	for name, b := range map[string]*bootstrapv3.Bootstrap{
+		"no node":                {StaticResources: b.GetStaticResources(), Admin: admin},
+		"no static resources":    {Node: &corev3.Node{Id: "x"}, Admin: admin},
+		"empty static resources": {Node: &corev3.Node{Id: "x"}, StaticResources: &bootstrapv3.Bootstrap_StaticResources{}, Admin: admin},
+		"only clusters":          {StaticResources: &bootstrapv3.Bootstrap_StaticResources{Clusters: b.GetStaticResources().GetClusters()}},
+		"empty":                  {},
+	} {
+		t.Run(name, func(t *testing.T) { sameAsSinglePass(t, b) })
+	}
+}
+
+// TestBootstrapYAMLMatchesSinglePassOnCorpus does the same for the
+// bootstraps of the shared parity cases, when present.
+func TestBootstrapYAMLMatchesSinglePassOnCorpus(t *testing.T) {
+	inputs, _ := filepath.Glob("../../shared/conformance/*/*/input")
+	if len(inputs) == 0 {
+		t.Skip("../shared/conformance not present")
+	}
+	if testing.Short() {
+		inputs = inputs[:len(inputs)/10]
+	}
+	for _, in := range inputs {
+		loaded, err := loader.Load([]string{in}, loader.Options{})
+		if err != nil {
+			continue
+		}
+		res, err := translate.Translate(loaded.Objects, translate.Options{})
+		if err != nil {
+			continue
+		}
+		b, err := BuildBootstrap(&res.Resources, BootstrapOptions{})
+		if err != nil {
+			continue // a bootstrap contourc refuses has no YAML
+		}
+		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) { sameAsSinglePass(t, b) })
+	}
+}
