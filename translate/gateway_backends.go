@@ -58,6 +58,22 @@ func knownAppProtocol(p string) bool {
 	return false
 }
 
+// applyHeaderFilter sets *dst from a header modifier filter: only the first
+// filter of a kind counts, and invalid entries degrade the route.
+func applyHeaderFilter(dst **HeadersPolicy, f *gatewayv1.HTTPHeaderFilter, request bool, parent *routeParent) {
+	if f == nil || *dst != nil {
+		return
+	}
+	var err error
+	if *dst, err = gatewayHeadersPolicy(f, request); err != nil {
+		which := "response"
+		if request {
+			which = "request"
+		}
+		parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on "+which+" headers")
+	}
+}
+
 // gatewayHeadersPolicy converts a header modifier filter; for requests a
 // Host header becomes a host rewrite. Invalid entries are skipped and
 // reported together.

@@ -1,9 +1,7 @@
 package translate
 
 import (
-	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -72,30 +70,9 @@ func grpcMethodMatch(m *gatewayv1.GRPCMethodMatch, parent *routeParent) (PathMat
 }
 
 func grpcHeaderMatches(in []gatewayv1.GRPCHeaderMatch) ([]HeaderMatch, error) {
-	var out []HeaderMatch
-	seen := map[string]bool{}
-	for _, m := range in {
-		h := HeaderMatch{Name: string(m.Name), Type: HeaderExact, Value: m.Value}
-		if m.Type != nil {
-			switch *m.Type {
-			case gatewayv1.GRPCHeaderMatchExact:
-			case gatewayv1.GRPCHeaderMatchRegularExpression:
-				if _, err := regexp.Compile(m.Value); err != nil {
-					return nil, errors.New("GRPCRoute.Spec.Rules.Matches.Headers: Invalid value for RegularExpression match type is specified")
-				}
-				h.Type = HeaderRegex
-			default:
-				return nil, errors.New("GRPCRoute.Spec.Rules.Matches.Headers: Only Exact match type and RegularExpression match type are supported")
-			}
-		}
-		key := strings.ToUpper(h.Name)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, h)
-	}
-	return out, nil
+	return gatewayHeaderMatches("GRPCRoute", in, func(m gatewayv1.GRPCHeaderMatch) (string, string, *string) {
+		return string(m.Name), m.Value, (*string)(m.Type)
+	})
 }
 
 func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gatewayv1.GRPCRouteFilter, parent *routeParent, l *gatewayListener) *httpRule {
@@ -103,21 +80,9 @@ func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gat
 	for _, f := range filters {
 		switch f.Type {
 		case gatewayv1.GRPCRouteFilterRequestHeaderModifier:
-			if f.RequestHeaderModifier == nil || hr.requestHeaders != nil {
-				continue
-			}
-			var err error
-			if hr.requestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
-				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
-			}
+			applyHeaderFilter(&hr.requestHeaders, f.RequestHeaderModifier, true, parent)
 		case gatewayv1.GRPCRouteFilterResponseHeaderModifier:
-			if f.ResponseHeaderModifier == nil || hr.responseHeaders != nil {
-				continue
-			}
-			var err error
-			if hr.responseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
-				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
-			}
+			applyHeaderFilter(&hr.responseHeaders, f.ResponseHeaderModifier, false, parent)
 		case gatewayv1.GRPCRouteFilterRequestMirror:
 			if f.RequestMirror == nil {
 				continue
@@ -155,21 +120,9 @@ func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatew
 		for _, f := range ref.Filters {
 			switch f.Type {
 			case gatewayv1.GRPCRouteFilterRequestHeaderModifier:
-				if f.RequestHeaderModifier == nil || cl.RequestHeaders != nil {
-					continue
-				}
-				var err error
-				if cl.RequestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
-					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
-				}
+				applyHeaderFilter(&cl.RequestHeaders, f.RequestHeaderModifier, true, parent)
 			case gatewayv1.GRPCRouteFilterResponseHeaderModifier:
-				if f.ResponseHeaderModifier == nil || cl.ResponseHeaders != nil {
-					continue
-				}
-				var err error
-				if cl.ResponseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
-					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
-				}
+				applyHeaderFilter(&cl.ResponseHeaders, f.ResponseHeaderModifier, false, parent)
 			default:
 				parent.add("Accepted", "False", "UnsupportedValue", "GRPCRoute.Spec.Rules.BackendRef.Filters: Only RequestHeaderModifier and ResponseHeaderModifier type is supported.")
 			}

@@ -134,20 +134,31 @@ func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent *routeParent) (PathMatch, 
 // httpHeaderMatches converts header matches; for a header named twice
 // (case-insensitively) the first match wins.
 func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]HeaderMatch, error) {
+	return gatewayHeaderMatches("HTTPRoute", in, func(m gatewayv1.HTTPHeaderMatch) (string, string, *string) {
+		return string(m.Name), m.Value, (*string)(m.Type)
+	})
+}
+
+// gatewayHeaderMatches converts the header matches of an HTTPRoute or a
+// GRPCRoute (kind), whose types differ only in name: parts gives a match's
+// header name, value and match type (nil for Exact). For a header named
+// twice (case-insensitively) the first match wins.
+func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value string, typ *string)) ([]HeaderMatch, error) {
 	var out []HeaderMatch
 	seen := map[string]bool{}
 	for _, m := range in {
-		h := HeaderMatch{Name: string(m.Name), Type: HeaderExact, Value: m.Value}
-		if m.Type != nil {
-			switch *m.Type {
-			case gatewayv1.HeaderMatchExact:
-			case gatewayv1.HeaderMatchRegularExpression:
-				if _, err := regexp.Compile(m.Value); err != nil {
-					return nil, errors.New("HTTPRoute.Spec.Rules.Matches.Headers: Invalid value for RegularExpression match type is specified")
+		name, value, typ := parts(m)
+		h := HeaderMatch{Name: name, Type: HeaderExact, Value: value}
+		if typ != nil {
+			switch *typ {
+			case "Exact":
+			case "RegularExpression":
+				if _, err := regexp.Compile(value); err != nil {
+					return nil, errors.New(kind + ".Spec.Rules.Matches.Headers: Invalid value for RegularExpression match type is specified")
 				}
 				h.Type = HeaderRegex
 			default:
-				return nil, errors.New("HTTPRoute.Spec.Rules.Matches.Headers: Only Exact match type and RegularExpression match type are supported")
+				return nil, errors.New(kind + ".Spec.Rules.Matches.Headers: Only Exact match type and RegularExpression match type are supported")
 			}
 		}
 		key := strings.ToUpper(h.Name)
@@ -232,21 +243,9 @@ func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gat
 	for _, f := range filters {
 		switch f.Type {
 		case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
-			if f.RequestHeaderModifier == nil || hr.requestHeaders != nil {
-				continue
-			}
-			var err error
-			if hr.requestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
-				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
-			}
+			applyHeaderFilter(&hr.requestHeaders, f.RequestHeaderModifier, true, parent)
 		case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
-			if f.ResponseHeaderModifier == nil || hr.responseHeaders != nil {
-				continue
-			}
-			var err error
-			if hr.responseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
-				parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
-			}
+			applyHeaderFilter(&hr.responseHeaders, f.ResponseHeaderModifier, false, parent)
 		case gatewayv1.HTTPRouteFilterRequestRedirect:
 			if f.RequestRedirect == nil || hr.redirect != nil {
 				continue
@@ -344,21 +343,9 @@ func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatew
 		for _, f := range ref.Filters {
 			switch f.Type {
 			case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
-				if f.RequestHeaderModifier == nil || cl.RequestHeaders != nil {
-					continue
-				}
-				var err error
-				if cl.RequestHeaders, err = gatewayHeadersPolicy(f.RequestHeaderModifier, true); err != nil {
-					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on request headers")
-				}
+				applyHeaderFilter(&cl.RequestHeaders, f.RequestHeaderModifier, true, parent)
 			case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
-				if f.ResponseHeaderModifier == nil || cl.ResponseHeaders != nil {
-					continue
-				}
-				var err error
-				if cl.ResponseHeaders, err = gatewayHeadersPolicy(f.ResponseHeaderModifier, false); err != nil {
-					parent.add("ResolvedRefs", "False", "Degraded", err.Error()+" on response headers")
-				}
+				applyHeaderFilter(&cl.ResponseHeaders, f.ResponseHeaderModifier, false, parent)
 			default:
 				parent.add("Accepted", "False", "UnsupportedValue", "HTTPRoute.Spec.Rules.BackendRef.Filters: Only RequestHeaderModifier and ResponseHeaderModifier type is supported.")
 			}
