@@ -2,37 +2,23 @@ package main
 
 // The in-repo parity tests: cases of the shared conformance corpus are
 // rendered in memory and compared (see xds_test.go) with what Contour itself
-// served for them. TestIngressParity covers the Ingress-only cases;
-// TestParity every case whose flags contourc supports, except the known
-// gaps listed below.
+// served for them: TestParity runs every case, except the known gaps
+// listed below.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-
-	yamlv3 "go.yaml.in/yaml/v3"
 )
 
 // conformanceDir is the shared corpus, a sibling of the repository.
 var conformanceDir = filepath.Join(repoRoot, "..", "shared", "conformance")
-
-// ingressKinds are the kinds a case may hold to count as an Ingress case.
-var ingressKinds = map[string]bool{
-	"Ingress": true, "Service": true, "EndpointSlice": true, "Secret": true, "Deployment": true,
-}
-
-// unsupportedFlags are Contour flags contourc does not implement yet; cases
-// using them are left to later work.
-var unsupportedFlags = []string{}
 
 // knownGaps are cases contourc cannot pass yet, with the reason.
 var knownGaps = map[string]string{
@@ -62,59 +48,23 @@ func TestParity(t *testing.T) {
 	t.Logf("parity: %d/%d supported cases identical", identical, len(cases))
 }
 
-// supportedCases lists the case directories under root that use no
-// unsupported flag, skipping those where Contour's own output varies.
+// supportedCases lists the case directories under root, skipping those
+// where Contour's own output varies.
 func supportedCases(root string) ([]string, error) {
 	var cases []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Name() != "expected.envoy.json" {
 			return err
 		}
-		dir := filepath.Dir(path)
-		if fileExists(filepath.Join(dir, "NONDETERMINISTIC")) {
-			return nil
+		if dir := filepath.Dir(path); !fileExists(filepath.Join(dir, "NONDETERMINISTIC")) {
+			cases = append(cases, dir)
 		}
-		args, err := caseArgs(dir)
-		if err != nil {
-			return err
-		}
-		for _, a := range args {
-			for _, f := range unsupportedFlags {
-				if a == f || strings.HasPrefix(a, f+"=") {
-					return nil
-				}
-			}
-		}
-		cases = append(cases, dir)
 		return nil
 	})
 	sort.Strings(cases)
 	return cases, err
 }
 
-func TestIngressParity(t *testing.T) {
-	if _, err := os.Stat(conformanceDir); err != nil {
-		t.Skipf("no conformance corpus at %s: %v", conformanceDir, err)
-	}
-	cases, err := ingressCases(conformanceDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) == 0 {
-		t.Fatalf("no Ingress-only case under %s", conformanceDir)
-	}
-	identical := 0
-	for _, dir := range cases {
-		name, _ := filepath.Rel(conformanceDir, dir)
-		if t.Run(name, func(t *testing.T) { parityCase(t, dir) }) {
-			identical++
-		}
-	}
-	t.Logf("parity: %d/%d Ingress cases identical", identical, len(cases))
-}
-
-// parityCase runs render (and check, when Contour's status is known) on one
-// case directory and compares with Contour's output.
 func parityCase(t *testing.T, dir string) {
 	args, err := caseArgs(dir)
 	if err != nil {
@@ -220,101 +170,6 @@ func sameNameExpected(want map[string]string, key string) bool {
 		}
 	}
 	return false
-}
-
-// ingressCases lists the case directories under root whose inputs hold only
-// ingressKinds, skipping those where Contour's own output varies.
-func ingressCases(root string) ([]string, error) {
-	var cases []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "expected.envoy.json" {
-			return err
-		}
-		dir := filepath.Dir(path)
-		if fileExists(filepath.Join(dir, "NONDETERMINISTIC")) {
-			return nil
-		}
-		if ok, err := onlyIngressKinds(filepath.Join(dir, "input")); err != nil || !ok {
-			return err
-		}
-		cases = append(cases, dir)
-		return nil
-	})
-	sort.Strings(cases)
-	return cases, err
-}
-
-func onlyIngressKinds(input string) (bool, error) {
-	only := true
-	err := filepath.WalkDir(input, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !only {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		kinds, err := kindsIn(b, strings.HasSuffix(path, ".json"))
-		if err != nil {
-			// Unparseable input is a case for the bad-input tests, not this one.
-			only = false
-			return nil
-		}
-		for _, k := range kinds {
-			only = only && ingressKinds[k]
-		}
-		return nil
-	})
-	return only, err
-}
-
-// kindsIn returns the kinds of the objects in a manifest file, looking into
-// List objects.
-func kindsIn(b []byte, isJSON bool) ([]string, error) {
-	var docs []any
-	if isJSON {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		for {
-			var doc any
-			if err := dec.Decode(&doc); err == io.EOF {
-				break
-			} else if err != nil {
-				return nil, err
-			}
-			docs = append(docs, doc)
-		}
-	} else {
-		dec := yamlv3.NewDecoder(bytes.NewReader(b))
-		for {
-			var doc any
-			if err := dec.Decode(&doc); err == io.EOF {
-				break
-			} else if err != nil {
-				return nil, err
-			}
-			docs = append(docs, doc)
-		}
-	}
-	var kinds []string
-	var collect func(v any)
-	collect = func(v any) {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return
-		}
-		kind, _ := m["kind"].(string)
-		if items, ok := m["items"].([]any); ok && strings.HasSuffix(kind, "List") {
-			for _, it := range items {
-				collect(it)
-			}
-			return
-		}
-		kinds = append(kinds, kind)
-	}
-	for _, d := range docs {
-		collect(d)
-	}
-	return kinds, nil
 }
 
 func fileExists(path string) bool {
