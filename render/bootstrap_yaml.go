@@ -56,10 +56,11 @@ func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources) ([]byte, err
 	if sr == nil {
 		return nil, nil
 	}
+	keys := []string{"listeners", "clusters", "secrets"} // in field order
 	sections := []typeSection{
-		staticSection("listener", "listeners", sr.GetListeners()),
-		staticSection("cluster", "clusters", sr.GetClusters()),
-		staticSection("secret", "secrets", sr.GetSecrets()),
+		staticSection("listener", sr.GetListeners()),
+		staticSection("cluster", sr.GetClusters()),
+		staticSection("secret", sr.GetSecrets()),
 	}
 	items, err := yamlItems(sections)
 	if err != nil {
@@ -75,7 +76,7 @@ func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources) ([]byte, err
 			out = append(out, '\n')
 			empty = false
 		}
-		out = append(out, "  "+s.typeURL+":\n"...)
+		out = append(out, "  "+keys[i]+":\n"...)
 		for _, item := range items[i] {
 			out = append(out, item...)
 		}
@@ -87,12 +88,12 @@ func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources) ([]byte, err
 }
 
 // staticSection is a section of static resources in the bootstrap's own
-// order; typeURL holds the YAML key.
+// order.
 func staticSection[T interface {
 	proto.Message
 	GetName() string
-}](kind, key string, items []T) typeSection {
-	s := typeSection{typeURL: key, kind: kind, items: make([]proto.Message, len(items)), names: make([]string, len(items))}
+}](kind string, items []T) typeSection {
+	s := typeSection{kind: kind, items: make([]proto.Message, len(items)), names: make([]string, len(items))}
 	for i, m := range items {
 		s.items[i], s.names[i] = m, m.GetName()
 	}

@@ -43,9 +43,6 @@ var errFallback = errors.New("render: not handled by the fast JSON encoder")
 // concurrent use.
 type jsonEncoder struct {
 	anys sync.Map // type URL + "\x00" + value bytes -> []byte
-	// premarshaled holds JSON printed beforehand for particular messages
-	// (by identity), spliced in where they occur.
-	premarshaled map[proto.Message][]byte
 }
 
 // marshal appends m's JSON to dst, falling back to protojson for what this
@@ -59,9 +56,6 @@ func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
 }
 
 func (e *jsonEncoder) message(dst []byte, m protoreflect.Message) ([]byte, error) {
-	if pre, ok := e.premarshaled[m.Interface()]; ok {
-		return append(dst, pre...), nil
-	}
 	desc := m.Descriptor()
 	if desc.FullName() == "google.protobuf.Any" {
 		return e.anyMessage(dst, m)
