@@ -71,12 +71,13 @@ func (e *jsonEncoder) message(dst []byte, m protoreflect.Message) ([]byte, error
 // fields appends m's populated fields in declaration order, as
 // "name":value pairs; more says a pair was already written.
 func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, more bool) ([]byte, error) {
-	fds := m.Descriptor().Fields()
-	for i := range fds.Len() {
-		fd := fds.Get(i)
-		if !m.Has(fd) {
+	p := presenceFor(m)
+	base := p.base(m)
+	for i := range p.fields {
+		if !p.has(m, base, i) {
 			continue
 		}
+		fd := p.fields[i].fd
 		if more {
 			dst = append(dst, ',')
 		}

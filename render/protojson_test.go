@@ -120,8 +120,9 @@ func TestFastJSONFixtures(t *testing.T) {
 	sameAsProtojson(t, enc, b)
 }
 
-// TestFastJSONParityCorpus compares the two encoders on every resource
-// contourc produces for the shared parity cases, when they are present.
+// TestFastJSONParityCorpus compares the two encoders, and the presence plan
+// with Message.Has, on every resource contourc produces for the shared
+// parity cases, when they are present.
 func TestFastJSONParityCorpus(t *testing.T) {
 	inputs, _ := filepath.Glob("../../shared/conformance/*/*/input")
 	if len(inputs) == 0 {
@@ -144,6 +145,7 @@ func TestFastJSONParityCorpus(t *testing.T) {
 			for _, s := range typeSections(&res.Resources) {
 				for _, m := range s.items {
 					sameAsProtojson(t, enc, m)
+					samePresence(t, m)
 				}
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -83,10 +84,16 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 		}
 		changed = c
 	}
-	fields := m.Descriptor().Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if fd.Message() == nil || !m.Has(fd) {
+	p := presenceFor(m)
+	base := p.base(m)
+	for i := range p.fields {
+		fd := p.fields[i].fd
+		if fd.Message() == nil && !fd.IsMap() {
+			continue
+		}
+		// Unless a visitor wants to see every message, only fields that
+		// can hold an Any need entering: the rest ValidateAll checked.
+		if w.visit == nil && !p.fields[i].holdsAny || !p.has(m, base, i) {
 			continue
 		}
 		c, err := w.walkField(fd, m.Get(fd))
@@ -248,4 +255,64 @@ func elementName(m protoreflect.Message) string {
 		}
 	}
 	return ""
+}
+
+// anyReach memoises reachesAny by message full name.
+var anyReach sync.Map // protoreflect.FullName -> bool
+
+// reachesAny says whether a message of type md can contain a
+// google.protobuf.Any, itself or in any field below it.
+func reachesAny(md protoreflect.MessageDescriptor) bool {
+	if v, ok := anyReach.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	// Work out every type reachable from md that is not known yet, then
+	// mark, from the Anys backwards, each one that leads to an Any. Types
+	// may be recursive, so the answer for one type needs the whole graph
+	// below it.
+	graph := map[protoreflect.FullName][]protoreflect.FullName{} // type -> field types
+	reaches := map[protoreflect.FullName]bool{}
+	var collect func(md protoreflect.MessageDescriptor)
+	collect = func(md protoreflect.MessageDescriptor) {
+		name := md.FullName()
+		if _, done := graph[name]; done {
+			return
+		}
+		graph[name] = nil
+		if v, ok := anyReach.Load(name); ok {
+			reaches[name] = v.(bool)
+			return
+		}
+		reaches[name] = name == "google.protobuf.Any"
+		fds := md.Fields()
+		for i := range fds.Len() {
+			fd := fds.Get(i)
+			if fd.IsMap() {
+				fd = fd.MapValue()
+			}
+			if sub := fd.Message(); sub != nil {
+				graph[name] = append(graph[name], sub.FullName())
+				collect(sub)
+			}
+		}
+	}
+	collect(md)
+	for changed := true; changed; {
+		changed = false
+		for name, subs := range graph {
+			if reaches[name] {
+				continue
+			}
+			for _, sub := range subs {
+				if reaches[sub] {
+					reaches[name], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for name, v := range reaches {
+		anyReach.LoadOrStore(name, v)
+	}
+	return reaches[md.FullName()]
 }

@@ -1,0 +1,117 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// samePresence fails unless the presence plan agrees with Message.Has on
+// every field of every message inside m, Any contents included.
+func samePresence(t *testing.T, m proto.Message) {
+	t.Helper()
+	var check func(m protoreflect.Message)
+	check = func(m protoreflect.Message) {
+		if a, ok := m.Interface().(*anypb.Any); ok {
+			if inner, err := a.UnmarshalNew(); err == nil {
+				check(inner.ProtoReflect())
+			}
+		}
+		p := presenceFor(m)
+		base := p.base(m)
+		for i, f := range p.fields {
+			if got, want := p.has(m, base, i), m.Has(f.fd); got != want {
+				t.Errorf("%s: plan says set=%v, Has says %v", f.fd.FullName(), got, want)
+			}
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				for i := range v.List().Len() {
+					check(v.List().Get(i).Message())
+				}
+			case fd.IsMap() && fd.MapValue().Message() != nil:
+				v.Map().Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+					check(v.Message())
+					return true
+				})
+			case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
+				check(v.Message())
+			}
+			return true
+		})
+	}
+	check(m.ProtoReflect())
+}
+
+// TestPresenceEdges covers the values where "zero" and "unset" part ways.
+func TestPresenceEdges(t *testing.T) {
+	cases := map[string]proto.Message{
+		"empty":                      &clusterv3.Cluster{},
+		"nil pointer":                (*clusterv3.Cluster)(nil),
+		"oneof holding a zero enum":  &clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC}},
+		"oneof holding a nil msg":    &clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{}},
+		"oneof holding empty string": &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: ""}},
+		"negative zero double":       &typev3.Percent{Value: math.Copysign(0, -1)},
+		"zero double":                &typev3.Percent{Value: 0},
+		"bool":                       &routev3.RouteMatch{CaseSensitive: wrapperspb.Bool(false)},
+		"empty non-nil list":         &routev3.VirtualHost{Domains: []string{}},
+		"list":                       &routev3.VirtualHost{Name: "a", Domains: []string{"x"}},
+		"empty non-nil map":          &routev3.Route{TypedPerFilterConfig: map[string]*anypb.Any{}},
+		"map":                        &routev3.Route{TypedPerFilterConfig: map[string]*anypb.Any{"a": {}}},
+		"enum":                       &clusterv3.Cluster{LbPolicy: clusterv3.Cluster_RING_HASH},
+		"uint32 and int64":           &corev3.SocketOption{Level: 1, Name: 2, Value: &corev3.SocketOption_IntValue{IntValue: 0}},
+		"bytes":                      &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: nil}},
+		"struct null value":          &structpb.Value{Kind: &structpb.Value_NullValue{}},
+		"packed config":              &clusterv3.Cluster{Name: "c", TypedExtensionProtocolOptions: map[string]*anypb.Any{"x": mustAny(t, &typev3.Percent{Value: 1})}},
+	}
+	for name, m := range cases {
+		t.Run(name, func(t *testing.T) { samePresence(t, m) })
+	}
+}
+
+// TestPresenceFixtures compares the plan with Has on every resource and the
+// bootstrap of the handmade fixtures.
+func TestPresenceFixtures(t *testing.T) {
+	r := testResources(t)
+	for _, s := range typeSections(r) {
+		for _, m := range s.items {
+			samePresence(t, m)
+		}
+	}
+	b, err := BuildBootstrap(r, BootstrapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePresence(t, b)
+}
+
+func TestReachesAny(t *testing.T) {
+	cases := []struct {
+		m    proto.Message
+		want bool
+	}{
+		{&anypb.Any{}, true},
+		{&clusterv3.Cluster{}, true},          // typed_extension_protocol_options
+		{&routev3.RouteMatch{}, true},         // path_match_policy
+		{&corev3.SocketAddress{}, false},      // strings, numbers, enums
+		{&structpb.Struct{}, false},           // recursive, no Any
+		{&typev3.Percent{}, false},            // a double
+		{&routev3.RouteConfiguration{}, true}, // typed_per_filter_config
+		{&corev3.HeaderValueOption{}, false},  // header and enums
+	}
+	for _, c := range cases {
+		if got := reachesAny(c.m.ProtoReflect().Descriptor()); got != c.want {
+			t.Errorf("reachesAny(%T) = %v, want %v", c.m, got, c.want)
+		}
+	}
+}
