@@ -3,7 +3,6 @@ package translate
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 
@@ -45,7 +44,7 @@ type cache struct {
 	backendTLSPolicies []*gatewayv1.BackendTLSPolicy
 	namespaces         map[string]*corev1.Namespace
 	configMaps         map[types.NamespacedName]*corev1.ConfigMap
-	secretChecks       map[secretCheck]error // see checkSecret
+	secretChecks       secretChecks
 
 	// settings are the configuration's (nil: Contour's defaults).
 	settings *settings
@@ -236,26 +235,6 @@ func (c *cache) lookupSecret(name types.NamespacedName, fromNamespace string, va
 		return nil, err
 	}
 	return s, nil
-}
-
-// secretCheck is one validation of one Secret: many objects may use the
-// same certificate, and parsing it is the costly part.
-type secretCheck struct {
-	name      types.NamespacedName
-	validator uintptr
-}
-
-func (c *cache) checkSecret(s *corev1.Secret, name types.NamespacedName, validate func(*corev1.Secret) error) error {
-	key := secretCheck{name, reflect.ValueOf(validate).Pointer()}
-	if err, ok := c.secretChecks[key]; ok {
-		return err
-	}
-	err := validate(s)
-	if c.secretChecks == nil {
-		c.secretChecks = map[secretCheck]error{}
-	}
-	c.secretChecks[key] = err
-	return err
 }
 
 // lookupTLSSecret returns the validated serving certificate name refers to,

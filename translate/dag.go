@@ -460,6 +460,19 @@ func (vh *VirtualHost) conflicts(r *Route) bool {
 	return ok && existing.Kind == r.Kind
 }
 
+// sortRoutes fills every virtual host's route order cache, so that the
+// builders, which run side by side, only read the DAG.
+func (d *DAG) sortRoutes() {
+	for _, l := range d.listeners {
+		for _, vh := range l.vhosts {
+			vh.Routes()
+		}
+		for _, svh := range l.svhosts {
+			svh.Routes()
+		}
+	}
+}
+
 // Routes returns the virtual host's routes in Envoy's match order.
 func (vh *VirtualHost) Routes() []*Route {
 	if vh.sorted == nil {

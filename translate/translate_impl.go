@@ -3,6 +3,7 @@ package translate
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -62,13 +63,17 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	for _, l := range d.sortedListeners() {
 		dagListeners = append(dagListeners, l.Name)
 	}
-	r := Resources{
-		Listeners:    listenersFor(d, s),
-		RouteConfigs: routeConfigurations(d),
-		Secrets:      append(secrets(d), metricsSecrets(s.metrics)...),
-		Runtimes:     []*runtimev3.Runtime{runtimeLayerFor(s, dagListeners)},
-	}
-	sortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
+	r := Resources{Runtimes: []*runtimev3.Runtime{runtimeLayerFor(s, dagListeners)}}
+	// The resource types only read the DAG: build them side by side, on
+	// every CPU, the clusters here.
+	d.sortRoutes()
+	var wg sync.WaitGroup
+	wg.Go(func() { r.Listeners = listenersFor(d, s) })
+	wg.Go(func() { r.RouteConfigs = routeConfigurations(d) })
+	wg.Go(func() {
+		r.Secrets = append(secrets(d), metricsSecrets(s.metrics)...)
+		sortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
+	})
 	claSeen := map[string]bool{}
 	for _, dc := range referencedClusters(d) {
 		svc := dc.Upstream
@@ -97,6 +102,7 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	}
 	sortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
 	sortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
+	wg.Wait()
 	return r
 }
 
@@ -139,6 +145,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	}
 	c := newCache(objs, cacheOpts)
 	c.settings = s
+	c.checkServingSecretsAhead()
+	defer c.stopCheckingAhead()
 	d := newDAG()
 	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController)
 	if err != nil {
@@ -180,6 +188,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 			return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 		})
 	}
+	c.stopCheckingAhead()
 	res.Resources = buildResourcesWith(d, c, opts, s, &res.Notices)
 	sort.SliceStable(res.Notices, func(i, j int) bool { return res.Notices[i].String() < res.Notices[j].String() })
 	return res, nil
