@@ -104,7 +104,7 @@ func staticSection[T interface {
 // at staticItemIndent, on every CPU, keeping order; the error is that of
 // the first failing resource.
 func yamlItems(sections []typeSection) ([][][]byte, error) {
-	docs, err := (&jsonEncoder{}).marshalAll(sections, false)
+	docs, err := (&jsonEncoder{}).marshalAll(sections)
 	if err != nil {
 		return nil, err
 	}

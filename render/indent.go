@@ -3,12 +3,13 @@ package render
 // A fast re-indenter for JSON that is known to be valid.
 //
 // protojson deliberately varies its whitespace so that nobody depends on
-// its exact bytes; contourc promises byte-identical output, so every
-// document is laid out again. encoding/json.Indent does that but validates as
-// it goes, one state-machine call per byte, which was a third of the time of
-// rendering 5,000 clusters. protojson's output needs no validating, so this
-// only tracks strings and nesting, and produces the same bytes as
-// json.Indent(dst, src, prefix, "  ") (a test checks that).
+// its exact bytes; contourc promises byte-identical output, so what
+// protojson prints (the rare messages the fast encoder leaves to it) is laid
+// out again. encoding/json.Indent does that but validates as it goes, one
+// state-machine call per byte; protojson's output needs no validating, so
+// this only tracks strings and nesting, and produces the same bytes as
+// json.Indent(dst, src, prefix, "  ") (a test checks that). The tests also
+// use it as the reference layout for the encoder's own indentation.
 
 import "bytes"
 

@@ -2,24 +2,23 @@ package render
 
 // Printing many resources as JSON, on every CPU.
 
-import (
-	"slices"
-
-	"google.golang.org/protobuf/proto"
-)
+import "slices"
 
 // marshalSections prints every resource of every section as JSON laid out
 // at elementPrefix, keeping section and item order.
 func marshalSections(sections []typeSection) ([][][]byte, error) {
-	return (&jsonEncoder{}).marshalAll(sections, true)
+	return indentedEncoder(elementPrefix).marshalAll(sections)
 }
 
-// marshalAll prints every resource of every section, laid out at
-// elementPrefix when indent is set and compact otherwise. Resources are
-// independent, so they are shared out among the CPUs. If any
+// bigDocument is the size from which a printed resource keeps the buffer
+// it was printed in rather than a copy of it.
+const bigDocument = 1 << 20
+
+// marshalAll prints every resource of every section in e's layout.
+// Resources are independent, so they are shared out among the CPUs. If any
 // fails, the error is that of the first failing resource in output order,
 // so it is the same on every run.
-func (e *jsonEncoder) marshalAll(sections []typeSection, indent bool) ([][][]byte, error) {
+func (e *jsonEncoder) marshalAll(sections []typeSection) ([][][]byte, error) {
 	type job struct{ section, item int }
 	var jobs []job
 	docs := make([][][]byte, len(sections))
@@ -31,16 +30,22 @@ func (e *jsonEncoder) marshalAll(sections []typeSection, indent bool) ([][][]byt
 	}
 	errs := make([]error, len(jobs))
 	forEachJob(len(jobs), func() func(int) {
-		var scratch []byte // compact output, reused between resources
+		var scratch []byte // reused between resources, so a document is allocated once, at its size
 		return func(n int) {
 			jb := jobs[n]
 			s := sections[jb.section]
-			var doc []byte
-			doc, scratch, errs[n] = e.print(s.items[jb.item], scratch, indent)
-			if errs[n] != nil {
-				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: errs[n]}
+			var err error
+			if scratch, err = e.marshal(scratch[:0], s.items[jb.item]); err != nil {
+				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err}
+				return
 			}
-			docs[jb.section][jb.item] = doc
+			if len(scratch) >= bigDocument {
+				// A copy would cost as much memory again; the
+				// next resource starts a buffer of its own.
+				docs[jb.section][jb.item], scratch = scratch, nil
+				return
+			}
+			docs[jb.section][jb.item] = slices.Clone(scratch)
 		}
 	})
 	for _, err := range errs {
@@ -49,18 +54,4 @@ func (e *jsonEncoder) marshalAll(sections []typeSection, indent bool) ([][][]byt
 		}
 	}
 	return docs, nil
-}
-
-// print prints m as compact JSON into scratch and returns it in a new
-// slice, laid out at elementPrefix if indent is set, and scratch for reuse.
-func (e *jsonEncoder) print(m proto.Message, scratch []byte, indent bool) (doc, _ []byte, err error) {
-	raw, err := e.marshal(scratch[:0], m)
-	if err != nil {
-		return nil, scratch, err
-	}
-	if !indent {
-		return slices.Clone(raw), raw, nil
-	}
-	// Indentation roughly doubles compact JSON.
-	return appendIndented(make([]byte, 0, 2*len(raw)), raw, elementPrefix), raw, nil
 }

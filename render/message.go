@@ -12,11 +12,11 @@ import (
 // MessageJSON prints m with proto field names, indented by two spaces and
 // ending in a newline; the same message always gives the same bytes.
 func MessageJSON(m proto.Message) ([]byte, error) {
-	raw, err := (&jsonEncoder{}).marshal(nil, m)
+	js, err := indentedEncoder("").marshal(nil, m)
 	if err != nil {
 		return nil, err
 	}
-	return append(appendIndented(nil, raw, ""), '\n'), nil
+	return append(js, '\n'), nil
 }
 
 // MessageYAML prints m as block YAML, keys in proto declaration order and

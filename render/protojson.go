@@ -39,38 +39,97 @@ const maxCachedAny = 4 << 10
 // print the way protojson does, or an error protojson should word.
 var errFallback = errors.New("render: not handled by the fast JSON encoder")
 
-// jsonEncoder prints messages as compact protojson. It is safe for
-// concurrent use.
+// jsonEncoder prints messages as protojson, compact or, when indent is
+// set, laid out as json.Indent lays out with two spaces and prefix. It is
+// safe for concurrent use.
+//
+// Printing the layout directly, rather than re-indenting compact JSON,
+// saves a pass and a copy of every byte, and lets the one huge list of a
+// resource (the HTTPS listener's filter chains, the HTTP route table's
+// virtual hosts) be printed in pieces on every CPU.
 type jsonEncoder struct {
-	anys sync.Map // type URL + "\x00" + value bytes -> []byte
+	indent bool
+	prefix string
+	anys   sync.Map // depth + type URL + "\x00" + value bytes -> []byte
+}
+
+// indentedEncoder prints as json.Indent(dst, compact, prefix, "  ") would.
+func indentedEncoder(prefix string) *jsonEncoder {
+	return &jsonEncoder{indent: true, prefix: prefix}
 }
 
 // marshal appends m's JSON to dst, falling back to protojson for what this
 // encoder leaves to it.
 func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
-	out, err := e.message(dst, m.ProtoReflect())
+	out, err := e.message(dst, m.ProtoReflect(), 0)
 	if err == nil {
 		return out, nil
 	}
-	return protoJSON.MarshalAppend(dst[:len(dst):len(dst)], m)
+	return e.viaProtojson(dst[:len(dst):len(dst)], m, 0)
 }
 
-func (e *jsonEncoder) message(dst []byte, m protoreflect.Message) ([]byte, error) {
+// viaProtojson appends protojson's output for m at depth, laid out as the
+// rest: protojson varies its whitespace on purpose.
+func (e *jsonEncoder) viaProtojson(dst []byte, m proto.Message, depth int) ([]byte, error) {
+	if !e.indent {
+		return protoJSON.MarshalAppend(dst, m)
+	}
+	js, err := protoJSON.Marshal(m)
+	if err != nil {
+		return dst, err
+	}
+	return appendIndented(dst, js, e.prefix+strings.Repeat(indentUnit, depth)), nil
+}
+
+// member starts the next member of the object or array at depth: a comma
+// unless it is the first, then, when indenting, a new line one level in.
+func (e *jsonEncoder) member(dst []byte, depth int, first bool) []byte {
+	if !first {
+		dst = append(dst, ',')
+	}
+	if e.indent {
+		dst = newLine(dst, e.prefix, depth+1)
+	}
+	return dst
+}
+
+// end closes the object or array at depth with c; json.Indent puts the
+// bracket of a non-empty one on a line of its own.
+func (e *jsonEncoder) end(dst []byte, depth int, c byte, empty bool) []byte {
+	if e.indent && !empty {
+		dst = newLine(dst, e.prefix, depth)
+	}
+	return append(dst, c)
+}
+
+// key appends an object member's name and colon.
+func (e *jsonEncoder) key(dst []byte, name string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	if e.indent {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+func (e *jsonEncoder) message(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
 	desc := m.Descriptor()
 	if desc.FullName() == "google.protobuf.Any" {
-		return e.anyMessage(dst, m)
+		return e.anyMessage(dst, m, depth)
 	}
 	if desc.ParentFile().Package() == "google.protobuf" {
-		return e.wellKnown(dst, m)
+		return e.wellKnown(dst, m, depth)
 	}
 	dst = append(dst, '{')
-	dst, err := e.fields(dst, m, false)
-	return append(dst, '}'), err
+	dst, n, err := e.fields(dst, m, depth, 0)
+	return e.end(dst, depth, '}', n == 0), err
 }
 
-// fields appends m's populated fields in declaration order, as
-// "name":value pairs; more says a pair was already written.
-func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, more bool) ([]byte, error) {
+// fields appends m's populated fields in declaration order, as members of
+// the object at depth that already has written members, and returns how
+// many members the object then has.
+func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, depth, written int) ([]byte, int, error) {
 	p := presenceFor(m)
 	base := p.base(m)
 	for i := range p.fields {
@@ -78,46 +137,82 @@ func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, more bool) ([]b
 			continue
 		}
 		fd := p.fields[i].fd
-		if more {
-			dst = append(dst, ',')
-		}
-		more = true
-		dst = append(dst, '"')
-		dst = append(dst, fd.TextName()...)
-		dst = append(dst, '"', ':')
+		dst = e.member(dst, depth, written == 0)
+		written++
+		dst = e.key(dst, fd.TextName())
 		var err error
 		switch v := m.Get(fd); {
 		case fd.IsList():
-			dst, err = e.list(dst, v.List(), fd)
+			dst, err = e.list(dst, v.List(), fd, depth+1)
 		case fd.IsMap():
-			dst, err = e.mapValue(dst, v.Map(), fd)
+			dst, err = e.mapValue(dst, v.Map(), fd, depth+1)
 		default:
-			dst, err = e.singular(dst, v, fd)
+			dst, err = e.singular(dst, v, fd, depth+1)
 		}
 		if err != nil {
+			return dst, written, err
+		}
+	}
+	return dst, written, nil
+}
+
+// minSplitList is the length from which a list of messages is printed in
+// pieces on every CPU.
+const minSplitList = 256
+
+func (e *jsonEncoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
+	dst = append(dst, '[')
+	var err error
+	if l.Len() >= minSplitList && fd.Message() != nil {
+		dst, err = e.listInPieces(dst, l, fd, depth)
+	} else {
+		dst, err = e.elements(dst, l, fd, depth, 0, l.Len())
+	}
+	return e.end(dst, depth, ']', l.Len() == 0), err
+}
+
+// elements appends the elements from..to-1 of l, the array at depth.
+func (e *jsonEncoder) elements(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth, from, to int) ([]byte, error) {
+	for i := from; i < to; i++ {
+		dst = e.member(dst, depth, i == 0)
+		var err error
+		if dst, err = e.singular(dst, l.Get(i), fd, depth+1); err != nil {
 			return dst, err
 		}
 	}
 	return dst, nil
 }
 
-func (e *jsonEncoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, error) {
-	dst = append(dst, '[')
-	for i := range l.Len() {
-		if i > 0 {
-			dst = append(dst, ',')
+// listInPieces prints a long list's elements in pieces, on every CPU, and
+// appends the pieces in order.
+func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
+	const perPiece = 64
+	n := l.Len()
+	pieces := make([][]byte, (n+perPiece-1)/perPiece)
+	errs := make([]error, len(pieces))
+	forEachJob(len(pieces), func() func(int) {
+		return func(k int) {
+			from := k * perPiece
+			pieces[k], errs[k] = e.elements(nil, l, fd, depth, from, min(from+perPiece, n))
 		}
-		var err error
-		if dst, err = e.singular(dst, l.Get(i), fd); err != nil {
-			return dst, err
+	})
+	size := 0
+	for k, piece := range pieces {
+		if errs[k] != nil {
+			return dst, errs[k]
 		}
+		size += len(piece)
 	}
-	return append(dst, ']'), nil
+	dst = slices.Grow(dst, size)
+	for _, piece := range pieces {
+		dst = append(dst, piece...)
+	}
+	return dst, nil
 }
 
 // mapValue prints a map with its keys in protojson's order: numeric for
 // numbers, false before true, bytewise for strings.
-func (e *jsonEncoder) mapValue(dst []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor) ([]byte, error) {
+func (e *jsonEncoder) mapValue(dst []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
 	keys := make([]protoreflect.MapKey, 0, mp.Len())
 	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
 		keys = append(keys, k)
@@ -126,19 +221,20 @@ func (e *jsonEncoder) mapValue(dst []byte, mp protoreflect.Map, fd protoreflect.
 	slices.SortFunc(keys, compareMapKeys)
 	dst = append(dst, '{')
 	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+		dst = e.member(dst, depth, i == 0)
 		var err error
 		if dst, err = appendJSONString(dst, k.String()); err != nil {
 			return dst, err
 		}
 		dst = append(dst, ':')
-		if dst, err = e.singular(dst, mp.Get(k), fd.MapValue()); err != nil {
+		if e.indent {
+			dst = append(dst, ' ')
+		}
+		if dst, err = e.singular(dst, mp.Get(k), fd.MapValue(), depth+1); err != nil {
 			return dst, err
 		}
 	}
-	return append(dst, '}'), nil
+	return e.end(dst, depth, '}', len(keys) == 0), nil
 }
 
 func compareMapKeys(a, b protoreflect.MapKey) int {
@@ -170,7 +266,7 @@ func cmpOrdered[T int64 | uint64](a, b T) int {
 	return 0
 }
 
-func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor) ([]byte, error) {
+func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		return strconv.AppendBool(dst, v.Bool()), nil
@@ -204,7 +300,7 @@ func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect
 		}
 		return strconv.AppendInt(dst, int64(v.Enum()), 10), nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return e.message(dst, v.Message())
+		return e.message(dst, v.Message(), depth)
 	}
 	return dst, errFallback
 }
@@ -212,7 +308,7 @@ func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect
 // wellKnown prints the well-known types Envoy's configuration is full of
 // (durations, wrappers, Structs) in their special JSON forms, and leaves the
 // rare others to protojson.
-func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message) ([]byte, error) {
+func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
 	fds := m.Descriptor().Fields()
 	switch m.Descriptor().FullName() {
 	case "google.protobuf.Duration":
@@ -222,13 +318,13 @@ func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message) ([]byte, err
 		"google.protobuf.UInt64Value", "google.protobuf.FloatValue", "google.protobuf.DoubleValue":
 		// A wrapper is its value alone.
 		fd := fds.ByNumber(1)
-		return e.singular(dst, m.Get(fd), fd)
+		return e.singular(dst, m.Get(fd), fd, depth)
 	case "google.protobuf.Struct":
 		fd := fds.ByNumber(1)
-		return e.mapValue(dst, m.Get(fd).Map(), fd)
+		return e.mapValue(dst, m.Get(fd).Map(), fd, depth)
 	case "google.protobuf.ListValue":
 		fd := fds.ByNumber(1)
-		return e.list(dst, m.Get(fd).List(), fd)
+		return e.list(dst, m.Get(fd).List(), fd, depth)
 	case "google.protobuf.Value":
 		fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("kind"))
 		if fd == nil {
@@ -239,11 +335,11 @@ func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message) ([]byte, err
 				return dst, errFallback // JSON has no such number
 			}
 		}
-		return e.singular(dst, m.Get(fd), fd)
+		return e.singular(dst, m.Get(fd), fd, depth)
 	case "google.protobuf.Empty":
 		return append(dst, '{', '}'), nil
 	}
-	return protoJSON.MarshalAppend(dst, m.Interface())
+	return e.viaProtojson(dst, m.Interface(), depth)
 }
 
 // appendDuration prints a Duration as protojson does: seconds with 0, 3, 6
@@ -271,8 +367,9 @@ func appendDuration(dst []byte, secs, nanos int64) ([]byte, error) {
 }
 
 // anyMessage prints an Any as protojson does, "@type" first and then the
-// fields of the packed message, from the cache when it was printed before.
-func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message) ([]byte, error) {
+// fields of the packed message, from the cache when it was printed before
+// at the same depth.
+func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
 	fds := m.Descriptor().Fields()
 	typeURL := m.Get(fds.ByNumber(1)).String()
 	value := m.Get(fds.ByNumber(2)).Bytes()
@@ -283,12 +380,15 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message) ([]byte, er
 	var key string
 	if cacheable {
 		key = typeURL + "\x00" + string(value)
+		if e.indent {
+			key = string(rune(depth)) + key
+		}
 		if js, ok := e.anys.Load(key); ok {
 			return append(dst, js.([]byte)...), nil
 		}
 	}
 	start := len(dst)
-	dst, err := e.packed(dst, typeURL, value)
+	dst, err := e.packed(dst, typeURL, value, depth)
 	if err != nil {
 		return dst, err
 	}
@@ -298,7 +398,7 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message) ([]byte, er
 	return dst, nil
 }
 
-func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte) ([]byte, error) {
+func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int) ([]byte, error) {
 	mt, err := protoregistry.GlobalTypes.FindMessageByURL(typeURL)
 	if err != nil {
 		return dst, errFallback
@@ -310,12 +410,12 @@ func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte) ([]byte, 
 	if inner.Descriptor().ParentFile().Package() == "google.protobuf" {
 		return dst, errFallback // well-known types nest under "value"
 	}
-	dst = append(dst, `{"@type":`...)
+	dst = e.key(e.member(append(dst, '{'), depth, true), "@type")
 	if dst, err = appendJSONString(dst, typeURL); err != nil {
 		return dst, err
 	}
-	dst, err = e.fields(dst, inner, true)
-	return append(dst, '}'), err
+	dst, _, err = e.fields(dst, inner, depth, 1)
+	return e.end(dst, depth, '}', false), err
 }
 
 // appendJSONString quotes s as protojson does: only quotes, backslashes and

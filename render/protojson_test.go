@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	dubbov3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/dubbo_proxy/v3"
 	fscachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/cache/file_system_http_cache/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
@@ -22,7 +23,7 @@ import (
 )
 
 // sameAsProtojson fails unless the fast encoder prints m as protojson does,
-// once both are laid out by the indenter.
+// compact once both are laid out by the indenter, and indented.
 func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 	t.Helper()
 	want, wantErr := protoJSON.Marshal(m)
@@ -36,6 +37,16 @@ func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 	w, g := appendIndented(nil, want, ""), appendIndented(nil, got, "")
 	if !bytes.Equal(w, g) {
 		t.Fatalf("%T:\n got %s\nwant %s", m, g, w)
+	}
+	// Printed in the indented layout directly, the same bytes as
+	// json.Indent's layout of protojson's output.
+	const prefix = "    "
+	ind, err := indentedEncoder(prefix).marshal(nil, m)
+	if err != nil {
+		t.Fatalf("%T: indented: %v", m, err)
+	}
+	if w := appendIndented(nil, want, prefix); !bytes.Equal(w, ind) {
+		t.Fatalf("%T: indented:\n got %s\nwant %s", m, ind, w)
 	}
 }
 
@@ -118,6 +129,20 @@ func TestFastJSONFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsProtojson(t, enc, b)
+}
+
+// TestFastJSONLongLists covers lists long enough to be printed in pieces,
+// their length not a multiple of a piece.
+func TestFastJSONLongLists(t *testing.T) {
+	r := largeResources(t, 3*minSplitList+17)
+	for _, rc := range r.RouteConfigs {
+		sameAsProtojson(t, &jsonEncoder{}, rc)
+	}
+	// An unprintable element deep in the list fails the whole list with
+	// protojson's error, whichever piece it is in.
+	bad := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
+	bad.VirtualHosts[2*minSplitList].Name = "\xff"
+	sameAsProtojson(t, &jsonEncoder{}, bad)
 }
 
 // TestFastJSONParityCorpus compares the two encoders, and the presence plan
