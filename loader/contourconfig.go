@@ -182,9 +182,12 @@ type ConfigRateLimitService struct {
 }
 
 // ConfigGlobalExtAuth is the global external authorization server.
+// HTTPSettings are read with the HTTPProxy field names (pathPrefix...), as
+// Contour documents them.
 type ConfigGlobalExtAuth struct {
-	ExtensionService string `json:"extensionService"`
-	ServiceType      string `json:"serviceType"`
+	ExtensionService string                     `json:"extensionService"`
+	ServiceType      string                     `json:"serviceType"`
+	HTTPSettings     *HTTPAuthorizationSettings `json:"httpSettings"`
 	AuthPolicy       *struct {
 		Disabled bool              `json:"disabled"`
 		Context  map[string]string `json:"context"`

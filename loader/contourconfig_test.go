@@ -73,6 +73,8 @@ func TestLoadContourConfigErrors(t *testing.T) {
 		{"half a name", "tls:\n  fallback-certificate:\n    name: x\n", "tls.fallback-certificate: name and namespace must both be defined"},
 		{"circuit breakers in API spelling", "cluster:\n  circuit-breakers:\n    maxConnections: 5\n", `unknown field "cluster.circuit-breakers.maxConnections"`},
 		{"two documents", "debug: true\n---\ndebug: false\n", ":3: a configuration file holds one YAML document"},
+		{"unknown key in httpSettings", "globalExtAuth:\n  serviceType: http\n  httpSettings:\n    allowedHeaders: []\n", `:4: configuration: unknown field "globalExtAuth.httpSettings.allowedHeaders"`},
+		{"bad serviceType", "globalExtAuth: {serviceType: rest}\n", `globalExtAuth.serviceType: invalid value "rest"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

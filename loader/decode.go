@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,13 @@ type decoder struct {
 
 // decodeInto decodes the mapping n into the struct pointed to by out.
 func decodeInto(n *yaml.Node, out any) []fieldError {
-	d := &decoder{}
+	return decodeAt(n, out, nil)
+}
+
+// decodeAt is decodeInto for a value found at path in its object, so that
+// messages name the value's full path.
+func decodeAt(n *yaml.Node, out any, path []string) []fieldError {
+	d := &decoder{path: slices.Clone(path)}
 	d.decode(n, reflect.ValueOf(out).Elem())
 	return d.errs
 }

@@ -11,7 +11,8 @@ import (
 // retries once, a redirect without a status code is a 302.
 //
 // authorization.serviceType (default "grpc") is newer than the Go types
-// this module builds against, which have no such field.
+// this module builds against, which have no such field: its default is
+// with the other such fields, in contour_extensions.go.
 func init() {
 	defaultField(contourv1.AuthorizationServerBufferSettings{}, "maxRequestBytes", "1024")
 	defaultField(contourv1.HTTPRequestRedirectPolicy{}, "statusCode", "302")

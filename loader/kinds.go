@@ -41,6 +41,8 @@ type kindSpec struct {
 	KindInfo
 	validName func(string) []string // metadata.name rule of the API server
 	finish    func(metav1.Object)   // API server defaulting beyond the schema's (defaults_core.go)
+	// detach takes out the fields the Go type lacks (contour_extensions.go).
+	detach detachFunc
 }
 
 const (
@@ -60,10 +62,10 @@ var kinds = []kindSpec{
 	kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }),
 	kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }),
 
-	kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }),
+	withExtensions(kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }), detachHTTPProxyExtensions),
 	kind(contourGroup, "TLSCertificateDelegation", "v1", nil, func() metav1.Object { return &contourv1.TLSCertificateDelegation{} }),
 	kind(contourGroup, "ExtensionService", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ExtensionService{} }),
-	kind(contourGroup, "ContourConfiguration", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ContourConfiguration{} }),
+	withExtensions(kind(contourGroup, "ContourConfiguration", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ContourConfiguration{} }), detachContourConfigurationExtensions),
 
 	// Older Gateway API versions that the v1.6 CRDs no longer serve
 	// (GRPCRoute and ReferenceGrant v1alpha2, BackendTLSPolicy v1alpha2)
@@ -155,6 +157,13 @@ func anyCase(rule func(string) []string) func(string) []string {
 	return func(name string) []string {
 		return rule(strings.ToLower(name))
 	}
+}
+
+// withExtensions gives a kind the fields of Contour's main branch that its
+// Go type lacks.
+func withExtensions(k kindSpec, detach detachFunc) kindSpec {
+	k.detach = detach
+	return k
 }
 
 func clusterScoped(k kindSpec) kindSpec {

@@ -59,6 +59,11 @@ type Object struct {
 	// version that Obj's TypeMeta carries. Empty for objects the loader made
 	// itself (EndpointSlices mirrored from Endpoints).
 	APIVersion string
+	// Extensions are the fields of Contour's main branch that Obj's Go
+	// type lacks (see contour_extensions.go); nil when the object uses
+	// none, and always nil for kinds other than HTTPProxy and
+	// ContourConfiguration.
+	Extensions *Extensions
 }
 
 // Result is what Load read.

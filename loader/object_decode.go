@@ -11,7 +11,13 @@ import (
 // type, strictly, with defaults applied and metadata checked.
 func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	obj := spec.New()
-	ferrs := decodeInto(withoutStatus(raw.node), obj)
+	node := withoutStatus(raw.node)
+	var ext *Extensions
+	var extErrs []fieldError
+	if spec.detach != nil {
+		node, ext, extErrs = spec.detach(node)
+	}
+	ferrs := append(decodeInto(node, obj), extErrs...)
 
 	// The internal version is what downstream code sees, whichever
 	// served version the input used.
@@ -40,7 +46,7 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	if spec.finish != nil {
 		spec.finish(obj)
 	}
-	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion}, nil
+	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion, Extensions: ext}, nil
 }
 
 // withoutStatus is the object's mapping without its status. Status is
