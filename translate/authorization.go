@@ -1,12 +1,18 @@
 package translate
 
 import (
+	"errors"
+
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/contourc/contourc/loader"
 )
 
 // External authorization (ext_authz) of HTTPProxy virtual hosts, served by
-// an ExtensionService.
+// an ExtensionService. An authorization server's serviceType and
+// httpSettings are not in the published Contour API module (v1.33): they
+// come from the loader's extensions (loader.AuthorizationExtensions).
 
 // ExternalAuthorization is a secure virtual host's authorization server.
 type ExternalAuthorization struct {
@@ -44,11 +50,11 @@ func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *conto
 		// The configuration's global authorization server, if any,
 		// checks the virtual host instead.
 		if g := p.globalAuth(); g != nil {
-			return p.resolveAuthorization(st, proxy, g)
+			return p.resolveAuthorization(st, proxy, g, p.settings.extAuthExt)
 		}
 		return nil, true
 	}
-	return p.resolveAuthorization(st, proxy, auth)
+	return p.resolveAuthorization(st, proxy, auth, p.cache.httpProxyExtensions(proxy).AuthorizationOf())
 }
 
 // globalAuth is the configuration's globalExtAuth, or nil.
@@ -59,9 +65,9 @@ func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
 	return p.settings.extAuth
 }
 
-// resolveAuthorization resolves an authorization server against the valid
-// ExtensionServices.
-func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer) (*ExternalAuthorization, bool) {
+// resolveAuthorization resolves an authorization server, with its
+// extension fields (nil: gRPC), against the valid ExtensionServices.
+func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*ExternalAuthorization, bool) {
 	ref := auth.ExtensionServiceRef
 	if ref.APIVersion == "" {
 		ref.APIVersion = "projectcontour.io/v1alpha1"
@@ -74,8 +80,8 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 	if name.Namespace == "" {
 		name.Namespace = proxy.Namespace
 	}
-	ext := p.dag.extensions[name]
-	if ext == nil {
+	cluster := p.dag.extensions[name]
+	if cluster == nil {
 		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 		return nil, false
 	}
@@ -84,20 +90,73 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		st.addError("AuthError", "AuthResponseTimeoutInvalid", "Spec.Virtualhost.Authorization.ResponseTimeout is invalid: %s", err)
 		return nil, false
 	}
-	// The published Contour API (v1.33) has only gRPC authorization
-	// servers; HTTP ones (serviceType: http) arrive with a newer API module.
 	out := &ExternalAuthorization{
-		Extension:       ext,
+		Extension:       cluster,
 		FailOpen:        auth.FailOpen,
-		ResponseTimeout: extensionTimeout(ext, timeout),
+		ResponseTimeout: extensionTimeout(cluster, timeout),
 	}
-	if p.settings != nil && auth == p.settings.extAuth {
-		out.HTTPService = p.settings.extAuthHTTP
+	if err := applyServiceType(out, auth.AuthPolicy, ext); err != nil {
+		st.addError("AuthError", err.reason, "%s", err.msg)
+		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {
 		out.WithRequestBody = &RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
 	return out, true
+}
+
+// authError is a problem with an authorization server: its status reason,
+// and the message (which a configuration error also uses).
+type authError struct{ reason, msg string }
+
+func (e *authError) Error() string { return e.msg }
+
+// applyServiceType sets the server's protocol and HTTP settings, with
+// Contour's checks in its order: an HTTP server cannot be sent the
+// policy's context, and the header matchers are checked whatever the
+// protocol. The CRD's CEL rule refusing httpSettings on a gRPC server is
+// not checked by Contour's code: as there, they then only go unused.
+func applyServiceType(a *ExternalAuthorization, policy *contourv1.AuthorizationPolicy, ext *loader.AuthorizationExtensions) *authError {
+	a.HTTPService = ext.HTTP()
+	if a.HTTPService && policy != nil && len(policy.Context) > 0 {
+		return &authError{"AuthContextForHTTP", "Spec.Virtualhost.Authorization.AuthPolicy.Context are only applied to grpc service type"}
+	}
+	hs := ext.Settings()
+	if hs == nil {
+		return nil
+	}
+	var err error
+	if a.AllowedAuthorizationHeaders, err = headerNameMatches(hs.AllowedAuthorizationHeaders); err != nil {
+		return &authError{"AuthBadAllowedHeader", "Spec.Virtualhost.Authorization.HTTPServerSettings.AllowedAuthorizationHeaders is invalid: " + err.Error()}
+	}
+	if a.AllowedUpstreamHeaders, err = headerNameMatches(hs.AllowedUpstreamHeaders); err != nil {
+		return &authError{"AuthBadAllowedHeader", "Spec.Virtualhost.Authorization.HTTPServerSettings.AllowedUpstreamHeaders is invalid: " + err.Error()}
+	}
+	a.PathPrefix = hs.PathPrefix
+	return nil
+}
+
+// headerNameMatches converts allowed header matchers, each of which must
+// set exactly one of exact, prefix, suffix and contains.
+func headerNameMatches(in []loader.AllowedHeader) ([]HeaderNameMatch, error) {
+	var out []HeaderNameMatch
+	for _, h := range in {
+		var set []HeaderNameMatch
+		for _, m := range []HeaderNameMatch{{"exact", h.Exact, h.IgnoreCase}, {"prefix", h.Prefix, h.IgnoreCase}, {"suffix", h.Suffix, h.IgnoreCase}, {"contains", h.Contains, h.IgnoreCase}} {
+			if m.Value != "" {
+				set = append(set, m)
+			}
+		}
+		switch len(set) {
+		case 0:
+			return nil, errors.New("one of prefix, suffix, exact or contains is required for each allowedHeader")
+		case 1:
+			out = append(out, set[0])
+		default:
+			return nil, errors.New("only one of prefix, suffix, exact, and contains should be set in the allowedHeader")
+		}
+	}
+	return out, nil
 }
 
 // routeAuthorization sets a route's authorization overrides when its root

@@ -32,6 +32,9 @@ type cache struct {
 	classNames  []string
 
 	httpproxyByName map[types.NamespacedName]*contourv1.HTTPProxy
+	// httpproxyExt are the HTTPProxies' fields that the published API
+	// module lacks (localJWKS, serviceType, httpSettings), by name.
+	httpproxyExt map[types.NamespacedName]*loader.Extensions
 
 	// Gateway API
 	gateways           map[types.NamespacedName]*gatewayv1.Gateway
@@ -63,6 +66,7 @@ func newCache(objs []loader.Object, opts Options) *cache {
 		delegations:     map[string][]*contourv1.TLSCertificateDelegation{},
 		sources:         map[objectKey]loader.Source{},
 		httpproxyByName: map[types.NamespacedName]*contourv1.HTTPProxy{},
+		httpproxyExt:    map[types.NamespacedName]*loader.Extensions{},
 		gateways:        map[types.NamespacedName]*gatewayv1.Gateway{},
 		gatewayClasses:  map[string]*gatewayv1.GatewayClass{},
 		namespaces:      map[string]*corev1.Namespace{},
@@ -131,6 +135,9 @@ func (c *cache) insert(o loader.Object) {
 		if matchesIngressClass(httpProxyClassOf(obj), c.classNames) {
 			c.httpproxies = append(c.httpproxies, obj)
 			c.httpproxyByName[namespacedName(obj)] = obj
+			if o.Extensions != nil {
+				c.httpproxyExt[namespacedName(obj)] = o.Extensions
+			}
 		}
 	case *contourv1alpha1.ExtensionService:
 		c.extensions = append(c.extensions, obj)
@@ -159,6 +166,12 @@ func (c *cache) insert(o loader.Object) {
 			c.ingresses = append(c.ingresses, obj)
 		}
 	}
+}
+
+// httpProxyExtensions returns the extension fields of an HTTPProxy, nil
+// when it has none (its accessors accept nil).
+func (c *cache) httpProxyExtensions(proxy *contourv1.HTTPProxy) *loader.Extensions {
+	return c.httpproxyExt[namespacedName(proxy)]
 }
 
 // source returns where an object came from.
@@ -263,4 +276,19 @@ func (c *cache) lookupCRLSecret(name types.NamespacedName, fromNamespace string)
 		return nil, err
 	}
 	return s.Data[crlKey], nil
+}
+
+// lookupJWKS returns the validated JWKS document in key of Secret name.
+// Unlike the other lookups there is no delegation: a local JWKS is always
+// read from the referring proxy's own namespace. The result is not kept,
+// as its validity depends on the key and checking it is cheap.
+func (c *cache) lookupJWKS(name types.NamespacedName, key string) ([]byte, error) {
+	s, ok := c.secrets[name]
+	if !ok {
+		return nil, errors.New("Secret not found")
+	}
+	if err := validJWKSSecret(s, key); err != nil {
+		return nil, err
+	}
+	return s.Data[key], nil
 }

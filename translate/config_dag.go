@@ -187,10 +187,12 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 			}
 			g := &ExternalAuthorization{
 				Extension:       &ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.sni},
-				HTTPService:     s.extAuthHTTP,
 				FailOpen:        a.FailOpen,
 				ResponseTimeout: timeout,
 			}
+			// Its problems were reported with the settings
+			// (validateGlobalAuth), which then are not used.
+			_ = applyServiceType(g, a.AuthPolicy, s.extAuthExt)
 			if b := a.WithRequestBody; b != nil {
 				g.WithRequestBody = &RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 			}

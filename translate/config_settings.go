@@ -85,9 +85,9 @@ type settings struct {
 	tracing            *tracingSettings
 	rateLimitExtension *extensionRef
 	tracingExtension   *extensionRef
-	// extAuthHTTP: the global authorization server speaks HTTP (the file's
-	// globalExtAuth.serviceType: http).
-	extAuthHTTP bool
+	// extAuthExt are extAuth's serviceType and httpSettings, which
+	// contourv1.AuthorizationServer lacks (nil: gRPC).
+	extAuthExt *loader.AuthorizationExtensions
 	// globalAuth is extAuth resolved against its ExtensionService.
 	globalAuth *ExternalAuthorization
 
@@ -270,12 +270,8 @@ func settingsFromFile(cfg *loader.ContourConfig) (*settings, error) {
 		if a.AuthPolicy != nil {
 			s.extAuth.AuthPolicy = &contourv1.AuthorizationPolicy{Disabled: a.AuthPolicy.Disabled, Context: a.AuthPolicy.Context}
 		}
-		if a.ServiceType == "http" {
-			s.extAuthHTTP = true
-			if a.AuthPolicy != nil && len(a.AuthPolicy.Context) > 0 {
-				errs = append(errs, errors.New("globalExtAuth: Spec.Virtualhost.Authorization.AuthPolicy.Context are only applied to grpc service type"))
-			}
-		}
+		s.extAuthExt = &loader.AuthorizationExtensions{ServiceType: a.ServiceType, HTTPSettings: a.HTTPSettings}
+		errs = append(errs, validateGlobalAuth(s.extAuth, s.extAuthExt))
 	}
 	if tr := cfg.Tracing; tr != nil {
 		ts := &tracingSettings{
@@ -305,6 +301,16 @@ func settingsFromFile(cfg *loader.ContourConfig) (*settings, error) {
 	}
 	errs = append(errs, s.validate())
 	return s, errors.Join(errs...)
+}
+
+// validateGlobalAuth makes the checks of an authorization server that do
+// not need its ExtensionService. Contour makes them on globalExtAuth at
+// start-up, where a problem stops it.
+func validateGlobalAuth(auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) error {
+	if err := applyServiceType(&ExternalAuthorization{}, auth.AuthPolicy, ext); err != nil {
+		return fmt.Errorf("globalExtAuth: %s", err.msg)
+	}
+	return nil
 }
 
 // applyMetricsServer overrides the Envoy metrics listener with the

@@ -53,11 +53,11 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	case opts.ContourConfiguration != nil && cfg != nil:
 		return nil, nil, nil, errors.New("cannot specify both --contour-config and --config-path")
 	case opts.ContourConfiguration != nil:
-		cc := findContourConfiguration(objs, *opts.ContourConfiguration)
+		cc, ext := findContourConfiguration(objs, *opts.ContourConfiguration)
 		if cc == nil {
 			return nil, nil, nil, fmt.Errorf("error getting contour configuration %s: ContourConfiguration not found in the input", *opts.ContourConfiguration)
 		}
-		if s, err = settingsFromCRD(&cc.Spec); err != nil {
+		if s, err = settingsFromCRD(&cc.Spec, ext); err != nil {
 			return nil, nil, nil, fmt.Errorf("ContourConfiguration %s: %w", *opts.ContourConfiguration, err)
 		}
 		f := opts.Flags
@@ -110,13 +110,13 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	return s, cfg, notices, nil
 }
 
-func findContourConfiguration(objs []loader.Object, name types.NamespacedName) *contourv1alpha1.ContourConfiguration {
+func findContourConfiguration(objs []loader.Object, name types.NamespacedName) (*contourv1alpha1.ContourConfiguration, *loader.Extensions) {
 	for _, o := range objs {
 		if cc, ok := o.Obj.(*contourv1alpha1.ContourConfiguration); ok && cc.Namespace == name.Namespace && cc.Name == name.Name {
-			return cc
+			return cc, o.Extensions
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // findConfigMap returns the one `contour` ConfigMap with a contour.yaml key;
@@ -165,8 +165,9 @@ func ParseContourConfig(name string, data []byte) (*loader.ContourConfig, error)
 
 // settingsFromCRD maps a ContourConfiguration's spec onto the settings, with
 // the CRD path's defaults: no connection idle timeout, no connect timeout
-// (clusters keep Contour's 2s).
-func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec) (*settings, error) {
+// (clusters keep Contour's 2s). ext are the object's fields the Go type
+// lacks (globalExtAuth's serviceType and httpSettings).
+func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader.Extensions) (*settings, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -317,7 +318,10 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec) (*settings,
 		}
 	}
 	s.enableExternalNameService = spec.EnableExternalNameService != nil && *spec.EnableExternalNameService
-	s.extAuth = spec.GlobalExternalAuthorization
+	if a := spec.GlobalExternalAuthorization; a != nil {
+		s.extAuth, s.extAuthExt = a, ext.AuthorizationOf()
+		errs = append(errs, validateGlobalAuth(a, s.extAuthExt))
+	}
 	if r := spec.RateLimitService; r != nil {
 		s.rateLimit = &rateLimitSettings{
 			extension: types.NamespacedName{Namespace: r.ExtensionService.Namespace, Name: r.ExtensionService.Name},

@@ -7,20 +7,27 @@ import (
 	"time"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/contourc/contourc/loader"
 )
 
 // JWT verification of HTTPProxy virtual hosts: spec.virtualhost.jwtProviders
 // and routes[].jwtVerificationPolicy, as Contour's HTTPProxy processor
 // validates them. The Contour API module contourc builds against (v1.33)
-// has only remote JWKS sources; localJWKS arrived later.
+// has only remote JWKS sources; a provider's localJWKS, which arrived
+// later, comes from the loader's extensions.
 
-// JWTProvider verifies JWTs on a secure virtual host's requests.
+// JWTProvider verifies JWTs on a secure virtual host's requests. Exactly
+// one of RemoteJWKS and LocalJWKS is set.
 type JWTProvider struct {
 	Name       string
 	Issuer     string
 	Audiences  []string
 	ForwardJWT bool
 	RemoteJWKS *RemoteJWKS
+	// LocalJWKS is the JWKS document inlined from a Secret.
+	LocalJWKS []byte
 }
 
 // RemoteJWKS is a JWKS fetched over HTTP(S) from a DNS-named upstream.
@@ -62,7 +69,8 @@ const defaultDNSLookupFamily = "auto"
 func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTPProxy, svh *SecureVirtualHost) bool {
 	var names []string
 	hasDefault := false
-	for _, jp := range proxy.Spec.VirtualHost.JWTProviders {
+	ext := p.cache.httpProxyExtensions(proxy)
+	for i, jp := range proxy.Spec.VirtualHost.JWTProviders {
 		if slices.Contains(names, jp.Name) {
 			st.addError("JWTVerificationError", "DuplicateProviderName", "Spec.VirtualHost.JWTProviders is invalid: duplicate name %s", jp.Name)
 			return false
@@ -75,21 +83,43 @@ func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTP
 			}
 			hasDefault = true
 		}
-		// Without localJWKS in the API, a provider with no remote URI has
-		// no source at all (JWKSSourceConflict cannot happen).
-		if jp.RemoteJWKS.URI == "" {
-			st.addError("JWTVerificationError", "JWKSSourceMissing", "Spec.VirtualHost.JWTProviders for provider %q is invalid: exactly one of remoteJWKS or localJWKS must be set", jp.Name)
-			return false
-		}
-		remote, ok := p.remoteJWKS(st, proxy, jp.RemoteJWKS)
+		provider, ok := p.jwtProvider(st, proxy, jp, ext.LocalJWKSOf(i))
 		if !ok {
 			return false
 		}
-		svh.JWTProviders = append(svh.JWTProviders, &JWTProvider{
-			Name: jp.Name, Issuer: jp.Issuer, Audiences: jp.Audiences, ForwardJWT: jp.ForwardJWT, RemoteJWKS: remote,
-		})
+		svh.JWTProviders = append(svh.JWTProviders, provider)
 	}
 	return true
+}
+
+// jwtProvider resolves a provider's one JWKS source: local (the CRD's CEL
+// rule, which Contour checks again, wants exactly one) or remote.
+func (p *httpProxyProcessor) jwtProvider(st *proxyStatus, proxy *contourv1.HTTPProxy, jp contourv1.JWTProvider, local *loader.LocalJWKS) (*JWTProvider, bool) {
+	out := &JWTProvider{Name: jp.Name, Issuer: jp.Issuer, Audiences: jp.Audiences, ForwardJWT: jp.ForwardJWT}
+	hasRemote, hasLocal := jp.RemoteJWKS.URI != "", local != nil && local.SecretName != ""
+	switch {
+	case hasRemote && hasLocal:
+		st.addError("JWTVerificationError", "JWKSSourceConflict", "Spec.VirtualHost.JWTProviders for provider %q is invalid: at most one of remoteJWKS or localJWKS may be set", jp.Name)
+		return nil, false
+	case !hasRemote && !hasLocal:
+		st.addError("JWTVerificationError", "JWKSSourceMissing", "Spec.VirtualHost.JWTProviders for provider %q is invalid: exactly one of remoteJWKS or localJWKS must be set", jp.Name)
+		return nil, false
+	case hasLocal:
+		// The Secret is always the proxy's own namespace's: no delegation.
+		jwks, err := p.cache.lookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
+		if err != nil {
+			st.addError("JWTVerificationError", "LocalJWKSInvalid", "Spec.VirtualHost.JWTProviders.LocalJWKS for provider %q is invalid: %s", jp.Name, err)
+			return nil, false
+		}
+		out.LocalJWKS = jwks
+		return out, true
+	}
+	remote, ok := p.remoteJWKS(st, proxy, jp.RemoteJWKS)
+	if !ok {
+		return nil, false
+	}
+	out.RemoteJWKS = remote
+	return out, true
 }
 
 // remoteJWKS validates a provider's remote JWKS: URI and scheme, upstream

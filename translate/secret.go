@@ -3,11 +3,13 @@ package translate
 import (
 	"bytes"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -133,4 +135,56 @@ func validatePrivateKey(data []byte) error {
 		return errors.New("multiple private keys")
 	}
 	return nil
+}
+
+// validJWKSSecret checks a local JWKS Secret: type Opaque, and in key a
+// JSON object with a "keys" array (RFC 7517), as Contour requires.
+func validJWKSSecret(s *corev1.Secret, key string) error {
+	if s.Type != corev1.SecretTypeOpaque {
+		return fmt.Errorf("secret type is not %q", corev1.SecretTypeOpaque)
+	}
+	data, ok := s.Data[key]
+	if !ok || len(data) == 0 {
+		return fmt.Errorf("missing %q key or empty value", key)
+	}
+	return validJWKS(data)
+}
+
+// validJWKS checks the shape of a JWKS document, not the keys in it.
+func validJWKS(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return errors.New("empty JWKS")
+	}
+	// Envoy takes the document as a protobuf string, which must be UTF-8;
+	// Go's JSON decoder would let invalid bytes through.
+	if !utf8.Valid(data) {
+		return errors.New("not valid JSON: invalid UTF-8")
+	}
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("not valid JSON: %s", jsonErrorWithoutData(err))
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return errors.New("JWKS must be a JSON object")
+	}
+	keys, ok := obj["keys"]
+	if !ok {
+		return errors.New(`JWKS must contain a "keys" array`)
+	}
+	if _, ok := keys.([]any); !ok {
+		return errors.New(`JWKS "keys" must be an array`)
+	}
+	return nil
+}
+
+// jsonErrorWithoutData is a JSON syntax error's message without the
+// character it quotes from the document: Secret data stays out of status.
+func jsonErrorWithoutData(err error) string {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) && strings.HasPrefix(syntax.Error(), "invalid character") {
+		return fmt.Sprintf("invalid character at offset %d", syntax.Offset)
+	}
+	return err.Error()
 }

@@ -40,15 +40,19 @@ func jwtAuthnFilter(providers []*JWTProvider) *hcmv3.HttpFilter {
 	return &hcmv3.HttpFilter{Name: jwtAuthnFilterName, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(cfg)}}
 }
 
-// jwtProvider fetches the JWKS through its DNS-name cluster. A provider
-// without a source (the DAG never makes one) gets an empty key set, which
-// rejects every token, as Contour fails closed.
+// jwtProvider inlines a local JWKS, or fetches the JWKS through its
+// DNS-name cluster. A provider without a source (the DAG never makes one)
+// gets an empty key set, which rejects every token, as Contour fails closed.
 func jwtProvider(p *JWTProvider) *jwtauthnv3.JwtProvider {
 	out := &jwtauthnv3.JwtProvider{Issuer: p.Issuer, Audiences: p.Audiences, Forward: p.ForwardJWT}
 	r := p.RemoteJWKS
 	if r == nil {
+		jwks := `{"keys":[]}`
+		if p.LocalJWKS != nil {
+			jwks = string(p.LocalJWKS)
+		}
 		out.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{
-			Specifier: &corev3.DataSource_InlineString{InlineString: `{"keys":[]}`},
+			Specifier: &corev3.DataSource_InlineString{InlineString: jwks},
 		}}
 		return out
 	}

@@ -22,7 +22,6 @@ var conformanceDir = filepath.Join(repoRoot, "..", "shared", "conformance")
 
 // knownGaps are cases contourc cannot pass yet, with the reason.
 var knownGaps = map[string]string{
-	"contour/docs-config-jwt-verification-L98":                                             "localJWKS is not in the published Contour API module (v1.33)",
 	"envoy-gateway/gatewayapi-httproute-with-response-header-filter-invalid-header-values": "contourc refuses header values Envoy rejects (README: Differences from Contour)",
 }
 
