@@ -73,7 +73,8 @@ func isMarker(line []byte, m string) bool {
 // hasContent reports whether YAML text holds more than blank lines,
 // comments, directives and document markers.
 func hasContent(text []byte) bool {
-	for _, l := range bytes.Split(text, []byte("\n")) {
+	for l := range bytes.Lines(text) {
+		l = bytes.TrimSuffix(l, []byte("\n"))
 		switch {
 		case bytes.HasPrefix(l, []byte("%")):
 			continue
