@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
@@ -50,7 +51,7 @@ var errFallback = errors.New("render: not handled by the fast JSON encoder")
 type jsonEncoder struct {
 	indent bool
 	prefix string
-	anys   sync.Map // depth + type URL + "\x00" + value bytes -> []byte
+	anys   anyCache // by anyKey, and depth when indenting
 }
 
 // indentedEncoder prints as json.Indent(dst, compact, prefix, "  ") would.
@@ -190,10 +191,15 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 	n := l.Len()
 	pieces := make([][]byte, (n+perPiece-1)/perPiece)
 	errs := make([]error, len(pieces))
+	// Each piece starts with room for the size of the last one printed:
+	// pieces are alike, and growing a buffer by doubling copies it.
+	var lastSize atomic.Int64
 	forEachJob(len(pieces), func() func(int) {
 		return func(k int) {
 			from := k * perPiece
-			pieces[k], errs[k] = e.elements(nil, l, fd, depth, from, min(from+perPiece, n))
+			hint := lastSize.Load()
+			pieces[k], errs[k] = e.elements(make([]byte, 0, hint+hint/8), l, fd, depth, from, min(from+perPiece, n))
+			lastSize.Store(int64(len(pieces[k])))
 		}
 	})
 	size := 0
@@ -377,14 +383,15 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) 
 		return dst, errFallback // protojson's empty-Any and error cases
 	}
 	cacheable := len(value) <= maxCachedAny
-	var key string
+	var keyBuf [maxCachedAny + 256]byte // the key is built here, not on the heap
+	var key []byte
 	if cacheable {
-		key = typeURL + "\x00" + string(value)
+		key = anyKey(keyBuf[:0], typeURL, value)
 		if e.indent {
-			key = string(rune(depth)) + key
+			key = append(key, byte(depth))
 		}
-		if js, ok := e.anys.Load(key); ok {
-			return append(dst, js.([]byte)...), nil
+		if js, ok := e.anys.get(key); ok {
+			return append(dst, js...), nil
 		}
 	}
 	start := len(dst)
@@ -393,9 +400,39 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) 
 		return dst, err
 	}
 	if cacheable {
-		e.anys.Store(key, slices.Clone(dst[start:]))
+		e.anys.put(key, slices.Clone(dst[start:]))
 	}
 	return dst, nil
+}
+
+// anyKey appends the identity of a packed message, its type and bytes.
+func anyKey(dst []byte, typeURL string, value []byte) []byte {
+	dst = append(dst, typeURL...)
+	dst = append(dst, 0)
+	return append(dst, value...)
+}
+
+// anyCache maps packed messages (anyKey) to their printed JSON. Lookups,
+// by far the most frequent, take a byte slice and allocate nothing.
+type anyCache struct {
+	mu sync.RWMutex
+	m  map[string][]byte
+}
+
+func (c *anyCache) get(key []byte) ([]byte, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	js, ok := c.m[string(key)]
+	return js, ok
+}
+
+func (c *anyCache) put(key, js []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string][]byte{}
+	}
+	c.m[string(key)] = js
 }
 
 func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int) ([]byte, error) {

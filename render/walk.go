@@ -30,10 +30,11 @@ type walker struct {
 	// unpacked, if set, is called on the content of every Any before the
 	// content is walked.
 	unpacked func(m proto.Message) error
-	// seen, when set, skips Anys whose exact content (type and bytes) was
-	// walked before. Only read-only walks may use it: Contour's resources
-	// repeat the same filter configurations in every filter chain, and
-	// checking each once is enough.
+	// seen, when set, skips Anys of up to maxCachedAny bytes whose exact
+	// content (type and bytes) was walked before. Only read-only walks
+	// may use it: Contour's resources repeat the same filter
+	// configurations in every filter chain, and checking each once is
+	// enough.
 	seen map[string]bool
 	// memo, when set, remembers the outcome of walking each Any (its
 	// bytes afterwards) by type and bytes, so a repeated Any is walked
@@ -167,7 +168,7 @@ func (w *walker) walkAny(a *anypb.Any) (bool, error) {
 	if w.memo == nil {
 		return w.walkAnyContent(a)
 	}
-	key := a.GetTypeUrl() + "\x00" + string(a.GetValue())
+	key := string(anyKey(nil, a.GetTypeUrl(), a.GetValue()))
 	if after, ok := w.memo[key]; ok {
 		if string(after) == string(a.GetValue()) {
 			return false, nil
@@ -187,12 +188,15 @@ func (w *walker) walkAny(a *anypb.Any) (bool, error) {
 }
 
 func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
-	if w.seen != nil {
-		key := a.GetTypeUrl() + "\x00" + string(a.GetValue())
-		if w.seen[key] {
+	// Large Anys (a whole HTTP connection manager) are unique: remembering
+	// them would only cost memory.
+	if w.seen != nil && len(a.GetValue()) <= maxCachedAny {
+		var keyBuf [maxCachedAny + 256]byte
+		key := anyKey(keyBuf[:0], a.GetTypeUrl(), a.GetValue())
+		if w.seen[string(key)] {
 			return false, nil
 		}
-		w.seen[key] = true
+		w.seen[string(key)] = true
 	}
 	inner, err := a.UnmarshalNew()
 	if err != nil {
