@@ -23,6 +23,11 @@ type DAG struct {
 	dynamicListeners bool
 	// extensions are the valid ExtensionServices' clusters.
 	extensions map[types.NamespacedName]*ExtensionCluster
+
+	// frozen says the DAG is complete (see freeze); referenced is then
+	// referencedClusters' answer.
+	frozen     bool
+	referenced []*Cluster
 }
 
 // Listener is an Envoy listener in the making.
@@ -243,6 +248,8 @@ type Cluster struct {
 	// httpProxyTCP marks an HTTPProxy tcpproxy cluster, which Contour
 	// gives no per-connection request or buffer limits.
 	httpProxyTCP bool
+	// name caches clusterName once the DAG is frozen.
+	name string
 }
 
 // CookieRewrite rewrites attributes of a Set-Cookie response header.
@@ -460,9 +467,11 @@ func (vh *VirtualHost) conflicts(r *Route) bool {
 	return ok && existing.Kind == r.Kind
 }
 
-// sortRoutes fills every virtual host's route order cache, so that the
-// builders, which run side by side, only read the DAG.
-func (d *DAG) sortRoutes() {
+// freeze marks the DAG complete and works out, once, what the resource
+// builders ask for again and again: each virtual host's route order, each
+// cluster's name and the clusters in use. The builders, which run side by
+// side, then only read the DAG.
+func (d *DAG) freeze() {
 	for _, l := range d.listeners {
 		for _, vh := range l.vhosts {
 			vh.Routes()
@@ -471,6 +480,9 @@ func (d *DAG) sortRoutes() {
 			svh.Routes()
 		}
 	}
+	eachCluster(d, func(c *Cluster) { c.name = clusterName(c) })
+	d.referenced = referencedClusters(d)
+	d.frozen = true
 }
 
 // Routes returns the virtual host's routes in Envoy's match order.

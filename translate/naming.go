@@ -58,6 +58,9 @@ func shortSHA1(s []byte) string {
 // clusterName is <ns>/<svc>/<port>/<hash of the settings that make the
 // cluster distinct>, shortened by hashname.
 func clusterName(c *Cluster) string {
+	if c.name != "" {
+		return c.name
+	}
 	svc := c.Upstream
 	return hashname(maxNameLength, svc.Namespace, svc.Name, strconv.Itoa(int(svc.Port.Port)), shortSHA1([]byte(clusterKey(c))))
 }

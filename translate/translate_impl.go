@@ -66,7 +66,7 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	r := Resources{Runtimes: []*runtimev3.Runtime{runtimeLayerFor(s, dagListeners)}}
 	// The resource types only read the DAG: build them side by side, on
 	// every CPU, the clusters here.
-	d.sortRoutes()
+	d.freeze()
 	var wg sync.WaitGroup
 	wg.Go(func() { r.Listeners = listenersFor(d, s) })
 	wg.Go(func() { r.RouteConfigs = routeConfigurations(d) })

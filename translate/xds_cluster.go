@@ -22,31 +22,18 @@ import (
 // contourc meets them in listener, virtual host and route order.
 
 // referencedClusters returns the DAG clusters the valid virtual hosts use,
-// deduplicated by cluster name, ordered by name.
+// deduplicated by cluster name, ordered by name. The slice is shared once
+// the DAG is frozen: callers must not change it.
 func referencedClusters(d *DAG) []*Cluster {
+	if d.frozen {
+		return d.referenced
+	}
 	seen := map[string]*Cluster{}
-	add := func(vh *VirtualHost) {
-		for _, r := range vh.Routes() {
-			addClusters(seen, r.Clusters)
-			for _, m := range r.Mirrors {
-				addClusters(seen, []*Cluster{m.Cluster})
-			}
+	eachCluster(d, func(c *Cluster) {
+		if _, ok := seen[clusterName(c)]; !ok {
+			seen[clusterName(c)] = c
 		}
-	}
-	for _, l := range d.sortedListeners() {
-		for _, vh := range l.virtualHosts() {
-			add(vh)
-		}
-		for _, svh := range l.secureVirtualHosts() {
-			add(&svh.VirtualHost)
-			if svh.TCPProxy != nil {
-				addClusters(seen, svh.TCPProxy.Clusters)
-			}
-		}
-		if l.TCPProxy != nil {
-			addClusters(seen, l.TCPProxy.Clusters)
-		}
-	}
+	})
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)
@@ -59,11 +46,35 @@ func referencedClusters(d *DAG) []*Cluster {
 	return out
 }
 
-// addClusters records clusters by name; the first one of a name wins.
-func addClusters(seen map[string]*Cluster, clusters []*Cluster) {
-	for _, c := range clusters {
-		if _, ok := seen[clusterName(c)]; !ok {
-			seen[clusterName(c)] = c
+// eachCluster calls f on each use of a cluster by the valid virtual hosts
+// and TCP proxies, in listener, virtual host and route order.
+func eachCluster(d *DAG, f func(*Cluster)) {
+	add := func(vh *VirtualHost) {
+		for _, r := range vh.Routes() {
+			for _, c := range r.Clusters {
+				f(c)
+			}
+			for _, m := range r.Mirrors {
+				f(m.Cluster)
+			}
+		}
+	}
+	for _, l := range d.sortedListeners() {
+		for _, vh := range l.virtualHosts() {
+			add(vh)
+		}
+		for _, svh := range l.secureVirtualHosts() {
+			add(&svh.VirtualHost)
+			if svh.TCPProxy != nil {
+				for _, c := range svh.TCPProxy.Clusters {
+					f(c)
+				}
+			}
+		}
+		if l.TCPProxy != nil {
+			for _, c := range l.TCPProxy.Clusters {
+				f(c)
+			}
 		}
 	}
 }

@@ -84,8 +84,15 @@ func routeConfiguration(name string, vhosts []*routev3.VirtualHost) *routev3.Rou
 func envoyVirtualHost(vh *VirtualHost, secure bool) *routev3.VirtualHost {
 	routes := vh.Routes()
 	out := &routev3.VirtualHost{Name: virtualHostName(vh.Name), Domains: []string{vh.Name}}
-	for _, r := range routes {
-		out.Routes = append(out.Routes, envoyRoute(r, vh.Name, secure))
+	out.Routes = make([]*routev3.Route, len(routes))
+	var meta *corev3.Metadata
+	for i, r := range routes {
+		// Routes of one object, which come together, share their
+		// metadata: it is only read, and is a map of maps to build.
+		if i == 0 || !sameOrigin(r, routes[i-1]) {
+			meta = routeMetadata(r)
+		}
+		out.Routes[i] = envoyRoute(r, vh.Name, secure, meta)
 	}
 	tpfc := map[string]*anypb.Any{}
 	if vh.CORS != nil {
@@ -106,8 +113,15 @@ func envoyVirtualHost(vh *VirtualHost, secure bool) *routev3.VirtualHost {
 	return out
 }
 
-func envoyRoute(r *Route, vhostName string, secure bool) *routev3.Route {
-	route := &routev3.Route{Match: routeMatch(r), Metadata: routeMetadata(r)}
+// sameOrigin says whether two routes come from the same object.
+func sameOrigin(a, b *Route) bool {
+	return a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+}
+
+// envoyRoute builds r's Envoy route, with meta (routeMetadata) naming
+// its object.
+func envoyRoute(r *Route, vhostName string, secure bool, meta *corev3.Metadata) *routev3.Route {
+	route := &routev3.Route{Match: routeMatch(r), Metadata: meta}
 	switch {
 	case r.HTTPSUpgrade && !secure:
 		route.Action = &routev3.Route_Redirect{Redirect: &routev3.RedirectAction{
@@ -145,18 +159,18 @@ func directResponse(d *DirectResponse) *routev3.Route_DirectResponse {
 
 // routeMetadata names the object a route came from, for access logs.
 func routeMetadata(r *Route) *corev3.Metadata {
-	fields := map[string]*structpb.Value{}
-	for key, value := range map[string]string{
-		"io.projectcontour.kind":      r.Kind,
-		"io.projectcontour.namespace": r.Namespace,
-		"io.projectcontour.name":      r.Name,
-	} {
-		if value != "" {
-			fields[key] = structpb.NewStringValue(value)
-		}
-	}
-	if len(fields) == 0 {
+	if r.Kind == "" && r.Namespace == "" && r.Name == "" {
 		return nil
+	}
+	fields := make(map[string]*structpb.Value, 3)
+	for _, kv := range [...]struct{ key, value string }{
+		{"io.projectcontour.kind", r.Kind},
+		{"io.projectcontour.namespace", r.Namespace},
+		{"io.projectcontour.name", r.Name},
+	} {
+		if kv.value != "" {
+			fields[kv.key] = structpb.NewStringValue(kv.value)
+		}
 	}
 	return &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{
 		"envoy.access_loggers.file": {Fields: fields},
