@@ -42,10 +42,12 @@ type typeSection struct {
 // value the name-sorted list of resources in protojson form. Every type is
 // present, with [] when it has no resources, so consumers need no special
 // case. The output is the same bytes on every run and is laid out as
-// json.Indent with two spaces lays it out.
+// json.Indent with two spaces lays it out. Resources are checked as
+// Validate checks them while they are printed: if one breaks Envoy's rules,
+// JSON writes nothing and returns Validate's error.
 func JSON(w io.Writer, r *translate.Resources) error {
 	sections := typeSections(r)
-	docs, err := marshalSections(sections)
+	docs, err := marshalValidSections(r, sections)
 	if err != nil {
 		return err
 	}

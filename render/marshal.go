@@ -2,12 +2,29 @@ package render
 
 // Printing many resources as JSON, on every CPU.
 
-import "slices"
+import (
+	"errors"
+	"slices"
 
-// marshalSections prints every resource of every section as JSON laid out
-// at elementPrefix, keeping section and item order.
-func marshalSections(sections []typeSection) ([][][]byte, error) {
-	return indentedEncoder(elementPrefix).marshalAll(sections)
+	"github.com/contourc/contourc/translate"
+)
+
+// marshalValidSections prints every resource of every section as JSON laid
+// out at elementPrefix, keeping section and item order, and checks each as
+// Validate does, returning Validate's error if one breaks the rules.
+func marshalValidSections(r *translate.Resources, sections []typeSection) ([][][]byte, error) {
+	e := indentedEncoder(elementPrefix)
+	e.validate = true
+	docs, err := e.marshalAll(sections)
+	var invalid *invalidError
+	if errors.As(err, &invalid) {
+		// The encoder stops at the first problem; Validate's error
+		// names each invalid resource and where in it the problem is.
+		if verr := Validate(r); verr != nil {
+			return nil, verr
+		}
+	}
+	return docs, err
 }
 
 // bigDocument is the size from which a printed resource keeps the buffer

@@ -51,8 +51,19 @@ var errFallback = errors.New("render: not handled by the fast JSON encoder")
 type jsonEncoder struct {
 	indent bool
 	prefix string
-	anys   anyCache // by anyKey, and depth when indenting
+	// validate runs Envoy's validation rules on each resource and on each
+	// packed config as it is unpacked for printing, which saves Validate's
+	// unpacking them all a second time.
+	validate bool
+	anys     anyCache // by anyKey, and depth when indenting
 }
+
+// invalidError is a message that breaks Envoy's validation rules, found by
+// a validating encoder.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string { return e.err.Error() }
+func (e *invalidError) Unwrap() error { return e.err }
 
 // indentedEncoder prints as json.Indent(dst, compact, prefix, "  ") would.
 func indentedEncoder(prefix string) *jsonEncoder {
@@ -62,9 +73,24 @@ func indentedEncoder(prefix string) *jsonEncoder {
 // marshal appends m's JSON to dst, falling back to protojson for what this
 // encoder leaves to it.
 func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
+	if e.validate {
+		if err := validateOne(m); err != nil {
+			return dst, &invalidError{err}
+		}
+	}
 	out, err := e.message(dst, m.ProtoReflect(), 0)
 	if err == nil {
 		return out, nil
+	}
+	if _, invalid := err.(*invalidError); invalid {
+		return dst, err
+	}
+	// protojson unpacks nothing for validation: check what this encoder
+	// did not get to.
+	if e.validate {
+		if err := validateDeep(m); err != nil {
+			return dst, &invalidError{err}
+		}
 	}
 	return e.viaProtojson(dst[:len(dst):len(dst)], m, 0)
 }
@@ -446,6 +472,11 @@ func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int
 	}
 	if inner.Descriptor().ParentFile().Package() == "google.protobuf" {
 		return dst, errFallback // well-known types nest under "value"
+	}
+	if e.validate {
+		if err := validateOne(inner.Interface()); err != nil {
+			return dst, &invalidError{err}
+		}
 	}
 	dst = e.key(e.member(append(dst, '{'), depth, true), "@type")
 	if dst, err = appendJSONString(dst, typeURL); err != nil {

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -10,6 +12,9 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/contourc/contourc/translate"
 )
 
 func TestValidateAcceptsFixture(t *testing.T) {
@@ -90,5 +95,47 @@ func TestValidateRepeatedInvalidTypedConfig(t *testing.T) {
 	err := Validate(r)
 	if err == nil || !strings.Contains(err.Error(), `listener "ingress_http"`) {
 		t.Fatalf("got %v, want the first listener holding the invalid config reported", err)
+	}
+}
+
+// JSON checks every resource while printing it: whatever breaks Envoy's
+// rules, at the top or packed deep in a typed config, and whichever way the
+// resource is printed, nothing is written and the error is Validate's.
+func TestJSONRefusesInvalidResources(t *testing.T) {
+	cases := map[string]func(r *translate.Resources){
+		"top-level field": func(r *translate.Resources) { r.Clusters[1].ConnectTimeout.Seconds = -1 },
+		"in a typed config": func(r *translate.Resources) {
+			repack(t, r.Listeners[1].FilterChains[0].Filters[0].GetTypedConfig(), func(hcm *hcmv3.HttpConnectionManager) {
+				hcm.StatPrefix = ""
+			})
+		},
+		"in a typed config of a resource printed by protojson": func(r *translate.Resources) {
+			repack(t, r.Listeners[1].FilterChains[0].Filters[0].GetTypedConfig(), func(hcm *hcmv3.HttpConnectionManager) {
+				hcm.StatPrefix = ""
+			})
+			// A NaN in a Struct is left to protojson, which then
+			// prints the whole listener.
+			r.Listeners[1].Metadata = &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{
+				"x": {Fields: map[string]*structpb.Value{"nan": structpb.NewNumberValue(math.NaN())}},
+			}}
+		},
+	}
+	for name, breakIt := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := testResources(t)
+			breakIt(r)
+			want := Validate(r)
+			if want == nil {
+				t.Fatal("the change broke no rule")
+			}
+			var out bytes.Buffer
+			err := JSON(&out, r)
+			if err == nil || err.Error() != want.Error() {
+				t.Errorf("JSON error:\n %v\nwant Validate's:\n %v", err, want)
+			}
+			if out.Len() > 0 {
+				t.Errorf("JSON wrote %d bytes", out.Len())
+			}
+		})
 	}
 }

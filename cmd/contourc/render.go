@@ -10,10 +10,21 @@ import (
 	"github.com/contourc/contourc/translate"
 )
 
-// renderers are render's output formats, by -o value.
+// renderers are render's output formats, by -o value. Each checks every
+// resource against Envoy's validation rules before it writes anything:
+// Envoy refuses a resource that breaks them as a whole, so better to fail
+// here than to write a file Envoy will not load. JSON checks while it
+// prints.
 var renderers = map[string]func(io.Writer, *translate.Resources) error{
-	"yaml": render.Bootstrap,
+	"yaml": validThenBootstrap,
 	"json": render.JSON,
+}
+
+func validThenBootstrap(w io.Writer, r *translate.Resources) error {
+	if err := render.Validate(r); err != nil {
+		return err
+	}
+	return render.Bootstrap(w, r)
 }
 
 type renderOptions struct {
@@ -59,11 +70,6 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	if err := o.judge(res.Status, s.ErrOut); err != nil {
 		return err
-	}
-	// Envoy refuses a resource that breaks its validation rules as a whole;
-	// better to fail here than to write a file Envoy will not load.
-	if err := render.Validate(&res.Resources); err != nil {
-		return failure(err)
 	}
 	// Both writers print nothing unless the whole output is ready, so
 	// they stream: stdout gets all or nothing, and --output is replaced
