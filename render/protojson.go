@@ -235,11 +235,13 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 		}
 		size += len(piece)
 	}
-	dst = slices.Grow(dst, size)
+	// A new buffer of the final size: slices.Grow would zero the room
+	// before the pieces overwrite it, tens of megabytes for a big listener.
+	out := append(make([]byte, 0, len(dst)+size), dst...)
 	for _, piece := range pieces {
-		dst = append(dst, piece...)
+		out = append(out, piece...)
 	}
-	return dst, nil
+	return out, nil
 }
 
 // mapValue prints a map with its keys in protojson's order: numeric for
