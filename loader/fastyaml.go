@@ -112,9 +112,13 @@ func fastParseYAML(text []byte) (docs []*yaml.Node, ok bool) {
 		src:      string(text),
 		nonASCII: nonASCII,
 		indent:   -1,
-		// Manifests have about two nodes a line (a key and its value); the
-		// cap keeps a long block scalar from sizing a slab it will not fill.
-		slabSize: min(2*lines+8, 1024),
+		// Manifests have a little over two nodes a line (a key and its
+		// value, and a mapping per sequence item): at 2 a line most
+		// documents overflowed into a second slab, doubling what their
+		// nodes cost. The cap keeps a long block scalar from sizing a slab
+		// it will not fill.
+		slabSize: min(9*lines/4+16, 1024),
+		ptrsSize: min(9*lines/4+16, 1024),
 		stack:    make([]*yaml.Node, 0, 64),
 	}
 	return p.stream(), true
@@ -193,7 +197,8 @@ type fastYAML struct {
 	colLineStart, colPos, col int
 
 	slab     []yaml.Node  // nodes are allocated from here, slabSize at a time
-	slabSize int          // nodes per slab
+	slabSize int          // nodes in the next slab
+	ptrsSize int          // pointers in the next array of Content pointers
 	ptrs     []*yaml.Node // Content slices are carved from here
 	stack    []*yaml.Node // children of the collections being parsed
 	buf      []byte       // scratch for block scalars and escapes
@@ -240,6 +245,9 @@ func (p *fastYAML) column(i int) int {
 func (p *fastYAML) newNode(kind yaml.Kind, tag string, line, col int) *yaml.Node {
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]yaml.Node, 0, p.slabSize)
+		// The first slab was sized for the whole text; a text that
+		// needs more is topped up in smaller steps.
+		p.slabSize = max(p.slabSize/4, 16)
 	}
 	p.slab = p.slab[:len(p.slab)+1]
 	n := &p.slab[len(p.slab)-1]
@@ -263,7 +271,8 @@ func (p *fastYAML) content(mark int) []*yaml.Node {
 		return nil
 	}
 	if cap(p.ptrs)-len(p.ptrs) < n {
-		p.ptrs = make([]*yaml.Node, 0, max(n, p.slabSize))
+		p.ptrs = make([]*yaml.Node, 0, max(n, p.ptrsSize))
+		p.ptrsSize = max(p.ptrsSize/4, 16)
 	}
 	start := len(p.ptrs)
 	p.ptrs = append(p.ptrs, items...)
