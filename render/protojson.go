@@ -225,6 +225,7 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 			from := k * perPiece
 			hint := lastSize.Load()
 			pieces[k], errs[k] = e.elements(make([]byte, 0, hint+hint/8), l, fd, depth, from, min(from+perPiece, n))
+
 			lastSize.Store(int64(len(pieces[k])))
 		}
 	})
@@ -235,9 +236,11 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 		}
 		size += len(piece)
 	}
-	// A new buffer of the final size: slices.Grow would zero the room
-	// before the pieces overwrite it, tens of megabytes for a big listener.
-	out := append(make([]byte, 0, len(dst)+size), dst...)
+	// A new buffer of the final size, and room for the fields after the
+	// list, which would otherwise copy it all again: slices.Grow would zero
+	// the room before the pieces overwrite it, tens of megabytes for a big
+	// listener.
+	out := append(make([]byte, 0, len(dst)+size+size/16+4096), dst...)
 	for _, piece := range pieces {
 		out = append(out, piece...)
 	}
