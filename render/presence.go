@@ -43,7 +43,27 @@ type fieldPresence struct {
 	member unsafe.Pointer
 	// holdsAny says whether the field's messages can contain an Any.
 	holdsAny bool
+	// read says how get reads the field's value from the struct.
+	read valueRead
+	// message is, for a message field read directly, its Go type (a
+	// pointer to the struct).
+	message reflect.Type
 }
+
+// valueRead is how to read a set field's value without reflection.
+type valueRead uint8
+
+const (
+	readAsk     valueRead = iota // call Message.Get
+	readString                   // string
+	readBool                     // bool
+	readInt32                    // int32
+	readEnum                     // int32 enum
+	readUint32                   // uint32
+	readInt64                    // int64
+	readUint64                   // uint64
+	readMessage                  // pointer to a generated message
+)
 
 // presencePlan is the fields of one message type in declaration order, with
 // how to read each one's presence.
@@ -83,6 +103,7 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 				}
 			} else if sf, ok := byNumber[fd.Number()]; ok {
 				f.kind, f.offset = presenceKindOf(fd, sf.Type), sf.Offset
+				f.read, f.message = valueReadOf(fd, sf.Type)
 			}
 		}
 		p.fields[i] = f
@@ -130,6 +151,85 @@ func structFieldsByTag(t reflect.Type) (map[protoreflect.FieldNumber]reflect.Str
 		}
 	}
 	return byNumber, byOneof
+}
+
+// valueReadOf is how get reads a singular field of Go type t, and for a
+// message field its Go type; readAsk where it leaves that to Get.
+func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type) (valueRead, reflect.Type) {
+	if fd.IsList() || fd.IsMap() || fd.HasPresence() && fd.Message() == nil {
+		return readAsk, nil
+	}
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		if t.Kind() == reflect.String {
+			return readString, nil
+		}
+	case protoreflect.BoolKind:
+		if t.Kind() == reflect.Bool {
+			return readBool, nil
+		}
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		if t.Kind() == reflect.Int32 {
+			return readInt32, nil
+		}
+	case protoreflect.EnumKind:
+		if t.Kind() == reflect.Int32 {
+			return readEnum, nil
+		}
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		if t.Kind() == reflect.Uint32 {
+			return readUint32, nil
+		}
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		if t.Kind() == reflect.Int64 {
+			return readInt64, nil
+		}
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		if t.Kind() == reflect.Uint64 {
+			return readUint64, nil
+		}
+	case protoreflect.MessageKind:
+		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Implements(protoMessageType) {
+			return readMessage, t
+		}
+	}
+	return readAsk, nil
+}
+
+var protoMessageType = reflect.TypeFor[protoreflect.ProtoMessage]()
+
+// get returns the value of field i, which has reported set, as m.Get
+// would, reading the struct where the plan knows how.
+func (p *presencePlan) get(m protoreflect.Message, base unsafe.Pointer, i int) protoreflect.Value {
+	f := &p.fields[i]
+	if base == nil {
+		return m.Get(f.fd)
+	}
+	at := unsafe.Add(base, f.offset)
+	switch f.read {
+	case readString:
+		return protoreflect.ValueOfString(*(*string)(at))
+	case readBool:
+		return protoreflect.ValueOfBool(*(*bool)(at))
+	case readInt32:
+		return protoreflect.ValueOfInt32(*(*int32)(at))
+	case readEnum:
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(*(*int32)(at)))
+	case readUint32:
+		return protoreflect.ValueOfUint32(*(*uint32)(at))
+	case readInt64:
+		return protoreflect.ValueOfInt64(*(*int64)(at))
+	case readUint64:
+		return protoreflect.ValueOfUint64(*(*uint64)(at))
+	case readMessage:
+		ptr := *(*unsafe.Pointer)(at)
+		if ptr == nil {
+			break
+		}
+		pm := reflect.NewAt(f.message.Elem(), ptr).Interface().(protoreflect.ProtoMessage)
+		return protoreflect.ValueOfMessage(pm.ProtoReflect())
+	}
+	return m.Get(f.fd)
 }
 
 // presenceKindOf is how Has decides for a field of Go type t, or

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"math"
 	"testing"
 
@@ -32,6 +33,9 @@ func samePresence(t *testing.T, m proto.Message) {
 			if got, want := p.has(m, base, i), m.Has(f.fd); got != want {
 				t.Errorf("%s: plan says set=%v, Has says %v", f.fd.FullName(), got, want)
 			}
+			if m.Has(f.fd) && !sameValue(p.get(m, base, i), m.Get(f.fd), f.fd) {
+				t.Errorf("%s: plan reads %v, Get %v", f.fd.FullName(), p.get(m, base, i), m.Get(f.fd))
+			}
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 			switch {
@@ -51,6 +55,33 @@ func samePresence(t *testing.T, m proto.Message) {
 		})
 	}
 	check(m.ProtoReflect())
+}
+
+// sameValue compares two values of field fd: messages, lists and maps by
+// identity (both must be views of the same Go value), scalars by value.
+func sameValue(a, b protoreflect.Value, fd protoreflect.FieldDescriptor) bool {
+	switch {
+	case fd.IsList():
+		if a.List().Len() != b.List().Len() {
+			return false
+		}
+		for i := range a.List().Len() {
+			x, y := a.List().Get(i), b.List().Get(i)
+			if fd.Message() != nil && x.Message().Interface() != y.Message().Interface() ||
+				fd.Kind() == protoreflect.BytesKind && !bytes.Equal(x.Bytes(), y.Bytes()) ||
+				fd.Message() == nil && fd.Kind() != protoreflect.BytesKind && x.Interface() != y.Interface() {
+				return false
+			}
+		}
+		return true
+	case fd.IsMap():
+		return a.Map().Len() == b.Map().Len()
+	case fd.Message() != nil:
+		return a.Message().Interface() == b.Message().Interface()
+	case fd.Kind() == protoreflect.BytesKind:
+		return bytes.Equal(a.Bytes(), b.Bytes())
+	}
+	return a.Interface() == b.Interface()
 }
 
 // TestPresenceEdges covers the values where "zero" and "unset" part ways.

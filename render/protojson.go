@@ -28,6 +28,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // maxCachedAny bounds the size of the Anys whose JSON is remembered: the
@@ -168,7 +171,7 @@ func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, depth, written 
 		written++
 		dst = e.key(dst, fd.TextName())
 		var err error
-		switch v := m.Get(fd); {
+		switch v := p.get(m, base, i); {
 		case fd.IsList():
 			dst, err = e.list(dst, v.List(), fd, depth+1)
 		case fd.IsMap():
@@ -346,6 +349,11 @@ func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect
 // (durations, wrappers, Structs) in their special JSON forms, and leaves the
 // rare others to protojson.
 func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
+	if m.IsValid() {
+		if out, ok, err := e.commonWellKnown(dst, m, depth); ok {
+			return out, err
+		}
+	}
 	fds := m.Descriptor().Fields()
 	switch m.Descriptor().FullName() {
 	case "google.protobuf.Duration":
@@ -377,6 +385,93 @@ func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message, depth int) (
 		return append(dst, '{', '}'), nil
 	}
 	return e.viaProtojson(dst, m.Interface(), depth)
+}
+
+// commonWellKnown prints the commonest well-known types, read as Go
+// structs rather than through reflection: every route carries a Struct, and
+// durations and wrappers are everywhere. ok is false for the other types.
+func (e *jsonEncoder) commonWellKnown(dst []byte, m protoreflect.Message, depth int) (_ []byte, ok bool, _ error) {
+	switch v := m.Interface().(type) {
+	case *durationpb.Duration:
+		dst, err := appendDuration(dst, v.Seconds, int64(v.Nanos))
+		return dst, true, err
+	case *wrapperspb.BoolValue:
+		return strconv.AppendBool(dst, v.Value), true, nil
+	case *wrapperspb.UInt32Value:
+		return strconv.AppendUint(dst, uint64(v.Value), 10), true, nil
+	case *wrapperspb.StringValue:
+		dst, err := appendJSONString(dst, v.Value)
+		return dst, true, err
+	case *structpb.Struct:
+		dst, err := e.structFields(dst, v.Fields, depth)
+		return dst, true, err
+	case *structpb.Value:
+		dst, err := e.structValue(dst, v, depth)
+		return dst, true, err
+	}
+	return dst, false, nil
+}
+
+// structFields prints a Struct's fields, keys in byte order.
+func (e *jsonEncoder) structFields(dst []byte, fields map[string]*structpb.Value, depth int) ([]byte, error) {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		dst = e.member(dst, depth, i == 0)
+		var err error
+		if dst, err = appendJSONString(dst, k); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ':')
+		if e.indent {
+			dst = append(dst, ' ')
+		}
+		if fields[k] == nil {
+			return dst, errFallback // protojson's error
+		}
+		if dst, err = e.structValue(dst, fields[k], depth+1); err != nil {
+			return dst, err
+		}
+	}
+	return e.end(dst, depth, '}', len(keys) == 0), nil
+}
+
+// structValue prints a google.protobuf.Value: its kind's value alone.
+func (e *jsonEncoder) structValue(dst []byte, v *structpb.Value, depth int) ([]byte, error) {
+	switch k := v.Kind.(type) {
+	case *structpb.Value_NullValue:
+		return append(dst, "null"...), nil
+	case *structpb.Value_NumberValue:
+		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
+			return dst, errFallback // JSON has no such number
+		}
+		return appendJSONFloat(dst, k.NumberValue, 64), nil
+	case *structpb.Value_StringValue:
+		return appendJSONString(dst, k.StringValue)
+	case *structpb.Value_BoolValue:
+		return strconv.AppendBool(dst, k.BoolValue), nil
+	case *structpb.Value_StructValue:
+		return e.structFields(dst, k.StructValue.GetFields(), depth)
+	case *structpb.Value_ListValue:
+		values := k.ListValue.GetValues()
+		dst = append(dst, '[')
+		for i, item := range values {
+			dst = e.member(dst, depth, i == 0)
+			if item == nil {
+				return dst, errFallback
+			}
+			var err error
+			if dst, err = e.structValue(dst, item, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return e.end(dst, depth, ']', len(values) == 0), nil
+	}
+	return dst, errFallback // protojson's error: no kind set
 }
 
 // appendDuration prints a Duration as protojson does: seconds with 0, 3, 6

@@ -95,6 +95,14 @@ func TestFastJSONScalars(t *testing.T) {
 		"empty value":              &structpb.Value{},
 		"empty list":               &structpb.ListValue{},
 		"empty":                    &emptypb.Empty{},
+		"uint32 wrapper":           wrapperspb.UInt32(7),
+		"invalid utf-8 wrapper":    wrapperspb.String("\xff"),
+		"struct with a nil value":  &structpb.Struct{Fields: map[string]*structpb.Value{"a": nil}},
+		"nil struct value":         &structpb.Value{Kind: &structpb.Value_StructValue{}},
+		"nil list value":           &structpb.Value{Kind: &structpb.Value_ListValue{}},
+		"list with a nil item":     &structpb.ListValue{Values: []*structpb.Value{nil}},
+		"value list with nil item": &structpb.Value{Kind: &structpb.Value_ListValue{ListValue: &structpb.ListValue{Values: []*structpb.Value{structpb.NewBoolValue(true), nil}}}},
+		"struct key escapes":       &structpb.Struct{Fields: map[string]*structpb.Value{"a\"b": structpb.NewNullValue(), "\xff": structpb.NewNullValue()}},
 		"unknown any":              &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/no.Such"}},
 	} {
 		t.Run(name, func(t *testing.T) { sameAsProtojson(t, &jsonEncoder{}, m) })

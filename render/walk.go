@@ -97,7 +97,7 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 		if w.visit == nil && !p.fields[i].holdsAny || !p.has(m, base, i) {
 			continue
 		}
-		c, err := w.walkField(fd, m.Get(fd))
+		c, err := w.walkField(fd, p.get(m, base, i))
 		changed = changed || c
 		if err != nil {
 			return changed, err
