@@ -59,6 +59,9 @@ const xdsClusterName = "contour"
 const adminListenerName = "envoy-admin"
 
 // forConfigSource adapts r, in place, to the Envoys that mode is for.
+// serve has translate build ADS config sources in the first place
+// (translate.Options.ADS); the rewrite stays for anything that still points
+// at Contour's cluster.
 //
 // translate puts config sources in listeners (RDS in HTTP connection
 // managers, SDS in TLS contexts) and clusters (EDS, SDS), so only those are
@@ -85,8 +88,11 @@ func forConfigSource(r *translate.Resources, mode ConfigSource) error {
 
 // contourBytes is in the serialized form of any message holding a config
 // source that points at Contour's cluster, however deeply nested: protobuf
-// embeds strings and sub-messages as they are.
-var contourBytes = []byte(xdsClusterName)
+// embeds strings and sub-messages as they are. It is the cluster name as
+// EnvoyGrpc's field 1 (tag 0x0a, length 7), so that other mentions of
+// "contour" (the Lua filters' comments, say) do not make the walk unpack a
+// typed config for nothing.
+var contourBytes = append([]byte{0x0a, byte(len(xdsClusterName))}, xdsClusterName...)
 
 func useADS(m proto.Message) error {
 	w := walker{

@@ -63,6 +63,10 @@ func (s *Server) build() (*build, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Built for ADS from the start: rewriting every config source
+	// afterwards meant unpacking and packing again every connection
+	// manager and TLS context.
+	opts.ADS = s.cfg.ConfigSource == ConfigSourceADS
 	loaded, err := loader.Load(s.cfg.Paths, loader.Options{Cache: s.decoded})
 	if err != nil {
 		return nil, err
@@ -77,12 +81,18 @@ func (s *Server) build() (*build, error) {
 	if err := forConfigSource(&res.Resources, s.cfg.ConfigSource); err != nil {
 		return nil, err
 	}
-	// Validated in the form that is served, after the rewrite.
-	if err := s.validate(&res.Resources); err != nil {
-		return nil, err
-	}
 	snap, err := newSnapshot(&res.Resources)
 	if err != nil {
+		return nil, err
+	}
+	// Validated in the form that is served, after the rewrite. A resource
+	// whose content hash is that of the one being served passed already:
+	// after a one-file change only a handful are checked again.
+	var served *snapshot
+	if p := s.current.Load(); p != nil {
+		served = p.snap
+	}
+	if err := s.validate(snap.changedSince(served)); err != nil {
 		return nil, err
 	}
 	warnings := invalid

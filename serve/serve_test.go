@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -431,4 +432,41 @@ func TestServeRereadsOptions(t *testing.T) {
 	})
 	writeFile(t, settings, "edge")
 	c.waitFor(t, "the Ingress of the new class", func(v *xdsView) bool { return v.hasDomain("classy.example.com") })
+}
+
+// TestServeValidatesOnlyChangedResources checks that a reload validates
+// the resources whose content changed, and not those already served as
+// they are.
+func TestServeValidatesOnlyChangedResources(t *testing.T) {
+	dir := copyExamples(t)
+	var mu sync.Mutex
+	var validated [][]string // resource names, per validation
+	ts := startServerHook(t, []string{dir}, func(s *Server) {
+		s.validate = func(r *translate.Resources) error {
+			var names []string
+			for _, rc := range r.RouteConfigs {
+				names = append(names, "route/"+rc.GetName())
+			}
+			for _, c := range r.Clusters {
+				names = append(names, "cluster/"+c.GetName())
+			}
+			mu.Lock()
+			validated = append(validated, names)
+			mu.Unlock()
+			return render.Validate(r)
+		}
+	})
+	first := ts.waitReady(t)
+	writeFile(t, filepath.Join(dir, "added.yaml"), ingress("added", "added.example.com"))
+	waitFor(t, "a new configuration", func() bool { return ts.Version() != first })
+
+	mu.Lock()
+	defer mu.Unlock()
+	all, last := validated[0], validated[len(validated)-1]
+	if !slices.Contains(last, "route/ingress_http") {
+		t.Errorf("the changed route configuration was not validated: %v", last)
+	}
+	if len(last) >= len(all) {
+		t.Errorf("the reload validated %d resources, as many as the first (%d): %v", len(last), len(all), last)
+	}
 }

@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"fmt"
 	"testing"
 
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -107,5 +109,52 @@ func TestParseConfigSource(t *testing.T) {
 	}
 	if _, err := ParseConfigSource("rest"); err == nil {
 		t.Error("rest accepted")
+	}
+}
+
+// A listener with a long list of filter chains is hashed chain by chain:
+// the hash still follows every change, in a chain or outside the list, and
+// only the content.
+func TestContentHashOfLongLists(t *testing.T) {
+	listener := func() *listenerv3.Listener {
+		l := &listenerv3.Listener{Name: "ingress_https", StatPrefix: "https"}
+		for i := range minSplitHash + 3 {
+			l.FilterChains = append(l.FilterChains, &listenerv3.FilterChain{Name: fmt.Sprintf("chain-%d", i)})
+		}
+		return l
+	}
+	hash := func(l *listenerv3.Listener) [32]byte {
+		t.Helper()
+		h, err := contentHash(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	base := hash(listener())
+	if hash(listener()) != base {
+		t.Fatal("equal listeners hash differently")
+	}
+	changes := map[string]func(*listenerv3.Listener){
+		"a chain":        func(l *listenerv3.Listener) { l.FilterChains[100].Name = "other" },
+		"the last chain": func(l *listenerv3.Listener) { l.FilterChains[len(l.FilterChains)-1].Name = "other" },
+		"the order": func(l *listenerv3.Listener) {
+			l.FilterChains[0], l.FilterChains[1] = l.FilterChains[1], l.FilterChains[0]
+		},
+		"one chain less":     func(l *listenerv3.Listener) { l.FilterChains = l.FilterChains[1:] },
+		"outside the chains": func(l *listenerv3.Listener) { l.StatPrefix = "other" },
+	}
+	for name, change := range changes {
+		l := listener()
+		change(l)
+		if hash(l) == base {
+			t.Errorf("changing %s left the hash alone", name)
+		}
+	}
+	// The listener itself is not changed by hashing.
+	l := listener()
+	hash(l)
+	if !proto.Equal(l, listener()) {
+		t.Error("hashing changed the listener")
 	}
 }

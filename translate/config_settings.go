@@ -95,6 +95,8 @@ type settings struct {
 	metrics          metricsSettings
 	health           addressPort
 	omEnforcedHealth *addressPort
+	// ads: resources refer to one another over ADS (Options.ADS).
+	ads bool
 }
 
 // tlsParams are TLS versions ("1.2"/"1.3"), ciphers and curves.

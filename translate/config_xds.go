@@ -261,7 +261,7 @@ func staticListenersFor(s *settings) []*listenerv3.Listener {
 		l := adminProxyListener("stats", "stats", m.address, uint32(m.port), []string{"/stats", "/stats/prometheus"})
 		l.FilterChains[0].TransportSocket = &corev3.TransportSocket{
 			Name:       listenerTLSTransportSocketName,
-			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(m.caFile != ""))},
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(s, m.caFile != ""))},
 		}
 		out = append(out, l, adminProxyListener("health", "stats", h.address, uint32(h.port), []string{"/ready"}))
 	case m.addressPort == h:
@@ -291,17 +291,17 @@ const (
 
 // metricsTLSContext serves the metrics listener over TLS 1.3 with the
 // certificate (and client CA) Envoy reads from files.
-func metricsTLSContext(clientValidation bool) *tlsv3.DownstreamTlsContext {
+func metricsTLSContext(s *settings, clientValidation bool) *tlsv3.DownstreamTlsContext {
 	ctx := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
 		TlsParams: &tlsv3.TlsParameters{
 			TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
 			TlsMaximumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
 		},
-		TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: metricsServerCertSDSName, SdsConfig: xdsConfigSource()}},
+		TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: metricsServerCertSDSName, SdsConfig: s.configSource()}},
 	}}
 	if clientValidation {
 		ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContextSdsSecretConfig{
-			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: metricsCABundleSDSName, SdsConfig: xdsConfigSource()},
+			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: metricsCABundleSDSName, SdsConfig: s.configSource()},
 		}
 		ctx.RequireClientCertificate = wrapperspb.Bool(true)
 	}
@@ -360,6 +360,7 @@ func runtimeLayerFor(s *settings, listenerNames []string) *runtimev3.Runtime {
 // with the configuration's ciphers and curves.
 func downstreamTLSContextFor(s *settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
 	ctx := downstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
+	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = s.configSource()
 	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.tls.cipherSuites...)
 	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.tls.ecdhCurves
 	return ctx

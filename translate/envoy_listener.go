@@ -78,6 +78,18 @@ const (
 	hcmAccessLogPath         = "/dev/stdout"
 )
 
+// configSource is the ConfigSource the resources embed for RDS, EDS and
+// SDS: Contour's (xdsConfigSource), or ADS with Options.ADS.
+func (s *settings) configSource() *corev3.ConfigSource {
+	if s != nil && s.ads {
+		return &corev3.ConfigSource{
+			ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
+			ResourceApiVersion:    corev3.ApiVersion_V3,
+		}
+	}
+	return xdsConfigSource()
+}
+
 // xdsConfigSource is the ConfigSource Contour embeds for RDS/EDS/SDS:
 // api_config_source GRPC V3 to the "contour" cluster.
 func xdsConfigSource() *corev3.ConfigSource {
@@ -294,7 +306,7 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 		StatPrefix: statPrefix,
 		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{
 			Rds: &hcmv3.Rds{
-				ConfigSource:    xdsConfigSource(),
+				ConfigSource:    s.configSource(),
 				RouteConfigName: routeConfigName,
 			},
 		},

@@ -45,6 +45,11 @@ type Options struct {
 	// StatusOnly skips building Envoy resources: Result.Resources is
 	// empty, while status and notices are as always (contourc check).
 	StatusOnly bool
+	// ADS makes the resources refer to one another (RDS, EDS, SDS) with
+	// {ads: {}} config sources, for an Envoy whose bootstrap gives it one
+	// aggregated xDS stream (contourc bootstrap), instead of Contour's
+	// api_config_source to the "contour" cluster.
+	ADS bool
 }
 
 // Result is the outcome of one translation.

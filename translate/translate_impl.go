@@ -111,6 +111,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.ads = opts.ADS
 	opts.Config = cfg
 	opts = withConfig(opts)
 	if opts.Gateway == nil {

@@ -118,7 +118,7 @@ func clusterWith(c *Cluster, dnsDomain string, s *settings) *clusterv3.Cluster {
 		}
 	case dnsDomain == "":
 		out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS}
-		out.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{EdsConfig: xdsConfigSource(), ServiceName: endpointsName(svc)}
+		out.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{EdsConfig: s.configSource(), ServiceName: endpointsName(svc)}
 	default:
 		out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STRICT_DNS}
 		host := svc.Name + "." + svc.Namespace + ".svc." + dnsDomain
@@ -145,7 +145,7 @@ func clusterWith(c *Cluster, dnsDomain string, s *settings) *clusterv3.Cluster {
 			ctx.CommonTlsContext.TlsParams = upstreamTLSParams(s)
 		}
 		if cc := c.ClientCertificate; cc != nil {
-			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: secretName(cc), SdsConfig: xdsConfigSource()}}
+			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: secretName(cc), SdsConfig: s.configSource()}}
 		}
 		return upstreamTransportSocket(ctx)
 	}
@@ -405,14 +405,14 @@ func extensionClusterWith(e *ExtensionCluster, s *settings) *clusterv3.Cluster {
 		CommonLbConfig:       &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
 		LbPolicy:             lbPolicy(e.LoadBalancerPolicy),
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
-		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: xdsConfigSource(), ServiceName: name},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: s.configSource(), ServiceName: name},
 		CircuitBreakers:      circuitBreakerThresholds(e.CircuitBreakers),
 	}
 	switch e.Protocol {
 	case "h2":
 		ctx := upstreamTLSContext(e.SNI, e.Validation, "h2")
 		if cc := e.ClientCertificate; cc != nil {
-			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: secretName(cc), SdsConfig: xdsConfigSource()}}
+			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: secretName(cc), SdsConfig: s.configSource()}}
 		}
 		out.TransportSocket = upstreamTransportSocket(ctx)
 		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)
