@@ -42,7 +42,14 @@ func (in *inliner) walker() *walker {
 	if in.memo == nil {
 		in.memo = map[string][]byte{}
 	}
-	return &walker{visit: in.visit, memo: in.memo}
+	return &walker{visit: in.visit, memo: in.memo, admit: in.admit}
+}
+
+// admit keeps the walk out of route configurations: the inlined ones are
+// the caller's and must stay as they are.
+func (in *inliner) admit(m protoreflect.Message) bool {
+	_, rc := m.Interface().(*routev3.RouteConfiguration)
+	return !rc
 }
 
 func (in *inliner) visit(m protoreflect.Message) (bool, error) {
@@ -55,10 +62,12 @@ func (in *inliner) visit(m protoreflect.Message) (bool, error) {
 	return false, nil
 }
 
-// inlineRoutes replaces the HCM's RDS subscription with a copy of the route
-// configuration it names. The walk then goes on into the copy like into any
-// other field, so the caller's RouteConfiguration is never changed, and
-// listeners sharing a route table each get their own.
+// inlineRoutes replaces the HCM's RDS subscription with the route
+// configuration it names. The walk does not go into it (see inliner.admit):
+// a route configuration holds no RDS or SDS reference, so nothing in it
+// would change, and the caller's RouteConfiguration, which may be shared
+// by several connection managers, is only ever read (each manager's Any
+// is packed with its own bytes).
 func (in *inliner) inlineRoutes(hcm *hcmv3.HttpConnectionManager) (bool, error) {
 	if hcm.GetScopedRoutes() != nil {
 		return false, fmt.Errorf("http_connection_manager %q: scoped_routes need a control plane", hcm.GetStatPrefix())
@@ -72,9 +81,7 @@ func (in *inliner) inlineRoutes(hcm *hcmv3.HttpConnectionManager) (bool, error) 
 		return false, fmt.Errorf("http_connection_manager %q: no route configuration named %q",
 			hcm.GetStatPrefix(), rds.GetRouteConfigName())
 	}
-	hcm.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{
-		RouteConfig: proto.Clone(rc).(*routev3.RouteConfiguration),
-	}
+	hcm.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: rc}
 	return true, nil
 }
 

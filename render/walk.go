@@ -44,6 +44,9 @@ type walker struct {
 	// remembered, so each place it occurs is reported.
 	memo   map[string][]byte
 	faults func() int
+	// admit, when set, says whether to walk m at all; a message it turns
+	// away is neither visited nor walked into.
+	admit func(m protoreflect.Message) bool
 
 	path []step
 }
@@ -76,6 +79,9 @@ func (e *walkError) Unwrap() error { return e.err }
 func (w *walker) walk(m protoreflect.Message) (bool, error) {
 	if a, ok := m.Interface().(*anypb.Any); ok {
 		return w.walkAny(a)
+	}
+	if w.admit != nil && !w.admit(m) {
+		return false, nil
 	}
 	changed := false
 	if w.visit != nil {
