@@ -20,7 +20,9 @@ test:
 run:
 	$(GO) run ./cmd/contourc render ./examples
 
-# Go benchmarks, then the whole process on a 1,000-HTTPProxy corpus.
+# Go benchmarks (BenchmarkPhases: load, translate, render per phase), then
+# the whole process on scalegen corpora of 1,000, 5,000 and 20,000
+# HTTPProxies and HTTPRoutes (bench/scale.sh), then serve's latency.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	SHARED=$(SHARED) bench/scale.sh
