@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -55,21 +56,17 @@ func (sc *secretChecks) result(key secretCheck) *secretResult {
 	return r
 }
 
-// checkServingSecretsAhead starts checking every kubernetes.io/tls Secret
-// as a serving certificate on all CPUs but one. Call stopCheckingAhead once
-// the DAG is built: what is left unchecked then is not needed.
+// checkServingSecretsAhead starts checking, on all CPUs but one, the
+// Secrets that HTTPProxies, Ingresses and Gateways name as serving
+// certificates. Call stopCheckingAhead once the DAG is built: what is left
+// unchecked then is not needed. A Secret named some other way is checked
+// when the DAG build gets to it, as before.
 func (c *cache) checkServingSecretsAhead() {
 	n := runtime.GOMAXPROCS(0) - 1
 	if n < 1 {
 		return
 	}
-	var names []types.NamespacedName
-	for name, s := range c.secrets {
-		if s.Type == corev1.SecretTypeTLS {
-			names = append(names, name)
-		}
-	}
-	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
+	names := c.servingSecretNames()
 	var next atomic.Int64
 	for range n {
 		c.secretChecks.workers.Go(func() {
@@ -78,6 +75,53 @@ func (c *cache) checkServingSecretsAhead() {
 			}
 		})
 	}
+}
+
+// servingSecretNames lists, sorted, the Secrets in the input that are
+// named as serving certificates: a virtual host's tls.secretName, an
+// Ingress's tls[].secretName (both "name" or "namespace/name") and a Gateway
+// listener's certificateRefs.
+func (c *cache) servingSecretNames() []types.NamespacedName {
+	seen := map[types.NamespacedName]bool{}
+	add := func(ns, ref string) {
+		if before, after, found := strings.Cut(ref, "/"); found {
+			ns, ref = before, after
+		}
+		name := types.NamespacedName{Namespace: ns, Name: ref}
+		if s, ok := c.secrets[name]; ok && s.Type == corev1.SecretTypeTLS {
+			seen[name] = true
+		}
+	}
+	for _, p := range c.httpproxies {
+		if vh := p.Spec.VirtualHost; vh != nil && vh.TLS != nil && vh.TLS.SecretName != "" {
+			add(p.Namespace, vh.TLS.SecretName)
+		}
+	}
+	for _, ing := range c.ingresses {
+		for _, t := range ing.Spec.TLS {
+			add(ing.Namespace, t.SecretName)
+		}
+	}
+	for _, gw := range c.gateways {
+		for _, l := range gw.Spec.Listeners {
+			if l.TLS == nil {
+				continue
+			}
+			for _, ref := range l.TLS.CertificateRefs {
+				ns := gw.Namespace
+				if ref.Namespace != nil {
+					ns = string(*ref.Namespace)
+				}
+				add(ns, string(ref.Name))
+			}
+		}
+	}
+	names := make([]types.NamespacedName, 0, len(seen))
+	for name := range seen {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
+	return names
 }
 
 // stopCheckingAhead ends the checks started by checkServingSecretsAhead.

@@ -38,6 +38,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
 )
@@ -73,6 +74,10 @@ func mkKindOf(t testing.TB, o metav1.Object) string {
 		return "Ingress"
 	case *contourv1.TLSCertificateDelegation:
 		return "TLSCertificateDelegation"
+	case *contourv1.HTTPProxy:
+		return "HTTPProxy"
+	case *gatewayv1.Gateway:
+		return "Gateway"
 	}
 	t.Fatalf("mkKindOf: unexpected object type %T", o)
 	return ""

@@ -1,0 +1,50 @@
+package translate
+
+import (
+	"slices"
+	"testing"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Only the Secrets named as serving certificates are checked ahead: a
+// corpus of unreferenced certificates costs nothing.
+func TestServingSecretNames(t *testing.T) {
+	other := gatewayv1.Namespace("other")
+	objs := []metav1.Object{
+		mkTLSSecret(t, "ns", "proxy-cert"),
+		mkTLSSecret(t, "other", "delegated-cert"),
+		mkTLSSecret(t, "ns", "ingress-cert"),
+		mkTLSSecret(t, "other", "gateway-cert"),
+		mkTLSSecret(t, "ns", "unreferenced"),
+		mkSecret("ns", "opaque", corev1.SecretTypeOpaque, nil),
+		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: contourv1.HTTPProxySpec{
+			VirtualHost: &contourv1.VirtualHost{Fqdn: "a.example.com", TLS: &contourv1.TLS{SecretName: "proxy-cert"}}}},
+		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}, Spec: contourv1.HTTPProxySpec{
+			VirtualHost: &contourv1.VirtualHost{Fqdn: "b.example.com", TLS: &contourv1.TLS{SecretName: "other/delegated-cert"}}}},
+		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: contourv1.HTTPProxySpec{
+			VirtualHost: &contourv1.VirtualHost{Fqdn: "c.example.com", TLS: &contourv1.TLS{SecretName: "opaque"}}}},
+		mkIngress("ns", "ing", func(i *networkingv1.Ingress) {
+			i.Spec.TLS = append(i.Spec.TLS, networkingv1.IngressTLS{SecretName: "ingress-cert"}, networkingv1.IngressTLS{SecretName: "missing"})
+		}),
+		&gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "gw", Name: "edge"}, Spec: gatewayv1.GatewaySpec{
+			Listeners: []gatewayv1.Listener{{Name: "https", TLS: &gatewayv1.ListenerTLSConfig{
+				CertificateRefs: []gatewayv1.SecretObjectReference{{Namespace: &other, Name: "gateway-cert"}},
+			}}}}},
+	}
+	c := newCache(mkObjects(t, objs...), Options{})
+	want := []types.NamespacedName{
+		{Namespace: "ns", Name: "ingress-cert"},
+		{Namespace: "ns", Name: "proxy-cert"},
+		{Namespace: "other", Name: "delegated-cert"},
+		{Namespace: "other", Name: "gateway-cert"},
+	}
+	if got := c.servingSecretNames(); !slices.Equal(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
