@@ -81,6 +81,12 @@ func BuildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3
 	if _, err := netip.ParseAddr(opts.AdminAddress); err != nil {
 		return nil, fmt.Errorf("bootstrap: admin address %q is not an IP address", opts.AdminAddress)
 	}
+	// The resources are validated in the form translate gives them, typed
+	// configs included; the bootstrap's own checks then need not unpack
+	// each typed config again to validate it (see checkOne).
+	if err := Validate(r); err != nil {
+		return nil, err
+	}
 	b, err := buildBootstrap(r, opts)
 	if err == nil {
 		err = validateBootstrap(b)

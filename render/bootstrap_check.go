@@ -4,10 +4,10 @@ package render
 //
 // A bootstrap of thousands of virtual hosts has one listener with thousands
 // of filter chains, each with its own connection manager holding its route
-// table inline. Validation, the static check and the reference check each
-// need to unpack those typed configs; doing all three in one walk unpacks
-// each once, and walking the filter chains as separate jobs spreads the one
-// big listener over the CPUs.
+// table inline. The static check and the reference check both need to
+// unpack those typed configs; doing both, and the validation of each unit,
+// in one walk unpacks each once, and walking the filter chains as separate
+// jobs spreads the one big listener over the CPUs.
 
 import (
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
@@ -27,7 +27,8 @@ type staticCheck struct {
 }
 
 // checkStaticResources runs, for every static resource, Envoy's validation
-// rules, CheckStatic's rules and CheckBootstrapReferences' rules, and
+// rules (outside typed configs, which BuildBootstrap validated before
+// inlining), CheckStatic's rules and CheckBootstrapReferences' rules, and
 // returns the problems in resource order: for each resource its first
 // validation or static error, or else every dangling reference.
 func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources) []error {
@@ -91,7 +92,13 @@ func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte) []error {
 		return fail(err)
 	}
 	var refs []error
-	w := &walker{unpacked: validateOne, memo: memo, faults: func() int { return len(refs) }}
+	// Typed configs are not validated again here: BuildBootstrap validated
+	// every resource, typed configs included, before inlining, and
+	// inlining keeps them valid (it swaps an RDS subscription for the
+	// validated route table, drops SDS config sources, and gives EDS
+	// clusters their validated endpoints). The unit itself is validated
+	// above, for what inlining changed outside typed configs.
+	w := &walker{memo: memo, faults: func() int { return len(refs) }}
 	w.visit = func(m protoreflect.Message) (bool, error) {
 		if _, err := checkStaticMessage(m); err != nil {
 			return false, err

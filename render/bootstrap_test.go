@@ -251,6 +251,14 @@ func TestBootstrapInvalidWritesNothing(t *testing.T) {
 			change: func(r *translate.Resources) { r.RouteConfigs = r.RouteConfigs[1:] },
 			want:   `listener "ingress_https": filter_chains[0].filters["envoy.filters.network.http_connection_manager"].typed_config: http_connection_manager "ingress_https": no route configuration named "https/www.example.com"`,
 		},
+		"invalid typed config": {
+			change: func(r *translate.Resources) {
+				repack(t, r.Listeners[1].FilterChains[0].Filters[0].GetTypedConfig(), func(hcm *hcmv3.HttpConnectionManager) {
+					hcm.StatPrefix = ""
+				})
+			},
+			want: `listener "ingress_http": filter_chains[0].filters["envoy.filters.network.http_connection_manager"].typed_config: invalid HttpConnectionManager.StatPrefix`,
+		},
 		"unknown typed config": {
 			change: func(r *translate.Resources) {
 				r.Listeners[1].FilterChains[0].Filters[0].GetTypedConfig().TypeUrl = "type.googleapis.com/no.such.Type"

@@ -13,18 +13,10 @@ import (
 // renderers are render's output formats, by -o value. Each checks every
 // resource against Envoy's validation rules before it writes anything:
 // Envoy refuses a resource that breaks them as a whole, so better to fail
-// here than to write a file Envoy will not load. JSON checks while it
-// prints.
+// here than to write a file Envoy will not load.
 var renderers = map[string]func(io.Writer, *translate.Resources) error{
-	"yaml": validThenBootstrap,
+	"yaml": render.Bootstrap,
 	"json": render.JSON,
-}
-
-func validThenBootstrap(w io.Writer, r *translate.Resources) error {
-	if err := render.Validate(r); err != nil {
-		return err
-	}
-	return render.Bootstrap(w, r)
 }
 
 type renderOptions struct {
