@@ -12,9 +12,12 @@ package render
 import (
 	"bytes"
 	"errors"
+	"slices"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // staticItemIndent is where the "- " of a static resource goes: under
@@ -102,8 +105,93 @@ func staticSection[T interface {
 
 // yamlItems prints every resource of every section as a YAML sequence item
 // at staticItemIndent, on every CPU, keeping order; the error is that of
-// the first failing resource.
+// the first failing resource. A listener with many filter chains is
+// printed in pieces (spliceChains).
 func yamlItems(sections []typeSection) ([][][]byte, error) {
+	sections = slices.Clone(sections)
+	var spliced []splicedChains
+	for i := range sections {
+		sections[i].items = slices.Clone(sections[i].items)
+		for j, m := range sections[i].items {
+			if l, ok := m.(*listenerv3.Listener); ok && len(l.GetFilterChains()) >= minSplitList {
+				sections[i].items[j] = withChainMarker(l)
+				spliced = append(spliced, splicedChains{section: i, item: j, listener: l})
+			}
+		}
+	}
+	items, err := yamlItemsAt(sections, staticItemIndent)
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range spliced {
+		if items[sc.section][sc.item], err = spliceChains(items[sc.section][sc.item], sc.listener); err != nil {
+			return nil, &ResourceError{Kind: "listener", Name: sc.listener.GetName(), Err: err}
+		}
+	}
+	return items, nil
+}
+
+// splicedChains is a listener printed with a marker for its filter chains,
+// at items[section][item].
+type splicedChains struct {
+	section, item int
+	listener      *listenerv3.Listener
+}
+
+// chainMarker names the one filter chain of a listener's stand-in: a plain
+// word that cannot be a real chain's name (those are server names or
+// Contour's fixed ones).
+const chainMarker = "contourc-filter-chains-go-here"
+
+// withChainMarker is l with one marker chain in place of its filter chains:
+// a new message sharing l's other fields.
+func withChainMarker(l *listenerv3.Listener) *listenerv3.Listener {
+	stand := &listenerv3.Listener{}
+	chains := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
+	l.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd != chains {
+			stand.ProtoReflect().Set(fd, v)
+		}
+		return true
+	})
+	stand.FilterChains = []*listenerv3.FilterChain{{Name: chainMarker}}
+	return stand
+}
+
+// spliceChains replaces the marker chain's item in a listener's YAML with
+// l's filter chains, printed on every CPU at the marker's indentation, as
+// the single pass would have printed them there.
+func spliceChains(item []byte, l *listenerv3.Listener) ([]byte, error) {
+	line := []byte("- name: " + chainMarker + "\n")
+	at := bytes.Index(item, line)
+	if at < 0 {
+		return nil, errors.New("yaml: the filter chains' place was not found")
+	}
+	start := bytes.LastIndexByte(item[:at], '\n') + 1
+	indent := at - start
+	chains := typeSection{kind: "listener", items: make([]proto.Message, len(l.GetFilterChains())), names: make([]string, len(l.GetFilterChains()))}
+	for i, fc := range l.GetFilterChains() {
+		chains.items[i], chains.names[i] = fc, l.GetName()
+	}
+	printed, err := yamlItemsAt([]typeSection{chains}, indent)
+	if err != nil {
+		return nil, err
+	}
+	size := len(item)
+	for _, p := range printed[0] {
+		size += len(p)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, item[:start]...)
+	for _, p := range printed[0] {
+		out = append(out, p...)
+	}
+	return append(out, item[at+len(line):]...), nil
+}
+
+// yamlItemsAt prints every resource of every section as a YAML sequence
+// item whose "- " is at indent, on every CPU, keeping order.
+func yamlItemsAt(sections []typeSection, indent int) ([][][]byte, error) {
 	docs, err := (&jsonEncoder{}).marshalAll(sections)
 	if err != nil {
 		return nil, err
@@ -120,7 +208,7 @@ func yamlItems(sections []typeSection) ([][][]byte, error) {
 		return func(n int) {
 			jb := jobs[n]
 			s := sections[jb.section]
-			item, err := yamlSequenceItem(docs[jb.section][jb.item], staticItemIndent)
+			item, err := yamlSequenceItem(docs[jb.section][jb.item], indent)
 			if err != nil {
 				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err}
 			}

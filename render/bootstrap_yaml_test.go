@@ -2,11 +2,14 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -57,6 +60,24 @@ func TestBootstrapYAMLMatchesSinglePass(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) { sameAsSinglePass(t, b) })
 	}
+}
+
+// A listener with enough filter chains to be printed in pieces comes out
+// as the single pass prints it.
+func TestBootstrapYAMLSplicesLongListeners(t *testing.T) {
+	r := testResources(t)
+	l := r.Listeners[1]
+	chain := l.FilterChains[0]
+	for i := range minSplitList + 7 {
+		fc := proto.Clone(chain).(*listenerv3.FilterChain)
+		fc.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{fmt.Sprintf("host-%d.example.com", i)}}
+		l.FilterChains = append(l.FilterChains, fc)
+	}
+	b, err := BuildBootstrap(r, BootstrapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsSinglePass(t, b)
 }
 
 // TestBootstrapYAMLMatchesSinglePassOnCorpus does the same for the

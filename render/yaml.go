@@ -185,11 +185,75 @@ func (y *yamlWriter) str(i int) (string, int, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1]), end, nil
 	}
+	if s, ok := unquoteJSON(raw); ok {
+		return s, end, nil
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", i, fmt.Errorf("yaml: %w", err)
 	}
 	return s, end, nil
+}
+
+// unquoteJSON decodes a quoted JSON string with the escapes the encoder
+// writes (\", \\, \/, \b, \f, \n, \r, \t and \u0000-\u007f); ok is
+// false for any other, which encoding/json then decodes. Lua scripts, with a \n on every
+// line, are in every filter chain.
+func unquoteJSON(raw []byte) (string, bool) {
+	body := raw[1 : len(raw)-1]
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 >= len(body) {
+			return "", false
+		}
+		i++
+		switch body[i] {
+		case '"', '\\', '/':
+			out = append(out, body[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			// Only \u00XX: control characters. Anything higher
+			// (surrogate pairs) goes to encoding/json.
+			if i+4 >= len(body) || body[i+1] != '0' || body[i+2] != '0' {
+				return "", false
+			}
+			hi, lo := unhex(body[i+3]), unhex(body[i+4])
+			if hi < 0 || lo < 0 || hi > 7 {
+				return "", false // not ASCII: its UTF-8 form is two bytes
+			}
+			out = append(out, byte(hi<<4|lo))
+			i += 4
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }
 
 // isEmpty reports whether src[i] opens an empty object or array.
@@ -236,7 +300,9 @@ var notPlain = map[string]bool{
 // shapes contourc's bootstraps are full of, durations ("0.250s") and IPv4
 // addresses, are none of those and stay plain for readability.
 func isPlainSafe(s string) bool {
-	if s == "" || notPlain[strings.ToLower(s)] {
+	// The words are short: a long string (a certificate, a Lua script)
+	// need not be lowered to find it is none of them.
+	if s == "" || len(s) <= len("infinity") && notPlain[strings.ToLower(s)] {
 		return false
 	}
 	if c := s[0]; c >= '0' && c <= '9' {

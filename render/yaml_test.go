@@ -108,3 +108,28 @@ func assertSameData(t *testing.T, j string, y []byte) {
 		t.Errorf("YAML reads back as %v, want %v", normalized, fromJSON)
 	}
 }
+
+// unquoteJSON decodes what it takes exactly as encoding/json does, and
+// leaves the rest to it.
+func TestUnquoteJSON(t *testing.T) {
+	for _, raw := range []string{
+		`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u0001\u001f\u007f"`, `"é\n"`,
+		`"\u00e9"`, `"\u2028"`, `"\ud83d\ude00"`, `"\x"`, `"\u00zz"`, `"\u00"`, `"trailing\\"`,
+	} {
+		var want string
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		got, ok := unquoteJSON([]byte(raw))
+		switch {
+		case ok && wantErr != nil:
+			t.Errorf("%s: decoded %q, encoding/json refuses it: %v", raw, got, wantErr)
+		case ok && got != want:
+			t.Errorf("%s: decoded %q, want %q", raw, got, want)
+		}
+	}
+	// What the encoder writes is all taken.
+	for _, raw := range []string{`"local function f()\n  return 1\nend\n"`, `"tab\there"`} {
+		if _, ok := unquoteJSON([]byte(raw)); !ok {
+			t.Errorf("%s: left to encoding/json", raw)
+		}
+	}
+}
