@@ -54,9 +54,19 @@ func noticeMissingEndpoints(dc *Cluster, c *cache, opts Options, notices *[]Noti
 // with Options.StatusOnly it only finds the notices building them gives.
 func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]Notice) Resources {
 	if opts.StatusOnly {
-		for _, dc := range referencedClusters(d) {
-			noticeMissingEndpoints(dc, c, opts, notices)
-		}
+		// Only the notices: a cluster's name (a hash of its settings)
+		// is worked out only when its Service has no endpoints. The
+		// notices are sorted afterwards, so the order here is free.
+		seen := map[string]bool{}
+		eachCluster(d, func(dc *Cluster) {
+			if svc := dc.Upstream; svc.ExternalName != "" || hasEndpoints(c, svc) {
+				return
+			}
+			if name := clusterName(dc); !seen[name] {
+				seen[name] = true
+				noticeMissingEndpoints(dc, c, opts, notices)
+			}
+		})
 		return Resources{}
 	}
 	var dagListeners []string

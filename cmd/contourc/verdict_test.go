@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
 )
 
 func TestVerdictOf(t *testing.T) {
@@ -120,5 +124,34 @@ func TestVerdictOfTypedStatus(t *testing.T) {
 	got := verdictOf(&proxyStatus{CurrentStatus: "valid", Conditions: []condition{{Type: "Valid", Status: "True"}}})
 	if want := (verdict{Word: "valid", OK: true}); !reflect.DeepEqual(got, want) {
 		t.Errorf("verdictOf() = %#v, want %#v", got, want)
+	}
+}
+
+// translate's HTTPProxy statuses are read without the JSON round trip,
+// with the same verdict: checked on every status of the golden inputs,
+// invalid and orphaned proxies included.
+func TestVerdictOfHTTPProxyStatusMatchesJSON(t *testing.T) {
+	inputs, _ := filepath.Glob(filepath.Join(repoRoot, "testdata", "golden", "*", "input"))
+	typed := 0
+	for _, in := range inputs {
+		loaded, err := loader.Load([]string{in}, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := translate.Translate(loaded.Objects, translate.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range res.Status {
+			if _, ok := st.Status.(translate.HTTPProxyStatus); ok {
+				typed++
+			}
+			if got, want := verdictOf(st.Status), verdictOfJSON(st.Status); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s/%s: %#v, from JSON %#v", st.Kind, st.Namespace, st.Name, got, want)
+			}
+		}
+	}
+	if typed == 0 {
+		t.Fatal("no HTTPProxy status met")
 	}
 }
