@@ -34,8 +34,11 @@ var negativeConditions = map[string]bool{
 func verdictOf(status any) verdict {
 	// translate's own HTTPProxy status, read as it is: a JSON round trip
 	// per object was a tenth of check at 5,000 of them.
-	if s, ok := status.(translate.HTTPProxyStatus); ok {
+	switch s := status.(type) {
+	case translate.HTTPProxyStatus:
 		return httpProxyVerdict(s)
+	case translate.RouteStatus:
+		return routeVerdict(s)
 	}
 	return verdictOfJSON(status)
 }
@@ -105,22 +108,52 @@ func httpProxyVerdict(s translate.HTTPProxyStatus) verdict {
 	return v
 }
 
+// routeVerdict is conditionsVerdict on translate's route status type.
+func routeVerdict(s translate.RouteStatus) verdict {
+	var j conditionJudge
+	for _, p := range s.Parents {
+		name := p.ParentRef.Name
+		if ns := p.ParentRef.Namespace; ns != nil && *ns != "" {
+			name = *ns + "/" + name
+		}
+		where := "parent: "
+		if name != "" {
+			where = "parent " + name + ": "
+		}
+		for _, c := range p.Conditions {
+			j.judge(where, c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+	return j.verdict()
+}
+
+// conditionJudge sums up conditions as conditionsVerdict does.
+type conditionJudge struct {
+	seen, bad []string // condition types
+	reasons   []string
+}
+
+func (j *conditionJudge) judge(where, typ, status, reason, msg string) {
+	if (status == "True") == negativeConditions[typ] {
+		j.bad = append(j.bad, typ)
+		j.reasons = append(j.reasons, where+typ+"="+status+" "+describeParts(typ, reason, msg))
+	} else {
+		j.seen = append(j.seen, typ)
+	}
+}
+
 // conditionsVerdict reads a Gateway API style status: every condition, at
 // any depth, must be in its good state.
 func conditionsVerdict(m map[string]any) verdict {
-	var seen, bad []string // condition types
-	var reasons []string
+	var j conditionJudge
 	var walk func(obj map[string]any, where string)
 	walk = func(obj map[string]any, where string) {
 		for _, c := range objects(obj["conditions"]) {
 			typ, _ := c["type"].(string)
 			st, _ := c["status"].(string)
-			if (st == "True") == negativeConditions[typ] {
-				bad = append(bad, typ)
-				reasons = append(reasons, where+typ+"="+st+" "+describe(c))
-			} else {
-				seen = append(seen, typ)
-			}
+			reason, _ := c["reason"].(string)
+			msg, _ := c["message"].(string)
+			j.judge(where, typ, st, reason, msg)
 		}
 		for key, val := range obj {
 			if key == "conditions" {
@@ -132,10 +165,15 @@ func conditionsVerdict(m map[string]any) verdict {
 		}
 	}
 	walk(m, "")
+	return j.verdict()
+}
+
+func (j *conditionJudge) verdict() verdict {
+	seen, bad, reasons := j.seen, j.bad, j.reasons
 	if len(seen)+len(bad) == 0 {
 		return verdict{Word: "unknown", OK: true}
 	}
-	// Map iteration above visits nested lists in random order.
+	// conditionsVerdict meets nested lists in map order, which is random.
 	slices.Sort(reasons)
 	switch {
 	case slices.Contains(bad, "Accepted"):
