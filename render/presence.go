@@ -1,15 +1,18 @@
 package render
 
-// Field presence read straight from generated message structs.
+// Field presence and values read straight from generated message structs.
 //
 // The encoder and the walker ask every field of every message whether it is
 // set, and most of Envoy's fields are not. protoreflect's Message.Has answers
 // for a message-typed field through reflect.NewAt, whose pointer-type cache
 // is a sync.Map: on 5,000 virtual hosts that lookup alone took a third of a
 // second. A presence plan, worked out once per Go type from the struct's
-// protobuf tags, answers the same question with one memory read per field.
-// It falls back to Has for any field whose layout it does not know (maps,
-// proto3 optional bytes, types that are not generated structs).
+// protobuf tags, answers the same question with one memory read per field,
+// and reads the value of a set scalar or message field the same way
+// (Message.Get converts each through reflect). It falls back to Has and Get
+// for any field whose layout it does not know (maps, lists, floats, proto3
+// optional fields, types that are not generated structs); a test compares
+// both with protoreflect on every message of the fixtures and the corpus.
 
 import (
 	"reflect"

@@ -1,4 +1,4 @@
-package translate_test
+package translate
 
 import (
 	"path/filepath"
@@ -6,10 +6,8 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/loader"
-	"github.com/contourc/contourc/translate"
 )
 
 // With Options.ADS every reference between resources (RDS, EDS, SDS, in
@@ -25,15 +23,15 @@ func TestADSConfigSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			contour, err := translate.Translate(loaded.Objects, translate.Options{})
+			contour, err := Translate(loaded.Objects, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ads, err := translate.Translate(loaded.Objects, translate.Options{ADS: true})
+			ads, err := Translate(loaded.Objects, Options{ADS: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			adsJSON, contourJSON := resourcesJSON(t, &ads.Resources), resourcesJSON(t, &contour.Resources)
+			adsJSON, contourJSON := resourcesJSON(t, ads.Resources), resourcesJSON(t, contour.Resources)
 			if strings.Contains(adsJSON, "api_config_source") {
 				t.Error("an api_config_source is left with ADS")
 			}
@@ -49,20 +47,10 @@ func TestADSConfigSources(t *testing.T) {
 
 // resourcesJSON prints every resource compactly, in a stable layout, with
 // the packed configs expanded.
-func resourcesJSON(t *testing.T, r *translate.Resources) string {
+func resourcesJSON(t *testing.T, r Resources) string {
 	t.Helper()
-	var msgs []proto.Message
-	for _, m := range r.Listeners {
-		msgs = append(msgs, m)
-	}
-	for _, m := range r.Clusters {
-		msgs = append(msgs, m)
-	}
-	for _, m := range r.RouteConfigs {
-		msgs = append(msgs, m)
-	}
 	var b strings.Builder
-	for _, m := range msgs {
+	for _, m := range resourceMessages(r) {
 		js, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
 		if err != nil {
 			t.Fatal(err)

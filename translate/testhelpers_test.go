@@ -368,10 +368,8 @@ func translateIngressT(t testing.TB, opts Options, objs ...metav1.Object) *Resul
 	return res
 }
 
-// validateResources runs ValidateAll on every resource and on every message
-// packed in an Any inside it, recursively.
-func validateAllResources(t testing.TB, r Resources) {
-	t.Helper()
+// resourceMessages lists every resource of r, by type.
+func resourceMessages(r Resources) []proto.Message {
 	var msgs []proto.Message
 	for _, m := range r.Listeners {
 		msgs = append(msgs, m)
@@ -391,6 +389,14 @@ func validateAllResources(t testing.TB, r Resources) {
 	for _, m := range r.Runtimes {
 		msgs = append(msgs, m)
 	}
+	return msgs
+}
+
+// validateResources runs ValidateAll on every resource and on every message
+// packed in an Any inside it, recursively.
+func validateAllResources(t testing.TB, r Resources) {
+	t.Helper()
+	msgs := resourceMessages(r)
 	for _, m := range msgs {
 		validateMessageDeep(t, m, string(proto.MessageName(m)))
 	}
