@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -121,11 +122,17 @@ func oneOf(values ...any) check {
 	}
 }
 
-// matches is a "+kubebuilder:validation:Pattern" on a string.
+// patterns are those of every matches rule, for a test to compile.
+var patterns []string
+
+// matches is a "+kubebuilder:validation:Pattern" on a string. The pattern
+// is compiled on first use: compiling every rule's at start-up cost each
+// run a few milliseconds, more than a small input takes to load.
 func matches(pattern string) check {
-	re := regexp.MustCompile(pattern)
+	patterns = append(patterns, pattern)
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 	return func(v reflect.Value) string {
-		if v.Kind() != reflect.String || re.MatchString(v.String()) {
+		if v.Kind() != reflect.String || re().MatchString(v.String()) {
 			return ""
 		}
 		return fmt.Sprintf("invalid value %q: must match the regular expression %s", v.String(), pattern)

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"reflect"
+	"regexp"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -59,6 +60,18 @@ func TestKindsTable(t *testing.T) {
 		}
 		if name := reflect.TypeOf(obj).Elem().Name(); name != k.Kind {
 			t.Errorf("%s: New makes a %s", k.Kind, name)
+		}
+	}
+}
+
+// Rules compile their patterns on first use; every one must compile.
+func TestRulePatternsCompile(t *testing.T) {
+	if len(patterns) == 0 {
+		t.Fatal("no pattern rules registered")
+	}
+	for _, p := range patterns {
+		if _, err := regexp.Compile(p); err != nil {
+			t.Errorf("pattern %q: %v", p, err)
 		}
 	}
 }

@@ -44,8 +44,6 @@ type fieldPresence struct {
 	// member is, for a oneof field, the interface's type word when it
 	// holds this field's wrapper.
 	member unsafe.Pointer
-	// holdsAny says whether the field's messages can contain an Any.
-	holdsAny bool
 	// read says how get reads the field's value from the struct.
 	read valueRead
 	// message is, for a message field read directly, its Go type (a
@@ -73,6 +71,11 @@ const (
 type presencePlan struct {
 	fields []fieldPresence
 	direct bool // the plan reads the struct: m.Interface() is a pointer to it
+	// holdsAny says, by field, whether the field's messages can contain
+	// an Any. Only validation walks ask, so it is worked out on first use:
+	// it explores every type below, a few milliseconds a process that
+	// `render -o json` of a small input would notice.
+	holdsAny func() []bool
 }
 
 var presencePlans sync.Map // reflect.Type -> *presencePlan
@@ -98,7 +101,7 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 	}
 	for i := range fds.Len() {
 		fd := fds.Get(i)
-		f := fieldPresence{fd: fd, kind: presenceAsk, holdsAny: fieldHoldsAny(fd)}
+		f := fieldPresence{fd: fd, kind: presenceAsk}
 		if p.direct {
 			if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 				if sf, ok := byOneof[string(od.Name())]; ok && sf.Type.Kind() == reflect.Interface {
@@ -111,6 +114,13 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 		}
 		p.fields[i] = f
 	}
+	p.holdsAny = sync.OnceValue(func() []bool {
+		holds := make([]bool, len(p.fields))
+		for i, f := range p.fields {
+			holds[i] = fieldHoldsAny(f.fd)
+		}
+		return holds
+	})
 	return p
 }
 

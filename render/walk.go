@@ -93,6 +93,10 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 	}
 	p := presenceFor(m)
 	base := p.base(m)
+	var holdsAny []bool
+	if w.visit == nil {
+		holdsAny = p.holdsAny()
+	}
 	for i := range p.fields {
 		fd := p.fields[i].fd
 		if fd.Message() == nil && !fd.IsMap() {
@@ -100,7 +104,7 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 		}
 		// Unless a visitor wants to see every message, only fields that
 		// can hold an Any need entering: the rest ValidateAll checked.
-		if w.visit == nil && !p.fields[i].holdsAny || !p.has(m, base, i) {
+		if holdsAny != nil && !holdsAny[i] || !p.has(m, base, i) {
 			continue
 		}
 		c, err := w.walkField(fd, p.get(m, base, i))
