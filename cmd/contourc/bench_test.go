@@ -22,14 +22,7 @@ func BenchmarkPipeline(b *testing.B) {
 		for _, format := range []string{"json", "yaml"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, format), func(b *testing.B) {
 				for b.Loop() {
-					loaded, err := loader.Load([]string{dir}, loader.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					res, err := translate.Translate(loaded.Objects, translate.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
+					_, res := loadAndTranslate(b, dir)
 					if err := renderers[format](io.Discard, &res.Resources); err != nil {
 						b.Fatal(err)
 					}
@@ -39,12 +32,9 @@ func BenchmarkPipeline(b *testing.B) {
 	}
 }
 
-// BenchmarkPhases measures each phase of render on its own, on the same
-// corpus of 1,000 HTTPProxies: load, translate, and writing each format
-// (validation included, as render does).
-func BenchmarkPhases(b *testing.B) {
-	dir := b.TempDir()
-	writeScaleCorpus(b, dir, 1000)
+// loadAndTranslate runs the first two phases of render on dir.
+func loadAndTranslate(b *testing.B, dir string) (*loader.Result, *translate.Result) {
+	b.Helper()
 	loaded, err := loader.Load([]string{dir}, loader.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -53,6 +43,16 @@ func BenchmarkPhases(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return loaded, res
+}
+
+// BenchmarkPhases measures each phase of render on its own, on the same
+// corpus of 1,000 HTTPProxies: load, translate, and writing each format
+// (validation included, as render does).
+func BenchmarkPhases(b *testing.B) {
+	dir := b.TempDir()
+	writeScaleCorpus(b, dir, 1000)
+	loaded, res := loadAndTranslate(b, dir)
 	b.Run("load", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := loader.Load([]string{dir}, loader.Options{}); err != nil {
