@@ -228,7 +228,6 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 			from := k * perPiece
 			hint := lastSize.Load()
 			pieces[k], errs[k] = e.elements(make([]byte, 0, hint+hint/8), l, fd, depth, from, min(from+perPiece, n))
-
 			lastSize.Store(int64(len(pieces[k])))
 		}
 	})
