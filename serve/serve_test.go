@@ -462,11 +462,16 @@ func TestServeValidatesOnlyChangedResources(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
-	all, last := validated[0], validated[len(validated)-1]
-	if !slices.Contains(last, "route/ingress_http") {
-		t.Errorf("the changed route configuration was not validated: %v", last)
+	// A write may give more than one reload; the later ones change
+	// nothing and validate nothing.
+	all, changed := validated[0], false
+	for _, names := range validated[1:] {
+		changed = changed || slices.Contains(names, "route/ingress_http")
+		if len(names) >= len(all) {
+			t.Errorf("a reload validated %d resources, as many as the first (%d): %v", len(names), len(all), names)
+		}
 	}
-	if len(last) >= len(all) {
-		t.Errorf("the reload validated %d resources, as many as the first (%d): %v", len(last), len(all), last)
+	if !changed {
+		t.Errorf("the changed route configuration was not validated: %v", validated[1:])
 	}
 }
