@@ -1,8 +1,10 @@
 package loader
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // objectKey identifies an object as the API server does: two objects with
@@ -40,14 +42,23 @@ func findDuplicates(objs []Object) []error {
 // depends only on what the inputs say, not on file names or the order of
 // documents. Keys are unique (see findDuplicates), so the order is total.
 func sortObjects(objs []Object) {
-	sort.Slice(objs, func(i, j int) bool {
-		a, b := keyOf(objs[i]), keyOf(objs[j])
-		if a.kind != b.kind {
-			return a.kind < b.kind
-		}
-		if a.namespace != b.namespace {
-			return a.namespace < b.namespace
-		}
-		return a.name < b.name
+	// Keys are read once, not at each comparison: for 20,000 objects
+	// that was a million interface calls.
+	type keyed struct {
+		key objectKey
+		obj Object
+	}
+	all := make([]keyed, len(objs))
+	for i, o := range objs {
+		all[i] = keyed{keyOf(o), o}
+	}
+	slices.SortFunc(all, func(a, b keyed) int {
+		return cmp.Or(
+			strings.Compare(a.key.kind, b.key.kind),
+			strings.Compare(a.key.namespace, b.key.namespace),
+			strings.Compare(a.key.name, b.key.name))
 	})
+	for i := range all {
+		objs[i] = all[i].obj
+	}
 }
