@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +25,9 @@ const mirroringControllerName = "endpointslicemirroring-controller.k8s.io"
 // having no selector: offline there are no Pods for the selector to pick,
 // so Endpoints written by hand are the only endpoints there are.
 func mirrorEndpoints(objs []Object) []Object {
+	if !slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok }) {
+		return objs // most inputs have EndpointSlices only
+	}
 	hasSlices := map[string]bool{} // namespace/service
 	taken := map[string]bool{}     // namespace/slice name
 	for _, o := range objs {
