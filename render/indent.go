@@ -83,11 +83,19 @@ func skipSpace(src []byte, i int) int {
 	return i
 }
 
+// newLine starts a line at depth: a newline, prefix, then depth indent
+// units, copied from a run of spaces rather than appended one unit at a
+// time (the output has millions of lines, a dozen levels deep).
 func newLine(dst []byte, prefix string, depth int) []byte {
 	dst = append(dst, '\n')
 	dst = append(dst, prefix...)
-	for range depth {
-		dst = append(dst, indentUnit...)
+	n := depth * len(indentUnit)
+	for n > len(indentSpaces) {
+		dst = append(dst, indentSpaces...)
+		n -= len(indentSpaces)
 	}
-	return dst
+	return append(dst, indentSpaces[:n]...)
 }
+
+// indentSpaces is a run of spaces for newLine; deeper lines take several.
+const indentSpaces = "                                                                "

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,16 @@ func TestAppendIndentedMatchesJSONIndent(t *testing.T) {
 		wantS := string(bytes.TrimRight(want.Bytes(), " "))
 		if got := string(appendIndented(nil, []byte(in), "    ")); got != wantS {
 			t.Errorf("%s:\ngot\n%s\nwant\n%s", in, got, wantS)
+		}
+	}
+}
+
+// newLine indents any depth, deeper than its run of spaces too.
+func TestNewLineDepths(t *testing.T) {
+	for _, depth := range []int{0, 1, 31, 32, 33, 70} {
+		want := "\n>" + strings.Repeat(indentUnit, depth)
+		if got := string(newLine(nil, ">", depth)); got != want {
+			t.Errorf("depth %d: %q, want %q", depth, got, want)
 		}
 	}
 }
