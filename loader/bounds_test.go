@@ -3,6 +3,8 @@ package loader
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,27 @@ func TestSelfReferentialAlias(t *testing.T) {
 func TestFileSizeLimit(t *testing.T) {
 	text := strings.Repeat("# padding\n", 100)
 	errs := loadErrors(t, Options{Stdin: strings.NewReader(text), MaxFileSize: 512}, "-")
+	if !strings.Contains(errs[0].Msg, "larger than the 512 byte limit") {
+		t.Errorf("error = %v", errs[0])
+	}
+}
+
+// TestFileSizeLimitOnFiles checks the limit on files, which are read into a
+// buffer of their size: one byte over is refused, the limit itself is not.
+func TestFileSizeLimitOnFiles(t *testing.T) {
+	dir := t.TempDir()
+	at, over := filepath.Join(dir, "at.yaml"), filepath.Join(dir, "over.yaml")
+	padding := strings.Repeat("# padding\n", 51) // 510 bytes
+	if err := os.WriteFile(at, []byte(padding+"#\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(over, []byte(padding+"##\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load([]string{at}, Options{MaxFileSize: 512}); err != nil {
+		t.Errorf("a file of exactly the limit: %v", err)
+	}
+	errs := loadErrors(t, Options{MaxFileSize: 512}, over)
 	if !strings.Contains(errs[0].Msg, "larger than the 512 byte limit") {
 		t.Errorf("error = %v", errs[0])
 	}
