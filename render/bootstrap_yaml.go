@@ -33,7 +33,7 @@ func bootstrapYAML(b *bootstrapv3.Bootstrap) ([]byte, error) {
 		return nil, err
 	}
 	b.StaticResources = nil
-	restJSON, err := (&jsonEncoder{}).marshal(nil, b)
+	restJSON, err := compactEncoder().marshal(nil, b)
 	b.StaticResources = sr
 	if err != nil {
 		return nil, err
@@ -192,13 +192,15 @@ func spliceChains(item []byte, l *listenerv3.Listener) ([]byte, error) {
 // yamlItemsAt prints every resource of every section as a YAML sequence
 // item whose "- " is at indent, on every CPU, keeping order.
 func yamlItemsAt(sections []typeSection, indent int) ([][][]byte, error) {
-	docs, err := (&jsonEncoder{}).marshalAll(sections)
+	docs, err := compactEncoder().marshalAll(sections, false)
 	if err != nil {
 		return nil, err
 	}
 	type job struct{ section, item int }
 	var jobs []job
+	items := make([][][]byte, len(docs))
 	for i := range docs {
+		items[i] = make([][]byte, len(docs[i]))
 		for j := range docs[i] {
 			jobs = append(jobs, job{i, j})
 		}
@@ -208,17 +210,18 @@ func yamlItemsAt(sections []typeSection, indent int) ([][][]byte, error) {
 		return func(n int) {
 			jb := jobs[n]
 			s := sections[jb.section]
-			item, err := yamlSequenceItem(docs[jb.section][jb.item], indent)
+			// Unsegmented: each document is one segment.
+			item, err := yamlSequenceItem(docs[jb.section][jb.item][0], indent)
 			if err != nil {
 				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err}
 			}
-			docs[jb.section][jb.item] = item
+			items[jb.section][jb.item] = item
 		}
 	})
 	if bad := nonNil(errs); len(bad) > 0 {
 		return nil, bad[0]
 	}
-	return docs, nil
+	return items, nil
 }
 
 // yamlSequenceItem converts one JSON object into a block sequence item whose

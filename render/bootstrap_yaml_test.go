@@ -19,7 +19,7 @@ import (
 // parallel printing must match byte for byte.
 func singlePassYAML(t *testing.T, b *bootstrapv3.Bootstrap) []byte {
 	t.Helper()
-	j, err := (&jsonEncoder{}).marshal(nil, b)
+	j, err := compactEncoder().marshal(nil, b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func JSON(w io.Writer, r *translate.Resources) error {
 // writeJSON lays out the top-level object around the resources, already
 // indented at elementPrefix; docs holds one list per section. Errors stick
 // in bw and surface at Flush.
-func writeJSON(bw *bufio.Writer, sections []typeSection, docs [][][]byte) {
+func writeJSON(bw *bufio.Writer, sections []typeSection, docs [][]document) {
 	bw.WriteString("{\n")
 	for i, s := range sections {
 		key, _ := json.Marshal(s.typeURL) // a string always marshals
@@ -71,7 +71,9 @@ func writeJSON(bw *bufio.Writer, sections []typeSection, docs [][][]byte) {
 		bw.WriteString(": [")
 		for j, doc := range docs[i] {
 			bw.WriteString("\n" + elementPrefix)
-			bw.Write(doc)
+			for _, segment := range doc {
+				bw.Write(segment)
+			}
 			if j < len(docs[i])-1 {
 				bw.WriteByte(',')
 			}

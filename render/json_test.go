@@ -1,13 +1,17 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"slices"
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/contourc/contourc/translate"
 )
@@ -120,5 +124,42 @@ func BenchmarkJSON5000(b *testing.B) {
 		if err := JSON(&buf, r); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A resource's long list is written as the pieces it was printed in; the
+// bytes are those of the list printed whole, also when the resource is
+// left to protojson after some pieces were already cut.
+func TestJSONSegmentsMatchJoined(t *testing.T) {
+	r := largeResources(t, 2*minSplitList+5)
+	fallback := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
+	fallback.Name = "zz-fallback"
+	// An Any of a well-known type is printed by protojson, resource and all.
+	fallback.TypedPerFilterConfig = map[string]*anypb.Any{"x": mustAny(t, &emptypb.Empty{})}
+	r.RouteConfigs = append(r.RouteConfigs, fallback)
+
+	var got bytes.Buffer
+	if err := JSON(&got, r); err != nil {
+		t.Fatal(err)
+	}
+	sections := typeSections(r)
+	docs, err := indentedEncoder(elementPrefix).marshalAll(sections, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	bw := bufio.NewWriter(&want)
+	writeJSON(bw, sections, docs)
+	bw.Flush()
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Error("the segmented output differs from the joined one")
+	}
+	// The fallback resource is laid out as protojson's, indented.
+	js, err := protoJSON.Marshal(fallback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(got.Bytes(), appendIndented(nil, js, elementPrefix)) {
+		t.Error("the resource left to protojson is not printed as protojson prints it")
 	}
 }

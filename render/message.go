@@ -23,7 +23,7 @@ func MessageJSON(m proto.Message) ([]byte, error) {
 // strings quoted wherever a YAML reader could take them for something else,
 // as the static bootstrap is printed. m must print as a JSON object.
 func MessageYAML(m proto.Message) ([]byte, error) {
-	raw, err := (&jsonEncoder{}).marshal(nil, m)
+	raw, err := compactEncoder().marshal(nil, m)
 	if err != nil {
 		return nil, err
 	}

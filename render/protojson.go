@@ -59,8 +59,16 @@ type jsonEncoder struct {
 	// packed config as it is unpacked for printing, which saves Validate's
 	// unpacking them all a second time.
 	validate bool
-	anys     anyCache // by anyKey, and depth when indenting
+	anys     *anyCache // by anyKey, and depth when indenting; nil caches nothing
+	// segments, on an encoder printing one resource, receives the pieces
+	// of the resource's own long list as they are, rather than joined
+	// into one buffer (see marshalAll): tens of megabytes less to copy
+	// and hold for a big listener.
+	segments *[][]byte
 }
+
+// compactEncoder prints compact JSON.
+func compactEncoder() *jsonEncoder { return &jsonEncoder{anys: &anyCache{}} }
 
 // invalidError is a message that breaks Envoy's validation rules, found by
 // a validating encoder.
@@ -71,7 +79,7 @@ func (e *invalidError) Unwrap() error { return e.err }
 
 // indentedEncoder prints as json.Indent(dst, compact, prefix, "  ") would.
 func indentedEncoder(prefix string) *jsonEncoder {
-	return &jsonEncoder{indent: true, prefix: prefix}
+	return &jsonEncoder{indent: true, prefix: prefix, anys: &anyCache{}}
 }
 
 // marshal appends m's JSON to dst, falling back to protojson for what this
@@ -82,9 +90,16 @@ func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
 			return dst, &invalidError{err}
 		}
 	}
+	emitted := 0
+	if e.segments != nil {
+		emitted = len(*e.segments)
+	}
 	out, err := e.message(dst, m.ProtoReflect(), 0)
 	if err == nil {
 		return out, nil
+	}
+	if e.segments != nil {
+		*e.segments = (*e.segments)[:emitted]
 	}
 	if _, invalid := err.(*invalidError); invalid {
 		return dst, err
@@ -241,6 +256,12 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 			return dst, errs[k]
 		}
 		size += len(piece)
+	}
+	if e.segments != nil && depth == 1 {
+		// The resource's own list: what was printed before it, then
+		// the pieces, become segments; printing goes on in a new buffer.
+		*e.segments = append(append(*e.segments, dst), pieces...)
+		return make([]byte, 0, 4096), nil
 	}
 	// A new buffer of the final size, and room for the fields after the
 	// list, which would otherwise copy it all again: slices.Grow would zero
@@ -549,6 +570,9 @@ type anyCache struct {
 }
 
 func (c *anyCache) get(key []byte) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	js, ok := c.m[string(key)]
@@ -556,6 +580,9 @@ func (c *anyCache) get(key []byte) ([]byte, bool) {
 }
 
 func (c *anyCache) put(key, js []byte) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {

@@ -105,14 +105,14 @@ func TestFastJSONScalars(t *testing.T) {
 		"struct key escapes":       &structpb.Struct{Fields: map[string]*structpb.Value{"a\"b": structpb.NewNullValue(), "\xff": structpb.NewNullValue()}},
 		"unknown any":              &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/no.Such"}},
 	} {
-		t.Run(name, func(t *testing.T) { sameAsProtojson(t, &jsonEncoder{}, m) })
+		t.Run(name, func(t *testing.T) { sameAsProtojson(t, compactEncoder(), m) })
 	}
 }
 
 // TestFastJSONCachesAnys: a repeated Any is printed once and the copy is
 // the same; a changed one is printed afresh.
 func TestFastJSONCachesAnys(t *testing.T) {
-	enc := &jsonEncoder{}
+	enc := compactEncoder()
 	a := &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})}
 	sameAsProtojson(t, enc, a)
 	sameAsProtojson(t, enc, a)
@@ -124,7 +124,7 @@ func TestFastJSONCachesAnys(t *testing.T) {
 
 func TestFastJSONFixtures(t *testing.T) {
 	r := testResources(t)
-	enc := &jsonEncoder{}
+	enc := compactEncoder()
 	for _, s := range typeSections(r) {
 		for _, m := range s.items {
 			sameAsProtojson(t, enc, m)
@@ -142,13 +142,13 @@ func TestFastJSONFixtures(t *testing.T) {
 func TestFastJSONLongLists(t *testing.T) {
 	r := largeResources(t, 3*minSplitList+17)
 	for _, rc := range r.RouteConfigs {
-		sameAsProtojson(t, &jsonEncoder{}, rc)
+		sameAsProtojson(t, compactEncoder(), rc)
 	}
 	// An unprintable element deep in the list fails the whole list with
 	// protojson's error, whichever piece it is in.
 	bad := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
 	bad.VirtualHosts[2*minSplitList].Name = "\xff"
-	sameAsProtojson(t, &jsonEncoder{}, bad)
+	sameAsProtojson(t, compactEncoder(), bad)
 }
 
 // TestFastJSONParityCorpus compares the two encoders, and the presence plan
@@ -162,7 +162,7 @@ func TestFastJSONParityCorpus(t *testing.T) {
 	if testing.Short() {
 		inputs = inputs[:len(inputs)/10]
 	}
-	enc := &jsonEncoder{}
+	enc := compactEncoder()
 	for _, in := range inputs {
 		loaded, err := loader.Load([]string{in}, loader.Options{})
 		if err != nil {
