@@ -183,15 +183,13 @@ func contentHash(m proto.Message) ([sha256.Size]byte, error) {
 		return true
 	})
 	if long == nil {
-		b, err := deterministic.Marshal(m)
-		return sha256.Sum256(b), err
+		return hashMarshalled(m)
 	}
 	list := rm.Get(long).List()
 	sums := make([][sha256.Size]byte, list.Len())
 	errs := make([]error, list.Len())
 	forEachParallel(list.Len(), func(i int) {
-		b, err := deterministic.Marshal(list.Get(i).Message().Interface())
-		sums[i], errs[i] = sha256.Sum256(b), err
+		sums[i], errs[i] = hashMarshalled(list.Get(i).Message().Interface())
 	})
 	// The rest is a new message sharing m's other fields, not a copy.
 	rest := rm.New()
@@ -217,6 +215,22 @@ func contentHash(m proto.Message) ([sha256.Size]byte, error) {
 	var out [sha256.Size]byte
 	h.Sum(out[:0])
 	return out, nil
+}
+
+// marshalBuffers are reused by hashMarshalled: the encodings are only
+// hashed, and a reload encodes every resource.
+var marshalBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// hashMarshalled is the SHA-256 of m's deterministic encoding.
+func hashMarshalled(m proto.Message) ([sha256.Size]byte, error) {
+	buf := marshalBuffers.Get().(*[]byte)
+	defer marshalBuffers.Put(buf)
+	b, err := deterministic.MarshalAppend((*buf)[:0], m)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	*buf = b
+	return sha256.Sum256(b), nil
 }
 
 // forEachParallel calls f(0..n-1) on as many goroutines as there are CPUs.
