@@ -114,6 +114,11 @@ type Server struct {
 	current atomic.Pointer[published]
 	reports reportLog
 	started atomic.Bool
+
+	// release hands memory back once reloads pause (reload.go).
+	releaseMu    sync.Mutex
+	releaseTimer *time.Timer
+	releases     sync.WaitGroup
 }
 
 // published is the last good reload.
@@ -304,6 +309,7 @@ func (s *Server) stop(g *grpc.Server, h *http.Server) {
 // closeAll releases what New acquired; started says whether Run started
 // the watcher goroutine.
 func (s *Server) closeAll(started bool) {
+	s.stopReleases()
 	if s.watch != nil {
 		s.watch.close(started)
 	}

@@ -107,3 +107,26 @@ func TestStreamMetricsAndRejections(t *testing.T) {
 		return ts.metric(t, `contourc_xds_streams{mode="sotw",type="listener"}`) == 0
 	})
 }
+
+// Releases after reloads keep their count straight: a burst postpones the
+// one release, stopping cancels a pending one, and nothing is left waiting.
+func TestReleaseMemoryLater(t *testing.T) {
+	s := &Server{}
+	for range 3 {
+		s.releaseMemoryLater() // a burst: each postpones the last
+	}
+	done := make(chan struct{})
+	go func() {
+		s.stopReleases()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("stopReleases did not return")
+	}
+	// After a release has run, stopping has nothing to cancel.
+	s.releaseMemoryLater()
+	time.Sleep(releaseDelay + 200*time.Millisecond)
+	s.stopReleases()
+}

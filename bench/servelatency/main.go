@@ -105,9 +105,12 @@ func measure(bin, gen string, n, rounds int) error {
 		lat = append(lat, at.Sub(t0))
 	}
 	slices.Sort(lat)
+	// Steady memory: serve hands a reload's memory back to the system
+	// once reloads pause for a second.
+	time.Sleep(2 * time.Second)
 	rss, hwm := procMemory(srv.cmd.Process.Pid)
 	heap := srv.metric("go_memstats_heap_inuse_bytes")
-	fmt.Printf("serve n=%d: first configuration %s; file write to client receipt (1 ms hold-off) over %d writes: p50 %s, p99 %s (min %s, max %s); memory: RSS %s, peak RSS %s, Go heap in use %s\n",
+	fmt.Printf("serve n=%d: first configuration %s; file write to client receipt (1 ms hold-off) over %d writes: p50 %s, p99 %s (min %s, max %s); memory: steady RSS %s, peak RSS %s, Go heap in use %s\n",
 		n, firstConfig.Round(time.Millisecond), len(lat),
 		percentile(lat, 0.50), percentile(lat, 0.99), lat[0].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond),
 		mib(rss), mib(hwm), mib(heap))
