@@ -12,7 +12,11 @@ package render
 import (
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -82,6 +86,17 @@ func listenerChecks(l *listenerv3.Listener) []staticCheck {
 	return checks
 }
 
+// checkTargets are the message types the static and reference checks look
+// at (checkStaticMessage, refChecker.dangling): the walk need not go where
+// none can be.
+var checkTargets = newTypeTargets(
+	&bootstrapv3.Bootstrap{}, &corev3.ConfigSource{}, &hcmv3.HttpConnectionManager{}, &clusterv3.Cluster{},
+	&tlsv3.SdsSecretConfig{}, &bootstrapv3.RuntimeLayer{},
+	&routev3.RouteAction{}, &routev3.WeightedCluster_ClusterWeight{}, &routev3.RouteAction_RequestMirrorPolicy{},
+	&tcpproxyv3.TcpProxy{}, &tcpproxyv3.TcpProxy_WeightedCluster_ClusterWeight{},
+	&corev3.GrpcService_EnvoyGrpc{}, &corev3.HttpUri{},
+)
+
 // checkOne walks one unit once with all three checks.
 func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte) []error {
 	fail := func(err error) []error { return []error{&ResourceError{Kind: c.kind, Name: c.name, Err: err}} }
@@ -98,7 +113,7 @@ func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte) []error {
 	// validated route table, drops SDS config sources, and gives EDS
 	// clusters their validated endpoints). The unit itself is validated
 	// above, for what inlining changed outside typed configs.
-	w := &walker{memo: memo, faults: func() int { return len(refs) }}
+	w := &walker{memo: memo, faults: func() int { return len(refs) }, targets: checkTargets}
 	w.visit = func(m protoreflect.Message) (bool, error) {
 		if _, err := checkStaticMessage(m); err != nil {
 			return false, err

@@ -8,7 +8,9 @@ import (
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -258,6 +260,21 @@ func TestBootstrapInvalidWritesNothing(t *testing.T) {
 				})
 			},
 			want: `listener "ingress_http": filter_chains[0].filters["envoy.filters.network.http_connection_manager"].typed_config: invalid HttpConnectionManager.StatPrefix`,
+		},
+		"reference deep in a typed config": {
+			// An HTTP filter's gRPC service, packed in the connection
+			// manager, packed in the listener: the pruned walk must
+			// still get there.
+			change: func(r *translate.Resources) {
+				repack(t, r.Listeners[1].FilterChains[0].Filters[0].GetTypedConfig(), func(hcm *hcmv3.HttpConnectionManager) {
+					authz := &extauthzv3.ExtAuthz{Services: &extauthzv3.ExtAuthz_GrpcService{GrpcService: &corev3.GrpcService{
+						TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: "missing-authz"}},
+					}}}
+					f := &hcmv3.HttpFilter{Name: "envoy.filters.http.ext_authz", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(t, authz)}}
+					hcm.HttpFilters = append([]*hcmv3.HttpFilter{f}, hcm.HttpFilters...)
+				})
+			},
+			want: `unknown cluster "missing-authz"`,
 		},
 		"unknown typed config": {
 			change: func(r *translate.Resources) {

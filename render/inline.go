@@ -42,8 +42,11 @@ func (in *inliner) walker() *walker {
 	if in.memo == nil {
 		in.memo = map[string][]byte{}
 	}
-	return &walker{visit: in.visit, memo: in.memo, admit: in.admit}
+	return &walker{visit: in.visit, memo: in.memo, admit: in.admit, targets: inlineTargets}
 }
+
+// inlineTargets are the message types inliner.visit rewrites.
+var inlineTargets = newTypeTargets(&hcmv3.HttpConnectionManager{}, &tlsv3.SdsSecretConfig{})
 
 // admit keeps the walk out of route configurations: the inlined ones are
 // the caller's and must stay as they are.

@@ -71,11 +71,25 @@ const (
 type presencePlan struct {
 	fields []fieldPresence
 	direct bool // the plan reads the struct: m.Interface() is a pointer to it
-	// holdsAny says, by field, whether the field's messages can contain
-	// an Any. Only validation walks ask, so it is worked out on first use:
-	// it explores every type below, a few milliseconds a process that
-	// `render -o json` of a small input would notice.
-	holdsAny func() []bool
+	// reach holds, for each set of walk targets asked about, whether each
+	// field's messages can contain a target (see reachable).
+	reach sync.Map // *typeTargets -> []bool
+}
+
+// reachable says, by field, whether the field's messages can contain one
+// of targets. Worked out on first use for each set: it explores every type
+// below, a few milliseconds a process that `render -o json` of a small
+// input would notice, and only walks ask.
+func (p *presencePlan) reachable(targets *typeTargets) []bool {
+	if r, ok := p.reach.Load(targets); ok {
+		return r.([]bool)
+	}
+	r := make([]bool, len(p.fields))
+	for i, f := range p.fields {
+		r[i] = targets.reachesField(f.fd)
+	}
+	actual, _ := p.reach.LoadOrStore(targets, r)
+	return actual.([]bool)
 }
 
 var presencePlans sync.Map // reflect.Type -> *presencePlan
@@ -114,13 +128,6 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 		}
 		p.fields[i] = f
 	}
-	p.holdsAny = sync.OnceValue(func() []bool {
-		holds := make([]bool, len(p.fields))
-		for i, f := range p.fields {
-			holds[i] = fieldHoldsAny(f.fd)
-		}
-		return holds
-	})
 	return p
 }
 
@@ -132,15 +139,6 @@ func oneofMember(m protoreflect.Message, fd protoreflect.FieldDescriptor, offset
 	probe.Set(fd, probe.NewField(fd))
 	base := reflect.ValueOf(probe.Interface()).UnsafePointer()
 	return *(*unsafe.Pointer)(unsafe.Add(base, offset))
-}
-
-// fieldHoldsAny says whether fd's values can contain an Any.
-func fieldHoldsAny(fd protoreflect.FieldDescriptor) bool {
-	if fd.IsMap() {
-		fd = fd.MapValue()
-	}
-	md := fd.Message()
-	return md != nil && reachesAny(md)
 }
 
 // structFieldsByTag indexes a generated struct's fields by the field number

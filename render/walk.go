@@ -47,6 +47,10 @@ type walker struct {
 	// admit, when set, says whether to walk m at all; a message it turns
 	// away is neither visited nor walked into.
 	admit func(m protoreflect.Message) bool
+	// targets, when set, are the only message types visit acts on: it is
+	// called on those alone, and the walk enters only fields that can
+	// hold one.
+	targets *typeTargets
 
 	path []step
 }
@@ -84,7 +88,7 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 		return false, nil
 	}
 	changed := false
-	if w.visit != nil {
+	if w.visit != nil && (w.targets == nil || w.targets.names[m.Descriptor().FullName()]) {
 		c, err := w.visit(m)
 		if err != nil {
 			return c, w.fail(err)
@@ -93,18 +97,22 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 	}
 	p := presenceFor(m)
 	base := p.base(m)
-	var holdsAny []bool
-	if w.visit == nil {
-		holdsAny = p.holdsAny()
+	// Only fields that can hold something the walk is for need entering:
+	// a target of the visitor's, or for a validation walk an Any (the
+	// rest ValidateAll checked). A visitor with no targets sees all.
+	var reach []bool
+	switch {
+	case w.targets != nil:
+		reach = p.reachable(w.targets)
+	case w.visit == nil:
+		reach = p.reachable(anyTargets)
 	}
 	for i := range p.fields {
 		fd := p.fields[i].fd
 		if fd.Message() == nil && !fd.IsMap() {
 			continue
 		}
-		// Unless a visitor wants to see every message, only fields that
-		// can hold an Any need entering: the rest ValidateAll checked.
-		if holdsAny != nil && !holdsAny[i] || !p.has(m, base, i) {
+		if reach != nil && !reach[i] || !p.has(m, base, i) {
 			continue
 		}
 		c, err := w.walkField(fd, p.get(m, base, i))
@@ -271,19 +279,48 @@ func elementName(m protoreflect.Message) string {
 	return ""
 }
 
-// anyReach memoises reachesAny by message full name.
-var anyReach sync.Map // protoreflect.FullName -> bool
+// typeTargets is a set of message types a walk looks for. A message whose
+// type cannot contain one, at any depth, need not be walked; an Any can
+// contain anything, so it is always a target.
+type typeTargets struct {
+	names map[protoreflect.FullName]bool
+	reach sync.Map // protoreflect.FullName -> bool, see reaches
+}
+
+func newTypeTargets(types ...proto.Message) *typeTargets {
+	t := &typeTargets{names: map[protoreflect.FullName]bool{"google.protobuf.Any": true}}
+	for _, m := range types {
+		t.names[m.ProtoReflect().Descriptor().FullName()] = true
+	}
+	return t
+}
+
+// anyTargets is the set of validation walks: Anys alone.
+var anyTargets = newTypeTargets()
 
 // reachesAny says whether a message of type md can contain a
 // google.protobuf.Any, itself or in any field below it.
-func reachesAny(md protoreflect.MessageDescriptor) bool {
-	if v, ok := anyReach.Load(md.FullName()); ok {
+func reachesAny(md protoreflect.MessageDescriptor) bool { return anyTargets.reaches(md) }
+
+// reachesField says whether fd's values can hold a target.
+func (t *typeTargets) reachesField(fd protoreflect.FieldDescriptor) bool {
+	if fd.IsMap() {
+		fd = fd.MapValue()
+	}
+	md := fd.Message()
+	return md != nil && t.reaches(md)
+}
+
+// reaches says whether a message of type md is a target or can contain
+// one in a field below it.
+func (t *typeTargets) reaches(md protoreflect.MessageDescriptor) bool {
+	if v, ok := t.reach.Load(md.FullName()); ok {
 		return v.(bool)
 	}
 	// Work out every type reachable from md that is not known yet, then
-	// mark, from the Anys backwards, each one that leads to an Any. Types
-	// may be recursive, so the answer for one type needs the whole graph
-	// below it.
+	// mark, from the targets backwards, each one that leads to a target.
+	// Types may be recursive, so the answer for one type needs the whole
+	// graph below it.
 	graph := map[protoreflect.FullName][]protoreflect.FullName{} // type -> field types
 	reaches := map[protoreflect.FullName]bool{}
 	var collect func(md protoreflect.MessageDescriptor)
@@ -293,11 +330,11 @@ func reachesAny(md protoreflect.MessageDescriptor) bool {
 			return
 		}
 		graph[name] = nil
-		if v, ok := anyReach.Load(name); ok {
+		if v, ok := t.reach.Load(name); ok {
 			reaches[name] = v.(bool)
 			return
 		}
-		reaches[name] = name == "google.protobuf.Any"
+		reaches[name] = t.names[name]
 		fds := md.Fields()
 		for i := range fds.Len() {
 			fd := fds.Get(i)
@@ -326,7 +363,7 @@ func reachesAny(md protoreflect.MessageDescriptor) bool {
 		}
 	}
 	for name, v := range reaches {
-		anyReach.LoadOrStore(name, v)
+		t.reach.LoadOrStore(name, v)
 	}
 	return reaches[md.FullName()]
 }
