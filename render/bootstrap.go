@@ -58,11 +58,11 @@ func Bootstrap(w io.Writer, r *translate.Resources) error {
 // BootstrapWithOptions is Bootstrap with the node and admin address set by
 // opts.
 func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOptions) error {
-	b, err := BuildBootstrap(r, opts)
+	b, decoded, err := buildCheckedBootstrap(r, opts)
 	if err != nil {
 		return err
 	}
-	out, err := bootstrapYAML(b)
+	out, err := bootstrapYAML(b, decoded)
 	if err != nil {
 		return err
 	}
@@ -75,34 +75,42 @@ func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOpt
 // config source left anywhere, and every cluster and secret that is referred
 // to present. r is not modified.
 func BuildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3.Bootstrap, error) {
+	b, _, err := buildCheckedBootstrap(r, opts)
+	return b, err
+}
+
+// buildCheckedBootstrap is BuildBootstrap, also returning the typed configs
+// of the listeners it decoded on the way, for printing them.
+func buildCheckedBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3.Bootstrap, *decodedAnys, error) {
 	opts = opts.withDefaults()
 	// The envoy-admin cluster reaching the admin interface is STATIC, and
 	// Envoy takes only IP addresses there.
 	if _, err := netip.ParseAddr(opts.AdminAddress); err != nil {
-		return nil, fmt.Errorf("bootstrap: admin address %q is not an IP address", opts.AdminAddress)
+		return nil, nil, fmt.Errorf("bootstrap: admin address %q is not an IP address", opts.AdminAddress)
 	}
 	// The resources are validated in the form translate gives them, typed
 	// configs included; the bootstrap's own checks then need not unpack
 	// each typed config again to validate it (see checkOne).
 	if err := Validate(r); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	b, err := buildBootstrap(r, opts)
+	decoded := &decodedAnys{}
+	b, err := buildBootstrap(r, opts, decoded)
 	if err == nil {
-		err = validateBootstrap(b)
+		err = validateBootstrap(b, decoded)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("bootstrap: %w", err)
+		return nil, nil, fmt.Errorf("bootstrap: %w", err)
 	}
-	return b, nil
+	return b, decoded, nil
 }
 
-func buildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3.Bootstrap, error) {
+func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *decodedAnys) (*bootstrapv3.Bootstrap, error) {
 	if r == nil {
 		r = &translate.Resources{}
 	}
 	admin := socketAddress(opts.AdminAddress, opts.AdminPort)
-	listeners, err := staticListeners(r.Listeners, r.RouteConfigs, admin)
+	listeners, err := staticListeners(r.Listeners, r.RouteConfigs, admin, decoded)
 	if err != nil {
 		return nil, err
 	}
@@ -126,9 +134,9 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3
 // validateBootstrap checks each static resource on its own first
 // (bootstrap_check.go), so an error names the listener or cluster at
 // fault, then the bootstrap as a whole for what lies outside them.
-func validateBootstrap(b *bootstrapv3.Bootstrap) error {
+func validateBootstrap(b *bootstrapv3.Bootstrap, decoded *decodedAnys) error {
 	sr := b.GetStaticResources()
-	if err := joinFirst(checkStaticResources(sr)); err != nil {
+	if err := joinFirst(checkStaticResources(sr, decoded)); err != nil {
 		return err
 	}
 	if err := validateDeep(b.GetAdmin()); err != nil {

@@ -35,7 +35,7 @@ type staticCheck struct {
 // inlining), CheckStatic's rules and CheckBootstrapReferences' rules, and
 // returns the problems in resource order: for each resource its first
 // validation or static error, or else every dangling reference.
-func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources) []error {
+func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources, decoded *decodedAnys) []error {
 	clusters, err1 := uniqueNames("cluster", sr.GetClusters(), (*clusterv3.Cluster).GetName)
 	secrets, err2 := uniqueNames("secret", sr.GetSecrets(), (*tlsv3.Secret).GetName)
 	_, err3 := uniqueNames("listener", sr.GetListeners(), (*listenerv3.Listener).GetName)
@@ -57,7 +57,7 @@ func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources) []error {
 	found := make([][]error, len(checks))
 	forEachJob(len(checks), func() func(int) {
 		memo := map[string][]byte{} // typed configs this worker found clean
-		return func(i int) { found[i] = checkOne(checks[i], rc, memo) }
+		return func(i int) { found[i] = checkOne(checks[i], rc, memo, decoded) }
 	})
 	var errs []error
 	for _, f := range found {
@@ -98,7 +98,7 @@ var checkTargets = newTypeTargets(
 )
 
 // checkOne walks one unit once with all three checks.
-func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte) []error {
+func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte, decoded *decodedAnys) []error {
 	fail := func(err error) []error { return []error{&ResourceError{Kind: c.kind, Name: c.name, Err: err}} }
 	if err := validateOne(c.m); err != nil {
 		if c.at != nil {
@@ -113,7 +113,7 @@ func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte) []error {
 	// validated route table, drops SDS config sources, and gives EDS
 	// clusters their validated endpoints). The unit itself is validated
 	// above, for what inlining changed outside typed configs.
-	w := &walker{memo: memo, faults: func() int { return len(refs) }, targets: checkTargets}
+	w := &walker{memo: memo, faults: func() int { return len(refs) }, targets: checkTargets, decoded: decoded}
 	w.visit = func(m protoreflect.Message) (bool, error) {
 		if _, err := checkStaticMessage(m); err != nil {
 			return false, err

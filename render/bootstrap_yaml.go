@@ -26,9 +26,9 @@ const staticItemIndent = 2
 
 // bootstrapYAML prints b as YAML (yaml.go) after the bootstrap header; the
 // same bootstrap always gives the same bytes.
-func bootstrapYAML(b *bootstrapv3.Bootstrap) ([]byte, error) {
+func bootstrapYAML(b *bootstrapv3.Bootstrap, decoded *decodedAnys) ([]byte, error) {
 	sr := b.GetStaticResources()
-	static, err := staticResourcesYAML(sr)
+	static, err := staticResourcesYAML(sr, decoded)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func bootstrapYAML(b *bootstrapv3.Bootstrap) ([]byte, error) {
 
 // staticResourcesYAML prints the static_resources block, or nothing when
 // sr is nil.
-func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources) ([]byte, error) {
+func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, decoded *decodedAnys) ([]byte, error) {
 	if sr == nil {
 		return nil, nil
 	}
@@ -65,7 +65,7 @@ func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources) ([]byte, err
 		staticSection("cluster", sr.GetClusters()),
 		staticSection("secret", sr.GetSecrets()),
 	}
-	items, err := yamlItems(sections)
+	items, err := yamlItems(sections, decoded)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func staticSection[T interface {
 // at staticItemIndent, on every CPU, keeping order; the error is that of
 // the first failing resource. A listener with many filter chains is
 // printed in pieces (spliceChains).
-func yamlItems(sections []typeSection) ([][][]byte, error) {
+func yamlItems(sections []typeSection, decoded *decodedAnys) ([][][]byte, error) {
 	sections = slices.Clone(sections)
 	var spliced []splicedChains
 	for i := range sections {
@@ -119,12 +119,12 @@ func yamlItems(sections []typeSection) ([][][]byte, error) {
 			}
 		}
 	}
-	items, err := yamlItemsAt(sections, staticItemIndent)
+	items, err := yamlItemsAt(sections, staticItemIndent, decoded)
 	if err != nil {
 		return nil, err
 	}
 	for _, sc := range spliced {
-		if items[sc.section][sc.item], err = spliceChains(items[sc.section][sc.item], sc.listener); err != nil {
+		if items[sc.section][sc.item], err = spliceChains(items[sc.section][sc.item], sc.listener, decoded); err != nil {
 			return nil, &ResourceError{Kind: "listener", Name: sc.listener.GetName(), Err: err}
 		}
 	}
@@ -161,7 +161,7 @@ func withChainMarker(l *listenerv3.Listener) *listenerv3.Listener {
 // spliceChains replaces the marker chain's item in a listener's YAML with
 // l's filter chains, printed on every CPU at the marker's indentation, as
 // the single pass would have printed them there.
-func spliceChains(item []byte, l *listenerv3.Listener) ([]byte, error) {
+func spliceChains(item []byte, l *listenerv3.Listener, decoded *decodedAnys) ([]byte, error) {
 	line := []byte("- name: " + chainMarker + "\n")
 	at := bytes.Index(item, line)
 	if at < 0 {
@@ -173,7 +173,7 @@ func spliceChains(item []byte, l *listenerv3.Listener) ([]byte, error) {
 	for i, fc := range l.GetFilterChains() {
 		chains.items[i], chains.names[i] = fc, l.GetName()
 	}
-	printed, err := yamlItemsAt([]typeSection{chains}, indent)
+	printed, err := yamlItemsAt([]typeSection{chains}, indent, decoded)
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +191,10 @@ func spliceChains(item []byte, l *listenerv3.Listener) ([]byte, error) {
 
 // yamlItemsAt prints every resource of every section as a YAML sequence
 // item whose "- " is at indent, on every CPU, keeping order.
-func yamlItemsAt(sections []typeSection, indent int) ([][][]byte, error) {
-	docs, err := compactEncoder().marshalAll(sections, false)
+func yamlItemsAt(sections []typeSection, indent int, decoded *decodedAnys) ([][][]byte, error) {
+	e := compactEncoder()
+	e.decoded = decoded
+	docs, err := e.marshalAll(sections, false)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func singlePassYAML(t *testing.T, b *bootstrapv3.Bootstrap) []byte {
 
 func sameAsSinglePass(t *testing.T, b *bootstrapv3.Bootstrap) {
 	t.Helper()
-	got, err := bootstrapYAML(b)
+	got, err := bootstrapYAML(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,26 @@ func sameAsSinglePass(t *testing.T, b *bootstrapv3.Bootstrap) {
 	}
 }
 
+// renderedAsSinglePass fails unless Bootstrap, which prints with what the
+// checks decoded, writes what the single pass prints of the bootstrap built
+// anew.
+func renderedAsSinglePass(t *testing.T, r *translate.Resources) {
+	t.Helper()
+	var got bytes.Buffer
+	if err := Bootstrap(&got, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := BuildBootstrap(r, BootstrapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := singlePassYAML(t, b); !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("Bootstrap differs from the single pass:\n got %.600s\nwant %.600s", got.Bytes(), want)
+	}
+}
+
 func TestBootstrapYAMLMatchesSinglePass(t *testing.T) {
+	renderedAsSinglePass(t, testResources(t))
 	b, err := BuildBootstrap(testResources(t), BootstrapOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +97,7 @@ func TestBootstrapYAMLSplicesLongListeners(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsSinglePass(t, b)
+	renderedAsSinglePass(t, r)
 }
 
 // TestBootstrapYAMLMatchesSinglePassOnCorpus does the same for the
@@ -103,6 +123,9 @@ func TestBootstrapYAMLMatchesSinglePassOnCorpus(t *testing.T) {
 		if err != nil {
 			continue // a bootstrap contourc refuses has no YAML
 		}
-		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) { sameAsSinglePass(t, b) })
+		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) {
+			sameAsSinglePass(t, b)
+			renderedAsSinglePass(t, &res.Resources)
+		})
 	}
 }

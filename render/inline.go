@@ -22,6 +22,8 @@ type inliner struct {
 	// memo holds each typed config already rewritten: filter chains repeat
 	// the same HTTP filters and TLS contexts.
 	memo map[string][]byte
+	// decoded, when set, receives the typed configs decoded on the way.
+	decoded *decodedAnys
 }
 
 // inline rewrites m (a listener or cluster clone) so it has no RDS or SDS
@@ -42,7 +44,7 @@ func (in *inliner) walker() *walker {
 	if in.memo == nil {
 		in.memo = map[string][]byte{}
 	}
-	return &walker{visit: in.visit, memo: in.memo, admit: in.admit, targets: inlineTargets}
+	return &walker{visit: in.visit, memo: in.memo, admit: in.admit, targets: inlineTargets, decoded: in.decoded}
 }
 
 // inlineTargets are the message types inliner.visit rewrites.

@@ -14,7 +14,7 @@ import (
 // interface's address is left out: in Contour that is the envoy-admin
 // listener, which only proxies to the admin interface that now listens
 // there itself (see admin.go).
-func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address) ([]*listenerv3.Listener, error) {
+func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address, decoded *decodedAnys) ([]*listenerv3.Listener, error) {
 	byName := routesByName(routes)
 	var out []*listenerv3.Listener
 	for _, l := range sortedByName(listeners, (*listenerv3.Listener).GetName) {
@@ -22,7 +22,7 @@ func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteCo
 			continue
 		}
 		l = proto.Clone(l).(*listenerv3.Listener)
-		if err := inlineListener(l, byName); err != nil {
+		if err := inlineListener(l, byName, decoded); err != nil {
 			return nil, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err}
 		}
 		out = append(out, l)
@@ -33,12 +33,12 @@ func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteCo
 // inlineListener inlines l's filter chains on every CPU (a listener of
 // thousands of virtual hosts has thousands of them), then the rest of it,
 // and returns the first error.
-func inlineListener(l *listenerv3.Listener, routes map[string]*routev3.RouteConfiguration) error {
+func inlineListener(l *listenerv3.Listener, routes map[string]*routev3.RouteConfiguration, decoded *decodedAnys) error {
 	chainsField := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
 	chains := l.GetFilterChains()
 	errs := make([]error, len(chains))
 	forEachJob(len(chains), func() func(int) {
-		in := &inliner{routes: routes} // a memo per worker
+		in := &inliner{routes: routes, decoded: decoded} // a memo per worker
 		return func(i int) {
 			errs[i] = in.inlineAt(step{field: chainsField, index: i, elem: chains[i].ProtoReflect()}, chains[i])
 		}
@@ -47,7 +47,7 @@ func inlineListener(l *listenerv3.Listener, routes map[string]*routev3.RouteConf
 		return bad[0]
 	}
 	l.FilterChains = nil
-	err := (&inliner{routes: routes}).inline(l)
+	err := (&inliner{routes: routes, decoded: decoded}).inline(l)
 	l.FilterChains = chains
 	return err
 }

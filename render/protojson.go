@@ -29,6 +29,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -60,6 +61,9 @@ type jsonEncoder struct {
 	// unpacking them all a second time.
 	validate bool
 	anys     *anyCache // by anyKey, and depth when indenting; nil caches nothing
+	// decoded, when set, gives the contents of Anys decoded before, so
+	// that they are not decoded again to be printed.
+	decoded *decodedAnys
 	// segments, on an encoder printing one resource, receives the pieces
 	// of the resource's own long list as they are, rather than joined
 	// into one buffer (see marshalAll): tens of megabytes less to copy
@@ -545,7 +549,11 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) 
 		}
 	}
 	start := len(dst)
-	dst, err := e.packed(dst, typeURL, value, depth)
+	var known proto.Message
+	if a, ok := m.Interface().(*anypb.Any); ok {
+		known = e.decoded.get(a)
+	}
+	dst, err := e.packed(dst, typeURL, value, depth, known)
 	if err != nil {
 		return dst, err
 	}
@@ -591,14 +599,21 @@ func (c *anyCache) put(key, js []byte) {
 	c.m[string(key)] = js
 }
 
-func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int) ([]byte, error) {
-	mt, err := protoregistry.GlobalTypes.FindMessageByURL(typeURL)
-	if err != nil {
-		return dst, errFallback
-	}
-	inner := mt.New()
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(value, inner.Interface()); err != nil {
-		return dst, errFallback
+// packed prints the message value encodes, or known, the same message
+// decoded before, when there is one.
+func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int, known proto.Message) ([]byte, error) {
+	var inner protoreflect.Message
+	if known != nil {
+		inner = known.ProtoReflect()
+	} else {
+		mt, err := protoregistry.GlobalTypes.FindMessageByURL(typeURL)
+		if err != nil {
+			return dst, errFallback
+		}
+		inner = mt.New()
+		if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(value, inner.Interface()); err != nil {
+			return dst, errFallback
+		}
 	}
 	if inner.Descriptor().ParentFile().Package() == "google.protobuf" {
 		return dst, errFallback // well-known types nest under "value"
@@ -609,7 +624,8 @@ func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int
 		}
 	}
 	dst = e.key(e.member(append(dst, '{'), depth, true), "@type")
-	if dst, err = appendJSONString(dst, typeURL); err != nil {
+	dst, err := appendJSONString(dst, typeURL)
+	if err != nil {
 		return dst, err
 	}
 	dst, _, err = e.fields(dst, inner, depth, 1)

@@ -51,6 +51,9 @@ type walker struct {
 	// called on those alone, and the walk enters only fields that can
 	// hold one.
 	targets *typeTargets
+	// decoded, when set, gives the contents of Anys decoded before and
+	// receives those this walk decodes.
+	decoded *decodedAnys
 
 	path []step
 }
@@ -216,9 +219,12 @@ func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
 		}
 		w.seen[string(key)] = true
 	}
-	inner, err := a.UnmarshalNew()
-	if err != nil {
-		return false, w.fail(fmt.Errorf("cannot unpack %s: %w", a.GetTypeUrl(), err))
+	inner := w.decoded.get(a)
+	if inner == nil {
+		var err error
+		if inner, err = a.UnmarshalNew(); err != nil {
+			return false, w.fail(fmt.Errorf("cannot unpack %s: %w", a.GetTypeUrl(), err))
+		}
 	}
 	if w.unpacked != nil {
 		if err := w.unpacked(inner); err != nil {
@@ -226,15 +232,18 @@ func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
 		}
 	}
 	changed, err := w.walk(inner.ProtoReflect())
-	if err != nil || !changed {
+	if err != nil {
 		return changed, err
 	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(inner)
-	if err != nil {
-		return true, w.fail(err)
+	if changed {
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(inner)
+		if err != nil {
+			return true, w.fail(err)
+		}
+		a.Value = b
 	}
-	a.Value = b
-	return true, nil
+	w.decoded.put(a, inner)
+	return changed, nil
 }
 
 // fail attaches the current path to err, unless a deeper walk already did.
