@@ -71,13 +71,7 @@ func listenerChecks(l *listenerv3.Listener) []staticCheck {
 	chainsField := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
 	// The listener without its chains is a message of its own, checked
 	// first; the chains are checked as parts of it.
-	rest := &listenerv3.Listener{}
-	l.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd != chainsField {
-			rest.ProtoReflect().Set(fd, v)
-		}
-		return true
-	})
+	rest := listenerWithoutChains(l)
 	checks := []staticCheck{{kind: "listener", name: l.GetName(), m: rest}}
 	for i, fc := range l.GetFilterChains() {
 		checks = append(checks, staticCheck{kind: "listener", name: l.GetName(), m: fc,

@@ -17,7 +17,6 @@ import (
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // staticItemIndent is where the "- " of a static resource goes: under
@@ -146,14 +145,7 @@ const chainMarker = "contourc-filter-chains-go-here"
 // withChainMarker is l with one marker chain in place of its filter chains:
 // a new message sharing l's other fields.
 func withChainMarker(l *listenerv3.Listener) *listenerv3.Listener {
-	stand := &listenerv3.Listener{}
-	chains := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
-	l.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd != chains {
-			stand.ProtoReflect().Set(fd, v)
-		}
-		return true
-	})
+	stand := listenerWithoutChains(l)
 	stand.FilterChains = []*listenerv3.FilterChain{{Name: chainMarker}}
 	return stand
 }

@@ -7,6 +7,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // staticListeners returns copies of listeners, sorted by name, with route
@@ -50,6 +51,20 @@ func inlineListener(l *listenerv3.Listener, routes map[string]*routev3.RouteConf
 	err := (&inliner{routes: routes, decoded: decoded}).inline(l)
 	l.FilterChains = chains
 	return err
+}
+
+// listenerWithoutChains is a new listener sharing l's fields but its
+// filter chains: the part of a listener that is not a list of thousands.
+func listenerWithoutChains(l *listenerv3.Listener) *listenerv3.Listener {
+	out := &listenerv3.Listener{}
+	chains := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
+	l.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd != chains {
+			out.ProtoReflect().Set(fd, v)
+		}
+		return true
+	})
+	return out
 }
 
 // routesByName indexes route configurations by name. If two share a name the
