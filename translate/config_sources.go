@@ -163,6 +163,23 @@ func ParseContourConfig(name string, data []byte) (*loader.ContourConfig, error)
 	return cfg, nil
 }
 
+// overrideListener applies the set fields of a ContourConfiguration's
+// envoy.http or envoy.https listener (nil: none).
+func overrideListener(l *contourv1alpha1.EnvoyListener, address *string, port *uint32, accessLog *string) {
+	if l == nil {
+		return
+	}
+	if l.Address != "" {
+		*address = l.Address
+	}
+	if l.Port != 0 {
+		*port = uint32(l.Port)
+	}
+	if l.AccessLog != "" {
+		*accessLog = l.AccessLog
+	}
+}
+
 // settingsFromCRD maps a ContourConfiguration's spec onto the settings, with
 // the CRD path's defaults: no connection idle timeout, no connect timeout
 // (clusters keep Contour's 2s). ext are the object's fields the Go type
@@ -199,28 +216,8 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 			s.http2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
 			s.maxConnectionsPerListener = l.MaxConnectionsPerListener
 		}
-		if h := e.HTTPListener; h != nil {
-			if h.Address != "" {
-				s.httpAddress = h.Address
-			}
-			if h.Port != 0 {
-				s.httpPort = uint32(h.Port)
-			}
-			if h.AccessLog != "" {
-				s.httpAccessLogPath = h.AccessLog
-			}
-		}
-		if h := e.HTTPSListener; h != nil {
-			if h.Address != "" {
-				s.httpsAddress = h.Address
-			}
-			if h.Port != 0 {
-				s.httpsPort = uint32(h.Port)
-			}
-			if h.AccessLog != "" {
-				s.httpsLogPath = h.AccessLog
-			}
-		}
+		overrideListener(e.HTTPListener, &s.httpAddress, &s.httpPort, &s.httpAccessLogPath)
+		overrideListener(e.HTTPSListener, &s.httpsAddress, &s.httpsPort, &s.httpsLogPath)
 		if h := e.Health; h != nil {
 			if h.Address != "" {
 				s.health.address = h.Address
