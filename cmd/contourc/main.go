@@ -8,5 +8,6 @@ import "os"
 var version = "dev"
 
 func main() {
+	deferFirstCollection()
 	os.Exit(run(os.Args[1:], IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
 }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// gcPercent reads the current GOGC setting without changing it.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+func TestDeferFirstCollectionRestoresDefaultPacing(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	before, limit := gcPercent(), debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		debug.SetGCPercent(before)
+		debug.SetMemoryLimit(limit)
+	})
+
+	deferFirstCollection()
+	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != -1 || l != firstCollectionAt {
+		t.Fatalf("before the first collection: GOGC %d, limit %d; want off and %d", p, l, firstCollectionAt)
+	}
+	runtime.GC() // queues the sentinel's finalizer, which runs on its own goroutine
+	deadline := time.Now().Add(10 * time.Second)
+	for gcPercent() != 100 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != 100 || l != math.MaxInt64 {
+		t.Fatalf("after the first collection: GOGC %d, limit %d; want 100 and no limit", p, l)
+	}
+}
+
+func TestDeferFirstCollectionLeavesUserSettings(t *testing.T) {
+	t.Setenv("GOGC", "50")
+	before := gcPercent()
+	deferFirstCollection()
+	if p := gcPercent(); p != before {
+		t.Fatalf("GOGC set by the user: pacing changed from %d to %d", before, p)
+	}
+}
