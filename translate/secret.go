@@ -103,6 +103,8 @@ func validateServingBundle(data []byte) error {
 	return err
 }
 
+var errECKey = errors.New("EC private key does not parse")
+
 func validatePrivateKey(data []byte) error {
 	keys := 0
 	err := pemBlocks(data, func(b *pem.Block) error {
@@ -113,7 +115,9 @@ func validatePrivateKey(data []byte) error {
 		case "RSA PRIVATE KEY":
 			_, err = x509.ParsePKCS1PrivateKey(b.Bytes)
 		case "EC PRIVATE KEY":
-			_, err = x509.ParseECPrivateKey(b.Bytes)
+			if !ecPrivateKeyParses(b.Bytes) {
+				err = errECKey
+			}
 		case "EC PARAMETERS":
 			return nil
 		default:
