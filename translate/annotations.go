@@ -13,7 +13,11 @@ import (
 // Contour (which only logs them).
 
 func contourAnnotation(o metav1.Object, key string) string {
-	return o.GetAnnotations()["projectcontour.io/"+key]
+	a := o.GetAnnotations()
+	if len(a) == 0 {
+		return "" // most objects have none; skip building the key
+	}
+	return a["projectcontour.io/"+key]
 }
 
 // parseTimeout reads a Contour timeout string: "" leaves Envoy's default,
@@ -44,6 +48,9 @@ func parseTimeout(s string) (Timeout, error) {
 func timeDuration(s string) (time.Duration, error) { return time.ParseDuration(s) }
 
 func parseUint32(s string) uint32 {
+	if s == "" {
+		return 0 // unset; ParseUint would allocate an error to say so
+	}
 	v, err := strconv.ParseUint(s, 10, 32)
 	if err != nil {
 		return 0
@@ -54,6 +61,9 @@ func parseUint32(s string) uint32 {
 // commaSet splits a comma-separated annotation into a set of trimmed,
 // non-empty items.
 func commaSet(s string) map[string]bool {
+	if s == "" {
+		return nil
+	}
 	set := map[string]bool{}
 	for _, item := range strings.Split(s, ",") {
 		if item = strings.TrimSpace(item); item != "" {
@@ -66,6 +76,9 @@ func commaSet(s string) map[string]bool {
 // upstreamProtocols maps a Service's ports (by name or number) to the
 // protocol its projectcontour.io/upstream-protocol.<proto> annotations give.
 func upstreamProtocols(o metav1.Object) map[string]string {
+	if len(o.GetAnnotations()) == 0 {
+		return nil
+	}
 	out := map[string]string{}
 	for _, proto := range []string{"h2", "h2c", "tls"} {
 		for port := range commaSet(contourAnnotation(o, "upstream-protocol."+proto)) {

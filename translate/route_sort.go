@@ -193,18 +193,25 @@ func queryLess(a, b QueryMatch) bool {
 // one replaces the earlier.
 func conditionsKey(r *Route) string {
 	var b strings.Builder
+	b.Grow(8 + len(r.PathMatch.Value) + 64*(len(r.HeaderMatch)+len(r.QueryMatch)))
 	b.WriteString(strconv.Itoa(int(r.PathMatch.Kind)))
 	b.WriteByte(':')
 	b.WriteString(r.PathMatch.Value)
 	for _, h := range r.HeaderMatch {
-		b.WriteString(",header:" + h.Name + "=" + h.Value + "&" + string(h.Type))
-		b.WriteString("&invert=" + strconv.FormatBool(h.Invert))
-		b.WriteString("&ignorecase=" + strconv.FormatBool(h.IgnoreCase))
-		b.WriteString("&missing=" + strconv.FormatBool(h.TreatMissingAsEmpty))
+		writeAll(&b, ",header:", h.Name, "=", h.Value, "&", string(h.Type),
+			"&invert=", strconv.FormatBool(h.Invert),
+			"&ignorecase=", strconv.FormatBool(h.IgnoreCase),
+			"&missing=", strconv.FormatBool(h.TreatMissingAsEmpty))
 	}
 	for _, q := range r.QueryMatch {
-		b.WriteString(",query:" + q.Name + "=" + q.Value + "&" + q.Type)
-		b.WriteString("&ignorecase=" + strconv.FormatBool(q.IgnoreCase))
+		writeAll(&b, ",query:", q.Name, "=", q.Value, "&", q.Type,
+			"&ignorecase=", strconv.FormatBool(q.IgnoreCase))
 	}
 	return b.String()
+}
+
+func writeAll(b *strings.Builder, parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
+	}
 }
