@@ -58,7 +58,7 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 		// is worked out only when its Service has no endpoints. The
 		// notices are sorted afterwards, so the order here is free.
 		seen := map[string]bool{}
-		eachCluster(d, func(dc *Cluster) {
+		eachClusterInAnyOrder(d, func(dc *Cluster) {
 			if svc := dc.Upstream; svc.ExternalName != "" || hasEndpoints(c, svc) {
 				return
 			}

@@ -1,6 +1,9 @@
 package translate
 
 import (
+	"iter"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,8 +52,18 @@ func referencedClusters(d *DAG) []*Cluster {
 // eachCluster calls f on each use of a cluster by the valid virtual hosts
 // and TCP proxies, in listener, virtual host and route order.
 func eachCluster(d *DAG, f func(*Cluster)) {
+	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Route] { return slices.Values(vh.Routes()) }, f)
+}
+
+// eachClusterInAnyOrder is eachCluster for callers to whom the order does not
+// matter: it does not sort each virtual host's routes, the bulk of the cost.
+func eachClusterInAnyOrder(d *DAG, f func(*Cluster)) {
+	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Route] { return maps.Values(vh.routes) }, f)
+}
+
+func visitClusters(d *DAG, routes func(*VirtualHost) iter.Seq[*Route], f func(*Cluster)) {
 	add := func(vh *VirtualHost) {
-		for _, r := range vh.Routes() {
+		for r := range routes(vh) {
 			for _, c := range r.Clusters {
 				f(c)
 			}
