@@ -58,7 +58,10 @@ func Bootstrap(w io.Writer, r *translate.Resources) error {
 // BootstrapWithOptions is Bootstrap with the node and admin address set by
 // opts.
 func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOptions) error {
-	b, decoded, err := buildCheckedBootstrap(r, opts)
+	// The bootstrap is only printed, from the decoded typed configs: their
+	// rewrites need not be packed.
+	decoded := &decodedAnys{lazyPacking: true}
+	b, err := buildCheckedBootstrap(r, opts, decoded)
 	if err != nil {
 		return err
 	}
@@ -75,34 +78,32 @@ func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOpt
 // config source left anywhere, and every cluster and secret that is referred
 // to present. r is not modified.
 func BuildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3.Bootstrap, error) {
-	b, _, err := buildCheckedBootstrap(r, opts)
-	return b, err
+	return buildCheckedBootstrap(r, opts, &decodedAnys{})
 }
 
-// buildCheckedBootstrap is BuildBootstrap, also returning the typed configs
-// of the listeners it decoded on the way, for printing them.
-func buildCheckedBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3.Bootstrap, *decodedAnys, error) {
+// buildCheckedBootstrap is BuildBootstrap, recording in decoded the typed
+// configs of the listeners it decodes on the way, for printing them.
+func buildCheckedBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *decodedAnys) (*bootstrapv3.Bootstrap, error) {
 	opts = opts.withDefaults()
 	// The envoy-admin cluster reaching the admin interface is STATIC, and
 	// Envoy takes only IP addresses there.
 	if _, err := netip.ParseAddr(opts.AdminAddress); err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: admin address %q is not an IP address", opts.AdminAddress)
+		return nil, fmt.Errorf("bootstrap: admin address %q is not an IP address", opts.AdminAddress)
 	}
 	// The resources are validated in the form translate gives them, typed
 	// configs included; the bootstrap's own checks then need not unpack
 	// each typed config again to validate it (see checkOne).
 	if err := Validate(r); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	decoded := &decodedAnys{}
 	b, err := buildBootstrap(r, opts, decoded)
 	if err == nil {
 		err = validateBootstrap(b, decoded)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: %w", err)
+		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
-	return b, decoded, nil
+	return b, nil
 }
 
 func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *decodedAnys) (*bootstrapv3.Bootstrap, error) {

@@ -129,3 +129,27 @@ func TestBootstrapYAMLMatchesSinglePassOnCorpus(t *testing.T) {
 		})
 	}
 }
+
+// A bootstrap built for printing leaves rewritten typed configs unpacked;
+// packAll makes it the bootstrap BuildBootstrap returns, byte for byte.
+func TestLazyPackingPacksOnDemand(t *testing.T) {
+	r := testResources(t)
+	want, err := BuildBootstrap(r, BootstrapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded := &decodedAnys{lazyPacking: true}
+	got, err := buildCheckedBootstrap(r, BootstrapOptions{}, decoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if proto.Equal(got, want) {
+		t.Fatal("no typed config was left unpacked: the test checks nothing")
+	}
+	if err := decoded.packAll(got.ProtoReflect()); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, want) {
+		t.Error("after packAll the bootstrap differs from BuildBootstrap's")
+	}
+}

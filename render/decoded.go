@@ -6,18 +6,35 @@ import (
 	"sync"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // decodedAnys remembers the message each Any of one bootstrap holds, as the
-// inlining walk decoded (and possibly rewrote and packed again) it, so that
-// the checks and the printer that follow need not decode it again: at 5,000
-// virtual hosts each connection manager was decoded three times. It is
-// keyed by the Any itself, so it is only right while nothing changes an Any
-// it holds: from inlining, which fills it, to printing. A nil one holds
-// nothing.
+// inlining walk decoded (and possibly rewrote) it, so that the checks and
+// the printer that follow need not decode it again: at 5,000 virtual hosts
+// each connection manager was decoded three times. It is keyed by the Any
+// itself, so it is only right while nothing changes an Any it holds: from
+// inlining, which fills it, to printing. A nil one holds nothing.
 type decodedAnys struct {
-	m sync.Map // *anypb.Any -> proto.Message
+	m sync.Map // *anypb.Any -> decodedAny
+
+	// lazyPacking lets a walk that rewrites an Any's content leave the Any's
+	// bytes as they were rather than pack the content again: packing each
+	// connection manager with its whole route table inline was a tenth of
+	// printing a bootstrap, and the checks and the printer read the content
+	// from here. Such an Any's bytes are then stale; since a rewrite depends
+	// on the content alone, equal stale bytes still mean equal content, so
+	// caches keyed by bytes stay right. packAll makes the bytes whole for
+	// anything that reads them.
+	lazyPacking bool
+	mu          sync.Mutex
+	rewritten   map[string]proto.Message // by anyKey of the bytes before the rewrite
+}
+
+type decodedAny struct {
+	msg   proto.Message
+	stale bool // a.Value does not encode msg yet
 }
 
 // get returns what a holds, or nil when it was not decoded.
@@ -25,8 +42,8 @@ func (d *decodedAnys) get(a *anypb.Any) proto.Message {
 	if d == nil {
 		return nil
 	}
-	if m, ok := d.m.Load(a); ok {
-		return m.(proto.Message)
+	if e, ok := d.m.Load(a); ok {
+		return e.(decodedAny).msg
 	}
 	return nil
 }
@@ -34,6 +51,76 @@ func (d *decodedAnys) get(a *anypb.Any) proto.Message {
 // put records that a holds inner, which a.Value encodes.
 func (d *decodedAnys) put(a *anypb.Any, inner proto.Message) {
 	if d != nil {
-		d.m.Store(a, inner)
+		d.m.Store(a, decodedAny{msg: inner})
 	}
+}
+
+// putRewritten records that a, whose bytes had key before, now holds inner,
+// which a.Value does not encode (lazyPacking).
+func (d *decodedAnys) putRewritten(a *anypb.Any, key string, inner proto.Message) {
+	d.m.Store(a, decodedAny{msg: inner, stale: true})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rewritten == nil {
+		d.rewritten = map[string]proto.Message{}
+	}
+	d.rewritten[key] = inner
+}
+
+// rewrittenAs is the content an Any whose bytes were key was rewritten to
+// without being packed, or nil.
+func (d *decodedAnys) rewrittenAs(key string) proto.Message {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.rewritten[key]
+}
+
+// packAll packs the rewritten content of every Any in m whose bytes are
+// stale, innermost first, so that m can be marshalled. Rewritten content can
+// be shared by several Anys, so one pass at a time.
+func (d *decodedAnys) packAll(m protoreflect.Message) error {
+	if d == nil || !d.lazyPacking {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.packIn(m)
+}
+
+func (d *decodedAnys) packIn(m protoreflect.Message) error {
+	if a, ok := m.Interface().(*anypb.Any); ok {
+		e, found := d.m.Load(a)
+		if !found || !e.(decodedAny).stale {
+			return nil
+		}
+		inner := e.(decodedAny).msg
+		if err := d.packIn(inner.ProtoReflect()); err != nil {
+			return err
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(inner)
+		if err != nil {
+			return err
+		}
+		a.Value = b
+		d.m.Store(a, decodedAny{msg: inner})
+		return nil
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len() && err == nil; i++ {
+				err = d.packIn(v.List().Get(i).Message())
+			}
+		case fd.IsMap() && fd.MapValue().Message() != nil:
+			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+				err = d.packIn(mv.Message())
+				return err == nil
+			})
+		case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
+			err = d.packIn(v.Message())
+		}
+		return err == nil
+	})
+	return err
 }

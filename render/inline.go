@@ -44,7 +44,7 @@ func (in *inliner) walker() *walker {
 	if in.memo == nil {
 		in.memo = map[string][]byte{}
 	}
-	return &walker{visit: in.visit, memo: in.memo, admit: in.admit, targets: inlineTargets, decoded: in.decoded}
+	return &walker{visit: in.visit, memo: in.memo, admit: in.admit, targets: inlineTargets, decoded: in.decoded, rewrites: true}
 }
 
 // inlineTargets are the message types inliner.visit rewrites.

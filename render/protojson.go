@@ -115,6 +115,11 @@ func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
 			return dst, &invalidError{err}
 		}
 	}
+	// protojson reads Anys' bytes, which a lazily packed rewrite left
+	// stale.
+	if err := e.decoded.packAll(m.ProtoReflect()); err != nil {
+		return dst, err
+	}
 	return e.viaProtojson(dst[:len(dst):len(dst)], m, 0)
 }
 

@@ -54,8 +54,25 @@ type walker struct {
 	// decoded, when set, gives the contents of Anys decoded before and
 	// receives those this walk decodes.
 	decoded *decodedAnys
+	// rewrites says visit changes messages (the inliner's walk), so that
+	// with decoded.lazyPacking the Anys it changes are left unpacked.
+	rewrites bool
 
 	path []step
+}
+
+// packsLazily says whether Anys this walk rewrites keep their old bytes.
+func (w *walker) packsLazily() bool {
+	return w.rewrites && w.decoded != nil && w.decoded.lazyPacking
+}
+
+// rewrittenAs is the content this walk rewrote an Any whose bytes were key
+// to, when it left it unpacked; else nil.
+func (w *walker) rewrittenAs(key string) proto.Message {
+	if !w.packsLazily() {
+		return nil
+	}
+	return w.decoded.rewrittenAs(key)
 }
 
 // step is one field on the way from the root to the message being visited.
@@ -187,10 +204,14 @@ func (w *walker) enter(s step, m protoreflect.Message) (bool, error) {
 // not print it either.
 func (w *walker) walkAny(a *anypb.Any) (bool, error) {
 	if w.memo == nil {
-		return w.walkAnyContent(a)
+		return w.walkAnyContent(a, "")
 	}
 	key := string(anyKey(nil, a.GetTypeUrl(), a.GetValue()))
 	if after, ok := w.memo[key]; ok {
+		if inner := w.rewrittenAs(key); inner != nil {
+			w.decoded.putRewritten(a, key, inner) // rewritten, not packed: share the content
+			return true, nil
+		}
 		if string(after) == string(a.GetValue()) {
 			return false, nil
 		}
@@ -201,14 +222,16 @@ func (w *walker) walkAny(a *anypb.Any) (bool, error) {
 	if w.faults != nil {
 		faults = w.faults()
 	}
-	changed, err := w.walkAnyContent(a)
+	changed, err := w.walkAnyContent(a, key)
 	if err == nil && (w.faults == nil || w.faults() == faults) {
 		w.memo[key] = a.GetValue()
 	}
 	return changed, err
 }
 
-func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
+// walkAnyContent walks a's content; key is a's anyKey, when the caller made
+// it.
+func (w *walker) walkAnyContent(a *anypb.Any, key string) (bool, error) {
 	// Large Anys (a whole HTTP connection manager) are unique: remembering
 	// them would only cost memory.
 	if w.seen != nil && len(a.GetValue()) <= maxCachedAny {
@@ -219,7 +242,8 @@ func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
 		}
 		w.seen[string(key)] = true
 	}
-	inner := w.decoded.get(a)
+	known := w.decoded.get(a)
+	inner := known
 	if inner == nil {
 		var err error
 		if inner, err = a.UnmarshalNew(); err != nil {
@@ -235,6 +259,10 @@ func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
 	if err != nil {
 		return changed, err
 	}
+	if changed && key != "" && w.packsLazily() {
+		w.decoded.putRewritten(a, key, inner)
+		return true, nil
+	}
 	if changed {
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(inner)
 		if err != nil {
@@ -242,7 +270,10 @@ func (w *walker) walkAnyContent(a *anypb.Any) (bool, error) {
 		}
 		a.Value = b
 	}
-	w.decoded.put(a, inner)
+	if known == nil || changed {
+		// Not when it was known: its record may say a.Value is stale.
+		w.decoded.put(a, inner)
+	}
 	return changed, nil
 }
 
