@@ -10,6 +10,7 @@ import (
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/translate"
 )
@@ -58,19 +59,46 @@ func Bootstrap(w io.Writer, r *translate.Resources) error {
 // BootstrapWithOptions is Bootstrap with the node and admin address set by
 // opts.
 func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOptions) error {
-	// The bootstrap is only printed, from the decoded typed configs: their
-	// rewrites need not be packed.
-	decoded := &decodedAnys{lazyPacking: true}
-	b, err := buildCheckedBootstrap(r, opts, decoded)
+	opts, err := opts.checked()
 	if err != nil {
 		return err
 	}
-	out, err := bootstrapYAML(b, decoded)
+	out, err := printBootstrap(r, opts)
 	if err != nil {
+		// Whichever step met a resource that breaks Envoy's rules, the
+		// error is Validate's, naming the xDS resource, as BuildBootstrap's
+		// is: BuildBootstrap validates first.
+		if verr := Validate(r); verr != nil {
+			return verr
+		}
 		return err
 	}
 	_, err = w.Write(out)
 	return err
+}
+
+// printBootstrap builds, checks and prints the bootstrap. Rather than
+// validating the resources in a pass of their own first, as BuildBootstrap
+// does, it validates what it prints as it prints it (a walk through every
+// typed config saved), and on their own the resources the bootstrap leaves
+// out.
+func printBootstrap(r *translate.Resources, opts BootstrapOptions) ([]byte, error) {
+	// The bootstrap is only printed, from the decoded typed configs: their
+	// rewrites need not be packed.
+	decoded := &decodedAnys{lazyPacking: true}
+	b, leftOut, err := buildBootstrap(r, opts, decoded)
+	if err == nil {
+		err = validateBootstrap(b, decoded, false)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	for _, m := range leftOut {
+		if err := validateDeep(m); err != nil {
+			return nil, err
+		}
+	}
+	return bootstrapYAML(b, staticPrint{decoded: decoded, validate: true})
 }
 
 // BuildBootstrap returns the static bootstrap for r, checked as Bootstrap
@@ -78,17 +106,9 @@ func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOpt
 // config source left anywhere, and every cluster and secret that is referred
 // to present. r is not modified.
 func BuildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3.Bootstrap, error) {
-	return buildCheckedBootstrap(r, opts, &decodedAnys{})
-}
-
-// buildCheckedBootstrap is BuildBootstrap, recording in decoded the typed
-// configs of the listeners it decodes on the way, for printing them.
-func buildCheckedBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *decodedAnys) (*bootstrapv3.Bootstrap, error) {
-	opts = opts.withDefaults()
-	// The envoy-admin cluster reaching the admin interface is STATIC, and
-	// Envoy takes only IP addresses there.
-	if _, err := netip.ParseAddr(opts.AdminAddress); err != nil {
-		return nil, fmt.Errorf("bootstrap: admin address %q is not an IP address", opts.AdminAddress)
+	opts, err := opts.checked()
+	if err != nil {
+		return nil, err
 	}
 	// The resources are validated in the form translate gives them, typed
 	// configs included; the bootstrap's own checks then need not unpack
@@ -96,9 +116,10 @@ func buildCheckedBootstrap(r *translate.Resources, opts BootstrapOptions, decode
 	if err := Validate(r); err != nil {
 		return nil, err
 	}
-	b, err := buildBootstrap(r, opts, decoded)
+	decoded := &decodedAnys{}
+	b, _, err := buildBootstrap(r, opts, decoded)
 	if err == nil {
-		err = validateBootstrap(b, decoded)
+		err = validateBootstrap(b, decoded, true)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -106,20 +127,39 @@ func buildCheckedBootstrap(r *translate.Resources, opts BootstrapOptions, decode
 	return b, nil
 }
 
-func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *decodedAnys) (*bootstrapv3.Bootstrap, error) {
+// checked is o with defaults, or an error when the admin address is not an
+// IP address: the envoy-admin cluster reaching the admin interface is
+// STATIC, and Envoy takes only IP addresses there.
+func (o BootstrapOptions) checked() (BootstrapOptions, error) {
+	o = o.withDefaults()
+	if _, err := netip.ParseAddr(o.AdminAddress); err != nil {
+		return o, fmt.Errorf("bootstrap: admin address %q is not an IP address", o.AdminAddress)
+	}
+	return o, nil
+}
+
+// buildBootstrap assembles the bootstrap; leftOut is the resources of r it
+// does not hold (see staticListeners and staticClusters).
+func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *decodedAnys) (b *bootstrapv3.Bootstrap, leftOut []proto.Message, err error) {
 	if r == nil {
 		r = &translate.Resources{}
 	}
 	admin := socketAddress(opts.AdminAddress, opts.AdminPort)
-	listeners, err := staticListeners(r.Listeners, r.RouteConfigs, admin, decoded)
+	listeners, unusedRoutes, err := staticListeners(r.Listeners, r.RouteConfigs, admin, decoded)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	clusters, err := staticClusters(r.Clusters, r.Endpoints)
+	clusters, unusedEndpoints, err := staticClusters(r.Clusters, r.Endpoints)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	clusters = withAdminCluster(clusters, admin)
+	// The runtime layers are checked with the bootstrap, but not the
+	// Runtime resources they come from.
+	leftOut = append(unusedRoutes, unusedEndpoints...)
+	for _, rt := range r.Runtimes {
+		leftOut = append(leftOut, rt)
+	}
 	return &bootstrapv3.Bootstrap{
 		Node: &corev3.Node{Id: opts.NodeID, Cluster: opts.NodeCluster},
 		StaticResources: &bootstrapv3.Bootstrap_StaticResources{
@@ -129,15 +169,17 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *deco
 		},
 		Admin:          AdminInterface(admin),
 		LayeredRuntime: layeredRuntime(r.Runtimes),
-	}, nil
+	}, leftOut, nil
 }
 
 // validateBootstrap checks each static resource on its own first
 // (bootstrap_check.go), so an error names the listener or cluster at
-// fault, then the bootstrap as a whole for what lies outside them.
-func validateBootstrap(b *bootstrapv3.Bootstrap, decoded *decodedAnys) error {
+// fault, then the bootstrap as a whole for what lies outside them. Without
+// validateUnits the static resources are left to be validated as they are
+// printed.
+func validateBootstrap(b *bootstrapv3.Bootstrap, decoded *decodedAnys, validateUnits bool) error {
 	sr := b.GetStaticResources()
-	if err := joinFirst(checkStaticResources(sr, decoded)); err != nil {
+	if err := joinFirst(checkStaticResources(sr, decoded, validateUnits)); err != nil {
 		return err
 	}
 	if err := validateDeep(b.GetAdmin()); err != nil {

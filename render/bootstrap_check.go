@@ -31,11 +31,12 @@ type staticCheck struct {
 }
 
 // checkStaticResources runs, for every static resource, Envoy's validation
-// rules (outside typed configs, which BuildBootstrap validated before
-// inlining), CheckStatic's rules and CheckBootstrapReferences' rules, and
-// returns the problems in resource order: for each resource its first
-// validation or static error, or else every dangling reference.
-func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources, decoded *decodedAnys) []error {
+// rules when validateUnits is set (outside typed configs, which
+// BuildBootstrap validated before inlining), CheckStatic's rules and
+// CheckBootstrapReferences' rules, and returns the problems in resource
+// order: for each resource its first validation or static error, or else
+// every dangling reference.
+func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources, decoded *decodedAnys, validateUnits bool) []error {
 	clusters, err1 := uniqueNames("cluster", sr.GetClusters(), (*clusterv3.Cluster).GetName)
 	secrets, err2 := uniqueNames("secret", sr.GetSecrets(), (*tlsv3.Secret).GetName)
 	_, err3 := uniqueNames("listener", sr.GetListeners(), (*listenerv3.Listener).GetName)
@@ -57,7 +58,7 @@ func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources, decoded *de
 	found := make([][]error, len(checks))
 	forEachJob(len(checks), func() func(int) {
 		memo := map[string][]byte{} // typed configs this worker found clean
-		return func(i int) { found[i] = checkOne(checks[i], rc, memo, decoded) }
+		return func(i int) { found[i] = checkOne(checks[i], rc, memo, decoded, validateUnits) }
 	})
 	var errs []error
 	for _, f := range found {
@@ -92,12 +93,9 @@ var checkTargets = newTypeTargets(
 )
 
 // checkOne walks one unit once with all three checks.
-func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte, decoded *decodedAnys) []error {
+func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte, decoded *decodedAnys, validate bool) []error {
 	fail := func(err error) []error { return []error{&ResourceError{Kind: c.kind, Name: c.name, Err: err}} }
-	if err := validateOne(c.m); err != nil {
-		if c.at != nil {
-			err = &walkError{path: (&walker{path: []step{*c.at}}).formatPath(), err: err}
-		}
+	if err := validateUnit(c, validate); err != nil {
 		return fail(err)
 	}
 	var refs []error
@@ -127,4 +125,17 @@ func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte, decoded *de
 		return fail(err)
 	}
 	return refs
+}
+
+// validateUnit runs Envoy's rules on the unit itself, when asked, naming
+// the filter chain it is.
+func validateUnit(c staticCheck, validate bool) error {
+	if !validate {
+		return nil
+	}
+	err := validateOne(c.m)
+	if err != nil && c.at != nil {
+		err = &walkError{path: (&walker{path: []step{*c.at}}).formatPath(), err: err}
+	}
+	return err
 }

@@ -9,7 +9,9 @@ import (
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
@@ -281,6 +283,28 @@ func TestBootstrapInvalidWritesNothing(t *testing.T) {
 				r.Listeners[1].FilterChains[0].Filters[0].GetTypedConfig().TypeUrl = "type.googleapis.com/no.such.Type"
 			},
 			want: `listener "ingress_http"`,
+		},
+		// What the bootstrap leaves out is still validated, as
+		// BuildBootstrap validates every resource.
+		"invalid route configuration no listener uses": {
+			change: func(r *translate.Resources) {
+				r.RouteConfigs = append(r.RouteConfigs, &routev3.RouteConfiguration{Name: "unused",
+					VirtualHosts: []*routev3.VirtualHost{{Name: "", Domains: []string{"x"}}}})
+			},
+			want: `route configuration "unused"`,
+		},
+		"invalid load assignment no cluster uses": {
+			change: func(r *translate.Resources) {
+				r.Endpoints = append(r.Endpoints, &endpointv3.ClusterLoadAssignment{ClusterName: ""})
+			},
+			want: `cluster load assignment ""`,
+		},
+		"invalid listener on the admin address": {
+			change: func(r *translate.Resources) {
+				r.Listeners = append(r.Listeners, &listenerv3.Listener{Name: "on-admin", Address: socketAddress("127.0.0.1", 9001),
+					FilterChains: []*listenerv3.FilterChain{{Filters: []*listenerv3.Filter{{Name: ""}}}}})
+			},
+			want: `listener "on-admin"`,
 		},
 		"duplicate cluster": {
 			change: func(r *translate.Resources) { r.Clusters = append(r.Clusters, r.Clusters[0]) },

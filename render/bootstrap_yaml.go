@@ -23,11 +23,25 @@ import (
 // "  listeners:", as the single pass lays sequences out.
 const staticItemIndent = 2
 
+// staticPrint is how the static resources are printed: with the typed
+// configs decoded before, and whether each resource is validated as it is
+// printed (see jsonEncoder.validate).
+type staticPrint struct {
+	decoded  *decodedAnys
+	validate bool
+}
+
+func (p staticPrint) encoder() *jsonEncoder {
+	e := compactEncoder()
+	e.decoded, e.validate = p.decoded, p.validate
+	return e
+}
+
 // bootstrapYAML prints b as YAML (yaml.go) after the bootstrap header; the
 // same bootstrap always gives the same bytes.
-func bootstrapYAML(b *bootstrapv3.Bootstrap, decoded *decodedAnys) ([]byte, error) {
+func bootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint) ([]byte, error) {
 	sr := b.GetStaticResources()
-	static, err := staticResourcesYAML(sr, decoded)
+	static, err := staticResourcesYAML(sr, p)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +68,7 @@ func bootstrapYAML(b *bootstrapv3.Bootstrap, decoded *decodedAnys) ([]byte, erro
 
 // staticResourcesYAML prints the static_resources block, or nothing when
 // sr is nil.
-func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, decoded *decodedAnys) ([]byte, error) {
+func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrint) ([]byte, error) {
 	if sr == nil {
 		return nil, nil
 	}
@@ -64,7 +78,7 @@ func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, decoded *dec
 		staticSection("cluster", sr.GetClusters()),
 		staticSection("secret", sr.GetSecrets()),
 	}
-	items, err := yamlItems(sections, decoded)
+	items, err := yamlItems(sections, p)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +120,7 @@ func staticSection[T interface {
 // at staticItemIndent, on every CPU, keeping order; the error is that of
 // the first failing resource. A listener with many filter chains is
 // printed in pieces (spliceChains).
-func yamlItems(sections []typeSection, decoded *decodedAnys) ([][][]byte, error) {
+func yamlItems(sections []typeSection, p staticPrint) ([][][]byte, error) {
 	sections = slices.Clone(sections)
 	var spliced []splicedChains
 	for i := range sections {
@@ -118,12 +132,12 @@ func yamlItems(sections []typeSection, decoded *decodedAnys) ([][][]byte, error)
 			}
 		}
 	}
-	items, err := yamlItemsAt(sections, staticItemIndent, decoded)
+	items, err := yamlItemsAt(sections, staticItemIndent, p)
 	if err != nil {
 		return nil, err
 	}
 	for _, sc := range spliced {
-		if items[sc.section][sc.item], err = spliceChains(items[sc.section][sc.item], sc.listener, decoded); err != nil {
+		if items[sc.section][sc.item], err = spliceChains(items[sc.section][sc.item], sc.listener, p); err != nil {
 			return nil, &ResourceError{Kind: "listener", Name: sc.listener.GetName(), Err: err}
 		}
 	}
@@ -153,7 +167,7 @@ func withChainMarker(l *listenerv3.Listener) *listenerv3.Listener {
 // spliceChains replaces the marker chain's item in a listener's YAML with
 // l's filter chains, printed on every CPU at the marker's indentation, as
 // the single pass would have printed them there.
-func spliceChains(item []byte, l *listenerv3.Listener, decoded *decodedAnys) ([]byte, error) {
+func spliceChains(item []byte, l *listenerv3.Listener, p staticPrint) ([]byte, error) {
 	line := []byte("- name: " + chainMarker + "\n")
 	at := bytes.Index(item, line)
 	if at < 0 {
@@ -165,7 +179,7 @@ func spliceChains(item []byte, l *listenerv3.Listener, decoded *decodedAnys) ([]
 	for i, fc := range l.GetFilterChains() {
 		chains.items[i], chains.names[i] = fc, l.GetName()
 	}
-	printed, err := yamlItemsAt([]typeSection{chains}, indent, decoded)
+	printed, err := yamlItemsAt([]typeSection{chains}, indent, p)
 	if err != nil {
 		return nil, err
 	}
@@ -183,10 +197,8 @@ func spliceChains(item []byte, l *listenerv3.Listener, decoded *decodedAnys) ([]
 
 // yamlItemsAt prints every resource of every section as a YAML sequence
 // item whose "- " is at indent, on every CPU, keeping order.
-func yamlItemsAt(sections []typeSection, indent int, decoded *decodedAnys) ([][][]byte, error) {
-	e := compactEncoder()
-	e.decoded = decoded
-	docs, err := e.marshalAll(sections, false)
+func yamlItemsAt(sections []typeSection, indent int, p staticPrint) ([][][]byte, error) {
+	docs, err := p.encoder().marshalAll(sections, false)
 	if err != nil {
 		return nil, err
 	}

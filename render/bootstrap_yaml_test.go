@@ -32,7 +32,7 @@ func singlePassYAML(t *testing.T, b *bootstrapv3.Bootstrap) []byte {
 
 func sameAsSinglePass(t *testing.T, b *bootstrapv3.Bootstrap) {
 	t.Helper()
-	got, err := bootstrapYAML(b, nil)
+	got, err := bootstrapYAML(b, staticPrint{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestLazyPackingPacksOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	decoded := &decodedAnys{lazyPacking: true}
-	got, err := buildCheckedBootstrap(r, BootstrapOptions{}, decoded)
+	got, _, err := buildBootstrap(r, BootstrapOptions{}.withDefaults(), decoded)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,21 +13,28 @@ import (
 
 // staticClusters returns copies of clusters, sorted by name, each EDS cluster
 // given its endpoints inline and every secret reference made static.
-func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment) ([]*clusterv3.Cluster, error) {
+// leftOut is the load assignments no cluster took.
+func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment) (out []*clusterv3.Cluster, leftOut []proto.Message, err error) {
 	clas := loadAssignmentsByName(endpoints)
+	taken := map[string]bool{}
 	in := &inliner{}
-	out := make([]*clusterv3.Cluster, 0, len(clusters)+1)
+	out = make([]*clusterv3.Cluster, 0, len(clusters)+1)
 	for _, c := range sortedByName(clusters, (*clusterv3.Cluster).GetName) {
 		c = proto.Clone(c).(*clusterv3.Cluster)
 		if c.GetType() == clusterv3.Cluster_EDS {
-			inlineEndpoints(c, clas)
+			taken[inlineEndpoints(c, clas)] = true
 		}
 		if err := in.inline(c); err != nil {
-			return nil, &ResourceError{Kind: "cluster", Name: c.GetName(), Err: err}
+			return nil, nil, &ResourceError{Kind: "cluster", Name: c.GetName(), Err: err}
 		}
 		out = append(out, c)
 	}
-	return out, nil
+	for _, cla := range endpoints {
+		if !taken[cla.GetClusterName()] || clas[cla.GetClusterName()] != cla {
+			leftOut = append(leftOut, cla)
+		}
+	}
+	return out, leftOut, nil
 }
 
 // inlineEndpoints turns EDS cluster c into one with a load_assignment: a
@@ -36,7 +43,8 @@ func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.Clust
 // upstream options) can share a service, hence the copy. With no assignment
 // to copy the cluster gets an empty one: Envoy accepts that, and answers 503
 // for it, as it does for an EDS cluster whose service has no endpoints.
-func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLoadAssignment) {
+// It returns the service name it looked the assignment up by.
+func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLoadAssignment) string {
 	// Envoy's default: the service name is the cluster name.
 	service := c.GetEdsClusterConfig().GetServiceName()
 	if service == "" {
@@ -50,6 +58,7 @@ func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLo
 	c.EdsClusterConfig = nil
 	c.LoadAssignment = cla
 	c.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: discoveryTypeFor(cla)}
+	return service
 }
 
 // discoveryTypeFor is STATIC when every endpoint is an IP address (or a Unix

@@ -18,7 +18,7 @@ import (
 // inliner rewrites one listener or cluster in place, reaching into typed
 // configs wherever Envoy allows them.
 type inliner struct {
-	routes map[string]*routev3.RouteConfiguration // by name
+	routes *routeTable
 	// memo holds each typed config already rewritten: filter chains repeat
 	// the same HTTP filters and TLS contexts.
 	memo map[string][]byte
@@ -81,7 +81,7 @@ func (in *inliner) inlineRoutes(hcm *hcmv3.HttpConnectionManager) (bool, error) 
 	if rds == nil {
 		return false, nil
 	}
-	rc, ok := in.routes[rds.GetRouteConfigName()]
+	rc, ok := in.routes.take(rds.GetRouteConfigName())
 	if !ok {
 		return false, fmt.Errorf("http_connection_manager %q: no route configuration named %q",
 			hcm.GetStatPrefix(), rds.GetRouteConfigName())

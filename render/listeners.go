@@ -3,6 +3,8 @@ package render
 // The static_resources.listeners of a static bootstrap.
 
 import (
+	"sync"
+
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -14,27 +16,33 @@ import (
 // tables and secret references made static. A listener on the admin
 // interface's address is left out: in Contour that is the envoy-admin
 // listener, which only proxies to the admin interface that now listens
-// there itself (see admin.go).
-func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address, decoded *decodedAnys) ([]*listenerv3.Listener, error) {
-	byName := routesByName(routes)
-	var out []*listenerv3.Listener
+// there itself (see admin.go). leftOut is what the bootstrap does not hold:
+// those listeners and the route tables no listener inlined.
+func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address, decoded *decodedAnys) (out []*listenerv3.Listener, leftOut []proto.Message, err error) {
+	table := newRouteTable(routes)
 	for _, l := range sortedByName(listeners, (*listenerv3.Listener).GetName) {
 		if bindsAddress(l, admin) {
+			leftOut = append(leftOut, l)
 			continue
 		}
 		l = proto.Clone(l).(*listenerv3.Listener)
-		if err := inlineListener(l, byName, decoded); err != nil {
-			return nil, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err}
+		if err := inlineListener(l, table, decoded); err != nil {
+			return nil, nil, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err}
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	for _, rc := range routes {
+		if !table.inlined[rc.GetName()] || table.byName[rc.GetName()] != rc {
+			leftOut = append(leftOut, rc)
+		}
+	}
+	return out, leftOut, nil
 }
 
 // inlineListener inlines l's filter chains on every CPU (a listener of
 // thousands of virtual hosts has thousands of them), then the rest of it,
 // and returns the first error.
-func inlineListener(l *listenerv3.Listener, routes map[string]*routev3.RouteConfiguration, decoded *decodedAnys) error {
+func inlineListener(l *listenerv3.Listener, routes *routeTable, decoded *decodedAnys) error {
 	chainsField := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
 	chains := l.GetFilterChains()
 	errs := make([]error, len(chains))
@@ -67,14 +75,33 @@ func listenerWithoutChains(l *listenerv3.Listener) *listenerv3.Listener {
 	return out
 }
 
-// routesByName indexes route configurations by name. If two share a name the
-// first wins, as in Contour's cache, which keys them by name.
-func routesByName(routes []*routev3.RouteConfiguration) map[string]*routev3.RouteConfiguration {
+// routeTable is the route configurations listeners can inline, by name. If
+// two share a name the first wins, as in Contour's cache, which keys them
+// by name. It records which were inlined; inliners on every CPU share it.
+type routeTable struct {
+	byName  map[string]*routev3.RouteConfiguration
+	mu      sync.Mutex
+	inlined map[string]bool
+}
+
+func newRouteTable(routes []*routev3.RouteConfiguration) *routeTable {
 	m := make(map[string]*routev3.RouteConfiguration, len(routes))
 	for _, rc := range routes {
 		if _, ok := m[rc.GetName()]; !ok {
 			m[rc.GetName()] = rc
 		}
 	}
-	return m
+	return &routeTable{byName: m, inlined: make(map[string]bool, len(m))}
+}
+
+// take returns the route configuration named name, recording that it was
+// inlined.
+func (t *routeTable) take(name string) (*routev3.RouteConfiguration, bool) {
+	rc, ok := t.byName[name]
+	if ok {
+		t.mu.Lock()
+		t.inlined[name] = true
+		t.mu.Unlock()
+	}
+	return rc, ok
 }
