@@ -4,6 +4,7 @@ package render
 // into static_resources, so `envoy -c file.yaml` runs with no control plane.
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net/netip"
@@ -73,8 +74,11 @@ func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOpt
 		}
 		return err
 	}
-	_, err = w.Write(out)
-	return err
+	bw := bufio.NewWriterSize(w, 256<<10)
+	for _, segment := range out {
+		bw.Write(segment) // an error sticks, and Flush returns it
+	}
+	return bw.Flush()
 }
 
 // printBootstrap builds, checks and prints the bootstrap. Rather than
@@ -82,7 +86,7 @@ func BootstrapWithOptions(w io.Writer, r *translate.Resources, opts BootstrapOpt
 // does, it validates what it prints as it prints it (a walk through every
 // typed config saved), and on their own the resources the bootstrap leaves
 // out.
-func printBootstrap(r *translate.Resources, opts BootstrapOptions) ([]byte, error) {
+func printBootstrap(r *translate.Resources, opts BootstrapOptions) ([][]byte, error) {
 	// The bootstrap is only printed, from the decoded typed configs: their
 	// rewrites need not be packed.
 	decoded := &decodedAnys{lazyPacking: true}

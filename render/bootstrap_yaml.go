@@ -37,9 +37,10 @@ func (p staticPrint) encoder() *jsonEncoder {
 	return e
 }
 
-// bootstrapYAML prints b as YAML (yaml.go) after the bootstrap header; the
-// same bootstrap always gives the same bytes.
-func bootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint) ([]byte, error) {
+// bootstrapYAML prints b as YAML (yaml.go) after the bootstrap header, as
+// segments to write one after the other (joining them would copy the
+// whole output once more); the same bootstrap always gives the same bytes.
+func bootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint) ([][]byte, error) {
 	sr := b.GetStaticResources()
 	static, err := staticResourcesYAML(sr, p)
 	if err != nil {
@@ -59,16 +60,15 @@ func bootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint) ([]byte, error) {
 		rest = nil // the static resources are all there is
 	}
 	at := afterFirstKey(rest, "node:")
-	out := make([]byte, 0, len(bootstrapHeader)+len(rest)+len(static))
-	out = append(out, bootstrapHeader...)
-	out = append(out, rest[:at]...)
+	out := make([][]byte, 0, len(static)+3)
+	out = append(out, []byte(bootstrapHeader), rest[:at])
 	out = append(out, static...)
-	return append(out, rest[at:]...), nil
+	return append(out, rest[at:]), nil
 }
 
-// staticResourcesYAML prints the static_resources block, or nothing when
-// sr is nil.
-func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrint) ([]byte, error) {
+// staticResourcesYAML prints the static_resources block, as segments, or
+// nothing when sr is nil.
+func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrint) ([][]byte, error) {
 	if sr == nil {
 		return nil, nil
 	}
@@ -82,23 +82,23 @@ func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrin
 	if err != nil {
 		return nil, err
 	}
-	out := []byte("static_resources:")
+	out := [][]byte{[]byte("static_resources:")}
 	empty := true
 	for i, s := range sections {
 		if len(s.items) == 0 {
 			continue // protojson leaves out empty lists
 		}
 		if empty {
-			out = append(out, '\n')
+			out = append(out, []byte("\n"))
 			empty = false
 		}
-		out = append(out, "  "+keys[i]+":\n"...)
+		out = append(out, []byte("  "+keys[i]+":\n"))
 		for _, item := range items[i] {
 			out = append(out, item...)
 		}
 	}
 	if empty {
-		out = append(out, " {}\n"...)
+		out = append(out, []byte(" {}\n"))
 	}
 	return out, nil
 }
@@ -116,11 +116,14 @@ func staticSection[T interface {
 	return s
 }
 
+// yamlItem is one printed resource: segments written one after the other.
+type yamlItem [][]byte
+
 // yamlItems prints every resource of every section as a YAML sequence item
 // at staticItemIndent, on every CPU, keeping order; the error is that of
 // the first failing resource. A listener with many filter chains is
 // printed in pieces (spliceChains).
-func yamlItems(sections []typeSection, p staticPrint) ([][][]byte, error) {
+func yamlItems(sections []typeSection, p staticPrint) ([][]yamlItem, error) {
 	sections = slices.Clone(sections)
 	var spliced []splicedChains
 	for i := range sections {
@@ -164,16 +167,17 @@ func withChainMarker(l *listenerv3.Listener) *listenerv3.Listener {
 	return stand
 }
 
-// spliceChains replaces the marker chain's item in a listener's YAML with
+// spliceChains replaces the marker chain's line in a listener's item with
 // l's filter chains, printed on every CPU at the marker's indentation, as
 // the single pass would have printed them there.
-func spliceChains(item []byte, l *listenerv3.Listener, p staticPrint) ([]byte, error) {
+func spliceChains(item yamlItem, l *listenerv3.Listener, p staticPrint) (yamlItem, error) {
+	whole := item[0] // a listener with the marker is printed in one piece
 	line := []byte("- name: " + chainMarker + "\n")
-	at := bytes.Index(item, line)
-	if at < 0 {
+	at := bytes.Index(whole, line)
+	if len(item) != 1 || at < 0 {
 		return nil, errors.New("yaml: the filter chains' place was not found")
 	}
-	start := bytes.LastIndexByte(item[:at], '\n') + 1
+	start := bytes.LastIndexByte(whole[:at], '\n') + 1
 	indent := at - start
 	chains := typeSection{kind: "listener", items: make([]proto.Message, len(l.GetFilterChains())), names: make([]string, len(l.GetFilterChains()))}
 	for i, fc := range l.GetFilterChains() {
@@ -183,45 +187,45 @@ func spliceChains(item []byte, l *listenerv3.Listener, p staticPrint) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	size := len(item)
-	for _, p := range printed[0] {
-		size += len(p)
+	out := yamlItem{whole[:start]}
+	for _, chain := range printed[0] {
+		out = append(out, chain...)
 	}
-	out := make([]byte, 0, size)
-	out = append(out, item[:start]...)
-	for _, p := range printed[0] {
-		out = append(out, p...)
-	}
-	return append(out, item[at+len(line):]...), nil
+	return append(out, whole[at+len(line):]), nil
 }
 
 // yamlItemsAt prints every resource of every section as a YAML sequence
-// item whose "- " is at indent, on every CPU, keeping order.
-func yamlItemsAt(sections []typeSection, indent int, p staticPrint) ([][][]byte, error) {
-	docs, err := p.encoder().marshalAll(sections, false)
-	if err != nil {
-		return nil, err
-	}
+// item whose "- " is at indent, on every CPU, keeping order. Each resource
+// is printed as JSON into its worker's buffer and turned into YAML at once,
+// so the JSON of all of them is never held together.
+func yamlItemsAt(sections []typeSection, indent int, p staticPrint) ([][]yamlItem, error) {
+	e := p.encoder()
 	type job struct{ section, item int }
 	var jobs []job
-	items := make([][][]byte, len(docs))
-	for i := range docs {
-		items[i] = make([][]byte, len(docs[i]))
-		for j := range docs[i] {
+	items := make([][]yamlItem, len(sections))
+	for i, s := range sections {
+		items[i] = make([]yamlItem, len(s.items))
+		for j := range s.items {
 			jobs = append(jobs, job{i, j})
 		}
 	}
 	errs := make([]error, len(jobs))
 	forEachJob(len(jobs), func() func(int) {
+		var scratch []byte
 		return func(n int) {
 			jb := jobs[n]
 			s := sections[jb.section]
-			// Unsegmented: each document is one segment.
-			item, err := yamlSequenceItem(docs[jb.section][jb.item][0], indent)
+			js, err := e.marshal(scratch[:0], s.items[jb.item])
+			var item []byte
+			if err == nil {
+				scratch = js
+				item, err = yamlSequenceItem(js, indent)
+			}
 			if err != nil {
 				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err}
+				return
 			}
-			items[jb.section][jb.item] = item
+			items[jb.section][jb.item] = yamlItem{item}
 		}
 	})
 	if bad := nonNil(errs); len(bad) > 0 {
