@@ -47,7 +47,14 @@ type typeSection struct {
 // JSON writes nothing and returns Validate's error.
 func JSON(w io.Writer, r *translate.Resources) error {
 	sections := typeSections(r)
-	docs, err := marshalValidSections(r, sections)
+	docs := make([][]document, len(sections))
+	for i, s := range sections {
+		docs[i] = make([]document, len(s.items))
+	}
+	err := printValidSections(r, sections, func(section, item int, doc document) error {
+		docs[section][item] = doc
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -59,35 +66,97 @@ func JSON(w io.Writer, r *translate.Resources) error {
 	return bw.Flush()
 }
 
+// JSONStream writes what JSON writes, each resource as soon as it and
+// those before it are printed, so the output is never held in memory
+// whole. If a resource breaks Envoy's rules it returns Validate's error,
+// but what came before it may already be written: it is for writers that
+// can take a write back, such as a temporary file.
+func JSONStream(w io.Writer, r *translate.Resources) error {
+	sections := typeSections(r)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	l := &jsonLayout{bw: bw, sections: sections}
+	l.begin()
+	err := printValidSections(r, sections, func(section, item int, doc document) error {
+		l.item(section, item, doc)   // copied into bw or written: not kept
+		_, err := bw.WriteString("") // a failed write's error sticks in bw
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	l.end()
+	return bw.Flush()
+}
+
 // writeJSON lays out the top-level object around the resources, already
 // indented at elementPrefix; docs holds one list per section. Errors stick
 // in bw and surface at Flush.
 func writeJSON(bw *bufio.Writer, sections []typeSection, docs [][]document) {
-	bw.WriteString("{\n")
-	for i, s := range sections {
-		key, _ := json.Marshal(s.typeURL) // a string always marshals
-		bw.WriteString(indentUnit)
-		bw.Write(key)
-		bw.WriteString(": [")
+	l := &jsonLayout{bw: bw, sections: sections}
+	l.begin()
+	for i := range docs {
 		for j, doc := range docs[i] {
-			bw.WriteString("\n" + elementPrefix)
-			for _, segment := range doc {
-				bw.Write(segment)
-			}
-			if j < len(docs[i])-1 {
-				bw.WriteByte(',')
-			}
+			l.item(i, j, doc)
 		}
-		if len(docs[i]) > 0 {
-			bw.WriteString("\n" + indentUnit)
-		}
-		bw.WriteByte(']')
-		if i < len(sections)-1 {
-			bw.WriteByte(',')
-		}
-		bw.WriteByte('\n')
 	}
-	bw.WriteString("}\n")
+	l.end()
+}
+
+// jsonLayout writes the top-level object around resources given to it in
+// order, opening and closing each type's list as it goes. Errors stick in
+// bw and surface at Flush.
+type jsonLayout struct {
+	bw       *bufio.Writer
+	sections []typeSection
+	current  int  // the section being written; those before are closed
+	open     bool // its list is open
+}
+
+func (l *jsonLayout) begin() { l.bw.WriteString("{\n") }
+
+// item writes the next resource: item of section.
+func (l *jsonLayout) item(section, item int, doc document) {
+	l.closeBefore(section)
+	l.openCurrent()
+	l.bw.WriteString("\n" + elementPrefix)
+	for _, segment := range doc {
+		l.bw.Write(segment)
+	}
+	if item < len(l.sections[section].items)-1 {
+		l.bw.WriteByte(',')
+	}
+}
+
+func (l *jsonLayout) end() {
+	l.closeBefore(len(l.sections))
+	l.bw.WriteString("}\n")
+}
+
+// closeBefore closes every section before section, empty ones included.
+func (l *jsonLayout) closeBefore(section int) {
+	for ; l.current < section; l.current++ {
+		l.openCurrent()
+		if len(l.sections[l.current].items) > 0 {
+			l.bw.WriteString("\n" + indentUnit)
+		}
+		l.bw.WriteByte(']')
+		if l.current < len(l.sections)-1 {
+			l.bw.WriteByte(',')
+		}
+		l.bw.WriteByte('\n')
+		l.open = false
+	}
+}
+
+func (l *jsonLayout) openCurrent() {
+	if l.open {
+		return
+	}
+	key, _ := json.Marshal(l.sections[l.current].typeURL) // a string always marshals
+	l.bw.WriteString(indentUnit)
+	l.bw.Write(key)
+	l.bw.WriteString(": [")
+	l.open = true
 }
 
 // typeSections lists every resource type in alphabetical order of type URL,

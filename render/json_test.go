@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -161,5 +163,79 @@ func TestJSONSegmentsMatchJoined(t *testing.T) {
 	}
 	if !bytes.Contains(got.Bytes(), appendIndented(nil, js, elementPrefix)) {
 		t.Error("the resource left to protojson is not printed as protojson prints it")
+	}
+}
+
+// JSONStream writes the bytes JSON writes: with every type empty, with
+// long lists printed in pieces, and with a resource left to protojson.
+func TestJSONStreamMatchesJSON(t *testing.T) {
+	withFallback := largeResources(t, 2*minSplitList+5)
+	fallback := proto.Clone(withFallback.RouteConfigs[0]).(*routev3.RouteConfiguration)
+	fallback.Name = "zz-fallback"
+	fallback.TypedPerFilterConfig = map[string]*anypb.Any{"x": mustAny(t, &emptypb.Empty{})}
+	withFallback.RouteConfigs = append(withFallback.RouteConfigs, fallback)
+	for name, r := range map[string]*translate.Resources{
+		"empty":     {},
+		"small":     testResources(t),
+		"in pieces": withFallback,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var whole, streamed bytes.Buffer
+			if err := JSON(&whole, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := JSONStream(&streamed, r); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(whole.Bytes(), streamed.Bytes()) {
+				t.Errorf("JSONStream wrote %d bytes that differ from JSON's %d", streamed.Len(), whole.Len())
+			}
+		})
+	}
+}
+
+// An invalid resource stops JSONStream with Validate's error, before the
+// resource is written.
+func TestJSONStreamStopsAtAnInvalidResource(t *testing.T) {
+	r := testResources(t)
+	r.Clusters[1].ConnectTimeout.Seconds = -1
+	want := Validate(r)
+	if want == nil {
+		t.Fatal("the change did not make the resources invalid")
+	}
+	var out bytes.Buffer
+	err := JSONStream(&out, r)
+	if err == nil || err.Error() != want.Error() {
+		t.Fatalf("error %v, want Validate's: %v", err, want)
+	}
+	if strings.Contains(out.String(), r.Clusters[1].GetName()) {
+		t.Error("the invalid resource was written")
+	}
+}
+
+// inOrder passes documents on in job order whatever order they are
+// printed in, and nothing from the first failed job on.
+func TestInOrderPassesOnInJobOrder(t *testing.T) {
+	var got []int
+	o := newInOrder(func(n int, _ document) error { got = append(got, n); return nil })
+	for _, n := range []int{2, 0, 3, 1} {
+		o.done(n, document{[]byte{byte(n)}})
+	}
+	if !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("passed on %v, want 0 1 2 3", got)
+	}
+
+	got = nil
+	o = newInOrder(func(n int, _ document) error { got = append(got, n); return nil })
+	o.done(3, nil)
+	o.fail(2, errors.New("job 2"))
+	o.done(0, nil)
+	if !o.mayStart(1) || o.mayStart(4) {
+		t.Error("after job 2 failed, job 1 must still be printed and job 4 need not be")
+	}
+	o.fail(1, errors.New("job 1"))
+	o.done(4, nil)
+	if !slices.Equal(got, []int{0}) || o.err.Error() != "job 1" {
+		t.Errorf("passed on %v with error %v, want 0 and the earliest failure, job 1", got, o.err)
 	}
 }

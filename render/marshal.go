@@ -5,6 +5,7 @@ package render
 import (
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/contourc/contourc/translate"
 )
@@ -14,47 +15,70 @@ import (
 // printed (see jsonEncoder.segments); others are one segment.
 type document [][]byte
 
-// marshalValidSections prints every resource of every section as JSON laid
-// out at elementPrefix, keeping section and item order, and checks each as
-// Validate does, returning Validate's error if one breaks the rules.
-func marshalValidSections(r *translate.Resources, sections []typeSection) ([][]document, error) {
+// printValidSections prints every resource of every section as JSON laid
+// out at elementPrefix and hands each to sink in section and item order,
+// checking each as Validate does. If one breaks the rules it returns
+// Validate's error, and sink gets no resource from that one on.
+func printValidSections(r *translate.Resources, sections []typeSection, sink func(section, item int, doc document) error) error {
 	e := indentedEncoder(elementPrefix)
 	e.validate = true
-	docs, err := e.marshalAll(sections, true)
+	err := e.printAll(sections, true, sink)
 	var invalid *invalidError
 	if errors.As(err, &invalid) {
 		// The encoder stops at the first problem; Validate's error
 		// names each invalid resource and where in it the problem is.
 		if verr := Validate(r); verr != nil {
-			return nil, verr
+			return verr
 		}
 	}
-	return docs, err
+	return err
+}
+
+// marshalAll prints every resource of every section in e's layout and
+// returns them all (see printAll).
+func (e *jsonEncoder) marshalAll(sections []typeSection, segmented bool) ([][]document, error) {
+	docs := make([][]document, len(sections))
+	for i, s := range sections {
+		docs[i] = make([]document, len(s.items))
+	}
+	err := e.printAll(sections, segmented, func(section, item int, doc document) error {
+		docs[section][item] = doc
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
 }
 
 // bigDocument is the size from which a printed resource keeps the buffer
 // it was printed in rather than a copy of it.
 const bigDocument = 1 << 20
 
-// marshalAll prints every resource of every section in e's layout, as
-// documents of one segment unless segmented. Resources are independent, so
-// they are shared out among the CPUs. If any fails, the error is that of
-// the first failing resource in output order, so it is the same on every
-// run.
-func (e *jsonEncoder) marshalAll(sections []typeSection, segmented bool) ([][]document, error) {
+// printAll prints every resource of every section in e's layout, as
+// documents of one segment unless segmented, and hands them to sink in
+// section and item order, each as soon as it and those before it are
+// printed; sink may keep them. Resources are independent, so they are
+// shared out among the CPUs. If any fails, or sink does, sink gets nothing
+// from that resource on and the error is that of the first failure in
+// output order, so it is the same on every run.
+func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink func(section, item int, doc document) error) error {
 	type job struct{ section, item int }
 	var jobs []job
-	docs := make([][]document, len(sections))
 	for i, s := range sections {
-		docs[i] = make([]document, len(s.items))
 		for j := range s.items {
 			jobs = append(jobs, job{i, j})
 		}
 	}
-	errs := make([]error, len(jobs))
+	out := newInOrder(func(n int, doc document) error {
+		return sink(jobs[n].section, jobs[n].item, doc)
+	})
 	forEachJob(len(jobs), func() func(int) {
 		var scratch []byte // reused between resources, so a document is allocated once, at its size
 		return func(n int) {
+			if !out.mayStart(n) {
+				return // it would not be passed on
+			}
 			jb := jobs[n]
 			s := sections[jb.section]
 			pe := e
@@ -64,28 +88,77 @@ func (e *jsonEncoder) marshalAll(sections []typeSection, segmented bool) ([][]do
 				one.segments = &segments
 				pe = &one
 			}
-			out, err := pe.marshal(scratch[:0], s.items[jb.item])
+			printed, err := pe.marshal(scratch[:0], s.items[jb.item])
 			if err != nil {
-				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err}
+				out.fail(n, &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err})
 				return
 			}
+			var doc document
 			switch {
 			case len(segments) > 0:
 				// The segments own scratch's array now.
-				docs[jb.section][jb.item], scratch = append(segments, out), nil
-			case len(out) >= bigDocument:
+				doc, scratch = append(segments, printed), nil
+			case len(printed) >= bigDocument:
 				// A copy would cost as much memory again; the
 				// next resource starts a buffer of its own.
-				docs[jb.section][jb.item], scratch = document{out}, nil
+				doc, scratch = document{printed}, nil
 			default:
-				docs[jb.section][jb.item], scratch = document{slices.Clone(out)}, out
+				doc, scratch = document{slices.Clone(printed)}, printed
 			}
+			out.done(n, doc)
 		}
 	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	return out.err
+}
+
+// inOrder passes documents printed in any order on, in job order. Only the
+// documents printed ahead of the next one wait in memory.
+type inOrder struct {
+	mu      sync.Mutex
+	next    int // the job to pass on next
+	pending map[int]document
+	emit    func(n int, doc document) error
+	// failedAt is the first job that failed, and err its error; nothing
+	// from it on is passed on.
+	failedAt int
+	err      error
+}
+
+func newInOrder(emit func(n int, doc document) error) *inOrder {
+	return &inOrder{pending: map[int]document{}, emit: emit}
+}
+
+// mayStart says whether job n is still worth printing: not when a job
+// before it failed.
+func (o *inOrder) mayStart(n int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err == nil || n < o.failedAt
+}
+
+func (o *inOrder) done(n int, doc document) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pending[n] = doc
+	for o.err == nil || o.next < o.failedAt {
+		d, ok := o.pending[o.next]
+		if !ok {
+			return
 		}
+		delete(o.pending, o.next)
+		if err := o.emit(o.next, d); err != nil {
+			o.failedAt, o.err = o.next, err
+			return
+		}
+		o.next++
 	}
-	return docs, nil
+}
+
+// fail records that job n failed with err; the earliest failure wins.
+func (o *inOrder) fail(n int, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil || n < o.failedAt {
+		o.failedAt, o.err = n, err
+	}
 }

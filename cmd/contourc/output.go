@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -70,4 +71,43 @@ func writeFileAtomicFrom(path string, newPerm fs.FileMode, write func(io.Writer)
 		return err
 	}
 	return nil
+}
+
+// writeOut writes to out with emit, which writes all or nothing, or with
+// stream, which writes as it goes and may fail part way, when out can take
+// a failed write back: a regular file whose offset is its end, as the
+// shell's > leaves standard output, which is then cut back to where it was.
+// Anything else (a pipe, a terminal, a file opened by >>, whose offset
+// stays 0 until the first write) gets emit.
+func writeOut(out io.Writer, emit, stream func(io.Writer) error) error {
+	f, end, ok := retractable(out)
+	if !ok || stream == nil {
+		return emit(out)
+	}
+	err := stream(f)
+	if err != nil {
+		if terr := f.Truncate(end); terr != nil {
+			return errors.Join(err, fmt.Errorf("taking back the partial output: %w", terr))
+		}
+		_, _ = f.Seek(end, io.SeekStart)
+	}
+	return err
+}
+
+// retractable returns out as a regular file whose offset is its end, and
+// that offset.
+func retractable(out io.Writer) (*os.File, int64, bool) {
+	f, ok := out.(*os.File)
+	if !ok {
+		return nil, 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, false
+	}
+	at, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || at != fi.Size() {
+		return nil, 0, false
+	}
+	return f, at, true
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,4 +93,108 @@ func wantOnly(t *testing.T, dir string, n int) {
 		}
 		t.Errorf("%s holds %v, want %d entries", dir, names, n)
 	}
+}
+
+// TestWriteOutStreamsOnlyWhereItCanTakeBack: a regular file written at its
+// end (> and >>) gets the streaming writer, and a failed stream is cut back
+// to what the file held; anything else gets the all-or-nothing writer.
+func TestWriteOutStreamsOnlyWhereItCanTakeBack(t *testing.T) {
+	emit := func(w io.Writer) error { _, err := io.WriteString(w, "whole\n"); return err }
+	stream := func(w io.Writer) error { _, err := io.WriteString(w, "streamed\n"); return err }
+	failing := func(w io.Writer) error {
+		io.WriteString(w, "half of it")
+		return errors.New("resource invalid")
+	}
+	open := func(t *testing.T, previous string, flag int) *os.File {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "out")
+		if err := os.WriteFile(path, []byte(previous), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|flag, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	content := func(t *testing.T, f *os.File) string {
+		t.Helper()
+		b, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	t.Run("> (truncated)", func(t *testing.T) {
+		f := open(t, "kept\n", os.O_TRUNC)
+		if err := writeOut(f, emit, stream); err != nil {
+			t.Fatal(err)
+		}
+		if got := content(t, f); got != "streamed\n" {
+			t.Errorf("file holds %q, want the streaming writer's output", got)
+		}
+
+		f = open(t, "kept\n", os.O_TRUNC)
+		if err := writeOut(f, emit, failing); err == nil {
+			t.Fatal("the stream's error was lost")
+		}
+		if got := content(t, f); got != "" {
+			t.Errorf("after a failed stream the file holds %q, want nothing", got)
+		}
+		// Whatever comes next lands where the output would have.
+		io.WriteString(f, "next\n")
+		if got := content(t, f); got != "next\n" {
+			t.Errorf("a later write left %q", got)
+		}
+	})
+
+	t.Run("written from its end", func(t *testing.T) {
+		f := open(t, "kept\n", 0)
+		if _, err := f.Seek(0, io.SeekEnd); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeOut(f, emit, failing); err == nil {
+			t.Fatal("the stream's error was lost")
+		}
+		if got := content(t, f); got != "kept\n" {
+			t.Errorf("after a failed stream the file holds %q, want what it held", got)
+		}
+	})
+
+	t.Run(">> (appended)", func(t *testing.T) {
+		f := open(t, "kept\n", os.O_APPEND)
+		if err := writeOut(f, emit, failing); err != nil {
+			t.Fatal(err)
+		}
+		if got := content(t, f); got != "kept\nwhole\n" {
+			t.Errorf("file holds %q, want the all-or-nothing writer's output appended", got)
+		}
+	})
+
+	t.Run("pipe", func(t *testing.T) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := writeOut(w, emit, failing); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if got, _ := io.ReadAll(r); string(got) != "whole\n" {
+			t.Errorf("pipe got %q, want the all-or-nothing writer's output", got)
+		}
+	})
+
+	t.Run("not at its end", func(t *testing.T) {
+		f := open(t, "kept\n", 0) // offset 0 of a 5-byte file: writing would overwrite
+		if err := writeOut(f, emit, failing); err != nil {
+			t.Fatal(err)
+		}
+		if got := content(t, f); got != "whole\n" {
+			t.Errorf("file holds %q, want the all-or-nothing writer's output", got)
+		}
+	})
 }

@@ -19,6 +19,14 @@ var renderers = map[string]func(io.Writer, *translate.Resources) error{
 	"json": render.JSON,
 }
 
+// streamers are the formats that can also be written as they are printed,
+// so that the output is never held in memory whole; they may write part of
+// it before they fail, so they only write where that can be taken back
+// (see writeOut).
+var streamers = map[string]func(io.Writer, *translate.Resources) error{
+	"json": render.JSONStream,
+}
+
 type renderOptions struct {
 	input  inputFlags
 	format string
@@ -63,13 +71,19 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if err := o.judge(res.Status, s.ErrOut); err != nil {
 		return err
 	}
-	// Both writers print nothing unless the whole output is ready, so
-	// they stream: stdout gets all or nothing, and --output is replaced
-	// only when the temporary file holds everything.
+	// stdout gets all or nothing, and --output is replaced only when the
+	// temporary file holds everything.
 	emit := func(w io.Writer) error { return write(w, &res.Resources) }
+	var stream func(io.Writer) error
+	if st, ok := streamers[o.format]; ok {
+		stream = func(w io.Writer) error { return st(w, &res.Resources) }
+	}
 	if o.output == "" {
-		err = emit(s.Out)
+		err = writeOut(s.Out, emit, stream)
 	} else {
+		if stream != nil {
+			emit = stream // the temporary file is discarded on failure
+		}
 		err = writeFileAtomicFrom(o.output, privatePerm, emit)
 	}
 	if err != nil {
