@@ -54,11 +54,11 @@ const (
 // Kinds not in it are skipped (and counted), except the removed APIs of
 // removedKinds, which are errors.
 var kinds = []kindSpec{
-	core("Service", true, func() metav1.Object { return &corev1.Service{} }, anyCase(validation.IsDNS1035Label), finishService),
-	core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, anyCase(validation.IsDNS1123Subdomain), finishSecret),
-	core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, anyCase(validation.IsDNS1123Subdomain), nil),
-	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, validation.IsDNS1123Label, finishNamespace),
-	core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, anyCase(validation.IsDNS1123Subdomain), nil),
+	core("Service", true, func() metav1.Object { return &corev1.Service{} }, anyCase(validation.IsDNS1035Label, dns1035Label), finishService),
+	core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), finishSecret),
+	core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), nil),
+	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, quickly(func(s string) bool { return dns1123Label(s, false) }, validation.IsDNS1123Label), finishNamespace),
+	core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), nil),
 	kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }),
 	kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }),
 
@@ -143,7 +143,7 @@ func kind(group, name, version string, older []string, newObj func() metav1.Obje
 			Namespaced: true,
 			New:        newObj,
 		},
-		validName: anyCase(validation.IsDNS1123Subdomain),
+		validName: anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain),
 	}
 }
 
@@ -152,9 +152,13 @@ func kind(group, name, version string, older []string, newObj func() metav1.Obje
 // (Envoy Gateway's test inputs, say) use names like "providedBackend", and
 // Contour handles them fine; everything else about a name (characters,
 // length, shape) is still checked. Namespaces keep the strict rule: they
-// appear in DNS names and Envoy resource names.
-func anyCase(rule func(string) []string) func(string) []string {
+// appear in DNS names and Envoy resource names. accept is the rule's quick
+// scan (names.go), told to allow upper case.
+func anyCase(rule func(string) []string, accept func(s string, upper bool) bool) func(string) []string {
 	return func(name string) []string {
+		if accept(name, true) {
+			return nil
+		}
 		return rule(strings.ToLower(name))
 	}
 }

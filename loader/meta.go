@@ -31,13 +31,15 @@ func validateMeta(obj metav1.Object, spec *kindSpec) []metaProblem {
 			out = append(out, metaProblem{[]string{"metadata", "name"}, fmt.Sprintf("metadata.name: invalid value %q: %s", name, strings.Join(errs, "; "))})
 		}
 	}
-	if ns := obj.GetNamespace(); ns != "" && spec.Namespaced {
+	if ns := obj.GetNamespace(); ns != "" && spec.Namespaced && !dns1123Label(ns, false) {
 		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 			out = append(out, metaProblem{[]string{"metadata", "namespace"}, fmt.Sprintf("metadata.namespace: invalid value %q: %s", ns, strings.Join(errs, "; "))})
 		}
 	}
-	for _, e := range metav1validation.ValidateLabels(obj.GetLabels(), field.NewPath("metadata", "labels")) {
-		out = append(out, metaProblem{[]string{"metadata", "labels"}, e.Error()})
+	if labels := obj.GetLabels(); !plainLabels(labels) {
+		for _, e := range metav1validation.ValidateLabels(labels, field.NewPath("metadata", "labels")) {
+			out = append(out, metaProblem{[]string{"metadata", "labels"}, e.Error()})
+		}
 	}
 	for _, e := range apivalidation.ValidateAnnotations(obj.GetAnnotations(), field.NewPath("metadata", "annotations")) {
 		out = append(out, metaProblem{[]string{"metadata", "annotations"}, e.Error()})

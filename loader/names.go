@@ -1,0 +1,104 @@
+package loader
+
+// Quick acceptance of the API server's name rules.
+//
+// apimachinery checks names, namespaces and label keys and values with
+// regular expressions, which were a fifth of the time spent decoding
+// objects. Nearly every name is plainly valid: a scan accepts those, and
+// anything the scan does not accept goes to apimachinery, which decides
+// and words the errors. So a scan may only ever accept what apimachinery
+// accepts; names_test.go checks that on generated strings.
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// quickly returns rule with accept tried first.
+func quickly(accept func(string) bool, rule func(string) []string) func(string) []string {
+	return func(s string) []string {
+		if accept(s) {
+			return nil
+		}
+		return rule(s)
+	}
+}
+
+// isAlnum is [a-z0-9], or with upper case also [A-Z].
+func isAlnum(c byte, upper bool) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z'
+}
+
+// dnsLabelPart is [a-z0-9]([-a-z0-9]*[a-z0-9])?, the shape of one label of
+// a DNS-1123 name.
+func dnsLabelPart(s string, upper bool) bool {
+	if s == "" || !isAlnum(s[0], upper) || !isAlnum(s[len(s)-1], upper) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; c != '-' && !isAlnum(c, upper) {
+			return false
+		}
+	}
+	return true
+}
+
+// dns1123Label accepts what validation.IsDNS1123Label does, with upper
+// case letters too when upper is set (see anyCase).
+func dns1123Label(s string, upper bool) bool {
+	return len(s) <= validation.DNS1123LabelMaxLength && dnsLabelPart(s, upper)
+}
+
+// dns1123Subdomain accepts what validation.IsDNS1123Subdomain does: labels
+// joined by dots, 253 characters at most.
+func dns1123Subdomain(s string, upper bool) bool {
+	if len(s) > validation.DNS1123SubdomainMaxLength {
+		return false
+	}
+	for part := range strings.SplitSeq(s, ".") {
+		if !dnsLabelPart(part, upper) {
+			return false
+		}
+	}
+	return true
+}
+
+// dns1035Label accepts what validation.IsDNS1035Label does: a DNS-1123
+// label that starts with a letter.
+func dns1035Label(s string, upper bool) bool {
+	return dns1123Label(s, upper) && (s[0] >= 'a' && s[0] <= 'z' || upper && s[0] >= 'A' && s[0] <= 'Z')
+}
+
+// qualifiedNamePart is ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], 63
+// characters at most: a label value, or the name of a label key.
+func qualifiedNamePart(s string) bool {
+	if s == "" || len(s) > validation.LabelValueMaxLength || !isAlnum(s[0], true) || !isAlnum(s[len(s)-1], true) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; c != '-' && c != '_' && c != '.' && !isAlnum(c, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainLabels reports whether every key and value of labels is plainly
+// valid: a key is a qualified name with an optional DNS-1123 subdomain
+// prefix, a value empty or a qualified name part.
+func plainLabels(labels map[string]string) bool {
+	for k, v := range labels {
+		name := k
+		if prefix, rest, ok := strings.Cut(k, "/"); ok {
+			if !dns1123Subdomain(prefix, false) {
+				return false
+			}
+			name = rest
+		}
+		if !qualifiedNamePart(name) || v != "" && !qualifiedNamePart(v) {
+			return false
+		}
+	}
+	return true
+}
