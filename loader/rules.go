@@ -130,13 +130,47 @@ var patterns []string
 // run a few milliseconds, more than a small input takes to load.
 func matches(pattern string) check {
 	patterns = append(patterns, pattern)
-	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+	m := &matcher{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })}
 	return func(v reflect.Value) string {
-		if v.Kind() != reflect.String || re().MatchString(v.String()) {
+		if v.Kind() != reflect.String || m.match(v.String()) {
 			return ""
 		}
 		return fmt.Sprintf("invalid value %q: must match the regular expression %s", v.String(), pattern)
 	}
+}
+
+// maxRemembered bounds the values a matcher remembers.
+const maxRemembered = 4096
+
+// matcher is a pattern that remembers whether the values it was asked
+// about match: manifests repeat the same durations and header names
+// thousands of times, and a regular expression takes a microsecond a
+// value.
+type matcher struct {
+	re   func() *regexp.Regexp
+	mu   sync.RWMutex
+	seen map[string]bool
+}
+
+func (m *matcher) match(s string) bool {
+	m.mu.RLock()
+	ok, known := m.seen[s]
+	m.mu.RUnlock()
+	if known {
+		return ok
+	}
+	ok = m.re().MatchString(s)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.seen == nil {
+		m.seen = map[string]bool{}
+	}
+	if len(m.seen) < maxRemembered {
+		// A copy: s is part of a file's text, which must not be kept
+		// alive for it.
+		m.seen[strings.Clone(s)] = ok
+	}
+	return ok
 }
 
 // between is Minimum and Maximum on an integer.

@@ -3,6 +3,7 @@ package loader
 import (
 	"reflect"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -73,5 +74,28 @@ func TestRulePatternsCompile(t *testing.T) {
 		if _, err := regexp.Compile(p); err != nil {
 			t.Errorf("pattern %q: %v", p, err)
 		}
+	}
+}
+
+// A matcher answers as its regular expression does, from memory the
+// second time, and remembers a bounded number of values.
+func TestMatcherRemembersBoundedly(t *testing.T) {
+	re := regexp.MustCompile(timeoutPattern)
+	m := &matcher{re: func() *regexp.Regexp { return re }}
+	for range 2 {
+		for _, v := range []string{"30s", "1h5m", "infinity", "5", "-1s", ""} {
+			if got, want := m.match(v), re.MatchString(v); got != want {
+				t.Errorf("match(%q) = %v, want %v", v, got, want)
+			}
+		}
+	}
+	if len(m.seen) != 6 {
+		t.Errorf("remembers %d values, want the 6 asked about", len(m.seen))
+	}
+	for i := range maxRemembered + 10 {
+		m.match(strconv.Itoa(i) + "s")
+	}
+	if len(m.seen) != maxRemembered {
+		t.Errorf("remembers %d values, want at most %d", len(m.seen), maxRemembered)
 	}
 }
