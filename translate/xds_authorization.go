@@ -2,6 +2,7 @@ package translate
 
 import (
 	"strings"
+	"sync"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
@@ -84,12 +85,19 @@ func headerNameMatchers(in []HeaderNameMatch) []*matcherv3.StringMatcher {
 	return out
 }
 
+// authzDisabled is the ext_authz override that turns checks off on a
+// route, packed once and shared, as the fixed HTTP filters are: every
+// HTTP-to-HTTPS redirect carries it, thousands of them.
+var authzDisabled = sync.OnceValue(func() *anypb.Any {
+	return mustAny(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
+})
+
 // routeAuthzConfig is a route's ext_authz override: disabled, or extra
 // context for the check request; nil when there is none.
 func routeAuthzConfig(r *Route) *anypb.Any {
 	switch {
 	case r.AuthDisabled:
-		return mustAny(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
+		return authzDisabled()
 	case len(r.AuthContext) > 0:
 		return mustAny(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{
 			CheckSettings: &extauthzv3.CheckSettings{ContextExtensions: r.AuthContext},

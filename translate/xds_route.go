@@ -5,7 +5,6 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -128,9 +127,7 @@ func envoyRoute(r *Route, vhostName string, secure bool, meta *corev3.Metadata) 
 			SchemeRewriteSpecifier: &routev3.RedirectAction_HttpsRedirect{HttpsRedirect: true},
 		}}
 		// A redirect never needs authorising.
-		route.TypedPerFilterConfig = map[string]*anypb.Any{"envoy.filters.http.ext_authz": mustAny(&extauthzv3.ExtAuthzPerRoute{
-			Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true},
-		})}
+		route.TypedPerFilterConfig = map[string]*anypb.Any{"envoy.filters.http.ext_authz": authzDisabled()}
 	case r.DirectResponse != nil:
 		route.Action = directResponse(r.DirectResponse)
 		if a := routeAuthzConfig(r); a != nil {
