@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"fmt"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -241,7 +240,14 @@ func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
 			keys = append(keys, k)
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	// Any fixed order will do: translate sorts all statuses afterwards.
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		return lessQualified(a.name.Namespace, a.name.Name, b.name.Namespace, b.name.Name)
+	})
 	for _, k := range keys {
 		out = append(out, ObjectStatus{
 			APIVersion: watchedAPIVersion[k.kind], Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,

@@ -196,7 +196,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 			if a.Kind != b.Kind {
 				return a.Kind < b.Kind
 			}
-			return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+			return lessQualified(a.Namespace, a.Name, b.Namespace, b.Name)
 		})
 	}
 	c.stopCheckingAhead()

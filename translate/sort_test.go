@@ -1,0 +1,28 @@
+package translate
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// lessQualified orders as comparing the joined "namespace/name" strings
+// does, including where a namespace holds characters that sort before '/'.
+func TestLessQualifiedComparesJoinedStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "a-./0z"
+	word := func() string {
+		var b strings.Builder
+		for range rng.IntN(4) {
+			b.WriteByte(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 20000 {
+		ns1, n1, ns2, n2 := word(), word(), word(), word()
+		want := ns1+"/"+n1 < ns2+"/"+n2
+		if got := lessQualified(ns1, n1, ns2, n2); got != want {
+			t.Fatalf("lessQualified(%q, %q, %q, %q) = %v, want %v", ns1, n1, ns2, n2, got, want)
+		}
+	}
+}
