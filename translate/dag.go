@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"slices"
 	"sort"
 	"time"
 
@@ -474,10 +473,10 @@ func (vh *VirtualHost) conflicts(r *Route) bool {
 func (d *DAG) freeze() {
 	for _, l := range d.listeners {
 		for _, vh := range l.vhosts {
-			vh.Routes()
+			vh.ordered()
 		}
 		for _, svh := range l.svhosts {
-			svh.Routes()
+			svh.ordered()
 		}
 	}
 	eachCluster(d, func(c *Cluster) { c.name = clusterName(c) })
@@ -485,8 +484,9 @@ func (d *DAG) freeze() {
 	d.frozen = true
 }
 
-// Routes returns the virtual host's routes in Envoy's match order.
-func (vh *VirtualHost) Routes() []*Route {
+// ordered returns the virtual host's routes in Envoy's match order,
+// worked out once: callers only read the slice.
+func (vh *VirtualHost) ordered() []*Route {
 	if vh.sorted == nil {
 		vh.sorted = make([]*Route, 0, len(vh.routes))
 		for _, r := range vh.routes {
@@ -494,5 +494,5 @@ func (vh *VirtualHost) Routes() []*Route {
 		}
 		sortRoutes(vh.sorted)
 	}
-	return slices.Clone(vh.sorted)
+	return vh.sorted
 }

@@ -52,7 +52,7 @@ func referencedClusters(d *DAG) []*Cluster {
 // eachCluster calls f on each use of a cluster by the valid virtual hosts
 // and TCP proxies, in listener, virtual host and route order.
 func eachCluster(d *DAG, f func(*Cluster)) {
-	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Route] { return slices.Values(vh.Routes()) }, f)
+	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Route] { return slices.Values(vh.ordered()) }, f)
 }
 
 // eachClusterInAnyOrder is eachCluster for callers to whom the order does not

@@ -81,7 +81,7 @@ func routeConfiguration(name string, vhosts []*routev3.VirtualHost) *routev3.Rou
 }
 
 func envoyVirtualHost(vh *VirtualHost, secure bool) *routev3.VirtualHost {
-	routes := vh.Routes()
+	routes := vh.ordered()
 	out := &routev3.VirtualHost{Name: virtualHostName(vh.Name), Domains: []string{vh.Name}}
 	out.Routes = make([]*routev3.Route, len(routes))
 	var meta *corev3.Metadata
