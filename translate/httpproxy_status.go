@@ -119,7 +119,7 @@ func (ss statuses) objectStatuses(c *cache) []ObjectStatus {
 		if keys[i].kind != keys[j].kind {
 			return keys[i].kind < keys[j].kind
 		}
-		return keys[i].name.String() < keys[j].name.String()
+		return lessQualified(keys[i].name.Namespace, keys[i].name.Name, keys[j].name.Namespace, keys[j].name.Name)
 	})
 	out := make([]ObjectStatus, 0, len(keys))
 	for _, k := range keys {

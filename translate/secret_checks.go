@@ -120,7 +120,9 @@ func (c *cache) servingSecretNames() []types.NamespacedName {
 	for name := range seen {
 		names = append(names, name)
 	}
-	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
+	sort.Slice(names, func(i, j int) bool {
+		return lessQualified(names[i].Namespace, names[i].Name, names[j].Namespace, names[j].Name)
+	})
 	return names
 }
 
