@@ -129,16 +129,25 @@ func BenchmarkJSON5000(b *testing.B) {
 	}
 }
 
-// A resource's long list is written as the pieces it was printed in; the
-// bytes are those of the list printed whole, also when the resource is
-// left to protojson after some pieces were already cut.
-func TestJSONSegmentsMatchJoined(t *testing.T) {
+// resourcesWithFallback are resources with lists long enough to be printed
+// in pieces, and a route configuration, also returned, that the fast
+// encoder leaves to protojson.
+func resourcesWithFallback(t *testing.T) (*translate.Resources, *routev3.RouteConfiguration) {
+	t.Helper()
 	r := largeResources(t, 2*minSplitList+5)
 	fallback := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
 	fallback.Name = "zz-fallback"
 	// An Any of a well-known type is printed by protojson, resource and all.
 	fallback.TypedPerFilterConfig = map[string]*anypb.Any{"x": mustAny(t, &emptypb.Empty{})}
 	r.RouteConfigs = append(r.RouteConfigs, fallback)
+	return r, fallback
+}
+
+// A resource's long list is written as the pieces it was printed in; the
+// bytes are those of the list printed whole, also when the resource is
+// left to protojson after some pieces were already cut.
+func TestJSONSegmentsMatchJoined(t *testing.T) {
+	r, fallback := resourcesWithFallback(t)
 
 	var got bytes.Buffer
 	if err := JSON(&got, r); err != nil {
@@ -169,11 +178,7 @@ func TestJSONSegmentsMatchJoined(t *testing.T) {
 // JSONStream writes the bytes JSON writes: with every type empty, with
 // long lists printed in pieces, and with a resource left to protojson.
 func TestJSONStreamMatchesJSON(t *testing.T) {
-	withFallback := largeResources(t, 2*minSplitList+5)
-	fallback := proto.Clone(withFallback.RouteConfigs[0]).(*routev3.RouteConfiguration)
-	fallback.Name = "zz-fallback"
-	fallback.TypedPerFilterConfig = map[string]*anypb.Any{"x": mustAny(t, &emptypb.Empty{})}
-	withFallback.RouteConfigs = append(withFallback.RouteConfigs, fallback)
+	withFallback, _ := resourcesWithFallback(t)
 	for name, r := range map[string]*translate.Resources{
 		"empty":     {},
 		"small":     testResources(t),

@@ -127,51 +127,42 @@ func TestWriteOutStreamsOnlyWhereItCanTakeBack(t *testing.T) {
 		return string(b)
 	}
 
-	t.Run("> (truncated)", func(t *testing.T) {
-		f := open(t, "kept\n", os.O_TRUNC)
-		if err := writeOut(f, emit, stream); err != nil {
-			t.Fatal(err)
-		}
-		if got := content(t, f); got != "streamed\n" {
-			t.Errorf("file holds %q, want the streaming writer's output", got)
-		}
-
-		f = open(t, "kept\n", os.O_TRUNC)
-		if err := writeOut(f, emit, failing); err == nil {
-			t.Fatal("the stream's error was lost")
-		}
-		if got := content(t, f); got != "" {
-			t.Errorf("after a failed stream the file holds %q, want nothing", got)
-		}
-		// Whatever comes next lands where the output would have.
-		io.WriteString(f, "next\n")
-		if got := content(t, f); got != "next\n" {
-			t.Errorf("a later write left %q", got)
-		}
-	})
-
-	t.Run("written from its end", func(t *testing.T) {
-		f := open(t, "kept\n", 0)
-		if _, err := f.Seek(0, io.SeekEnd); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeOut(f, emit, failing); err == nil {
-			t.Fatal("the stream's error was lost")
-		}
-		if got := content(t, f); got != "kept\n" {
-			t.Errorf("after a failed stream the file holds %q, want what it held", got)
-		}
-	})
-
-	t.Run(">> (appended)", func(t *testing.T) {
-		f := open(t, "kept\n", os.O_APPEND)
-		if err := writeOut(f, emit, failing); err != nil {
-			t.Fatal(err)
-		}
-		if got := content(t, f); got != "kept\nwhole\n" {
-			t.Errorf("file holds %q, want the all-or-nothing writer's output appended", got)
-		}
-	})
+	// Each file holds "kept\n" and is opened with flag (and moved to its
+	// end when atEnd) before writeOut runs with stream.
+	for _, tc := range []struct {
+		name    string
+		flag    int
+		atEnd   bool
+		stream  func(io.Writer) error
+		want    string // the file afterwards
+		wantErr bool
+	}{
+		{"> (truncated)", os.O_TRUNC, false, stream, "streamed\n", false},
+		{"> (truncated), the stream failing", os.O_TRUNC, false, failing, "", true},
+		{"written from its end, the stream failing", 0, true, failing, "kept\n", true},
+		{">> (appended): offset 0, so all or nothing", os.O_APPEND, false, failing, "kept\nwhole\n", false},
+		{"not at its end: writing would overwrite", 0, false, failing, "whole\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := open(t, "kept\n", tc.flag)
+			if tc.atEnd {
+				if _, err := f.Seek(0, io.SeekEnd); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := writeOut(f, emit, tc.stream); (err != nil) != tc.wantErr {
+				t.Errorf("writeOut returned %v, want an error: %v", err, tc.wantErr)
+			}
+			if got := content(t, f); got != tc.want {
+				t.Errorf("file holds %q, want %q", got, tc.want)
+			}
+			// Whatever comes next lands where the output would have.
+			io.WriteString(f, "next\n")
+			if got := content(t, f); got != tc.want+"next\n" {
+				t.Errorf("a later write left %q, want %q", got, tc.want+"next\n")
+			}
+		})
+	}
 
 	t.Run("pipe", func(t *testing.T) {
 		r, w, err := os.Pipe()
@@ -188,13 +179,4 @@ func TestWriteOutStreamsOnlyWhereItCanTakeBack(t *testing.T) {
 		}
 	})
 
-	t.Run("not at its end", func(t *testing.T) {
-		f := open(t, "kept\n", 0) // offset 0 of a 5-byte file: writing would overwrite
-		if err := writeOut(f, emit, failing); err != nil {
-			t.Fatal(err)
-		}
-		if got := content(t, f); got != "whole\n" {
-			t.Errorf("file holds %q, want the all-or-nothing writer's output", got)
-		}
-	})
 }
