@@ -47,15 +47,8 @@ type typeSection struct {
 // JSON writes nothing and returns Validate's error.
 func JSON(w io.Writer, r *translate.Resources) error {
 	sections := typeSections(r)
-	docs := make([][]document, len(sections))
-	for i, s := range sections {
-		docs[i] = make([]document, len(s.items))
-	}
-	err := printValidSections(r, sections, func(section, item int, doc document) error {
-		docs[section][item] = doc
-		return nil
-	})
-	if err != nil {
+	docs := newDocTable(sections)
+	if err := printValidSections(r, sections, docs.keep); err != nil {
 		return err
 	}
 	// Streamed rather than joined into one buffer first: for thousands of

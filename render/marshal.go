@@ -37,18 +37,28 @@ func printValidSections(r *translate.Resources, sections []typeSection, sink fun
 // marshalAll prints every resource of every section in e's layout and
 // returns them all (see printAll).
 func (e *jsonEncoder) marshalAll(sections []typeSection, segmented bool) ([][]document, error) {
-	docs := make([][]document, len(sections))
-	for i, s := range sections {
-		docs[i] = make([]document, len(s.items))
-	}
-	err := e.printAll(sections, segmented, func(section, item int, doc document) error {
-		docs[section][item] = doc
-		return nil
-	})
-	if err != nil {
+	docs := newDocTable(sections)
+	if err := e.printAll(sections, segmented, docs.keep); err != nil {
 		return nil, err
 	}
 	return docs, nil
+}
+
+// docTable holds the printed documents of sections, one list per section.
+type docTable [][]document
+
+func newDocTable(sections []typeSection) docTable {
+	docs := make(docTable, len(sections))
+	for i, s := range sections {
+		docs[i] = make([]document, len(s.items))
+	}
+	return docs
+}
+
+// keep is a sink for printAll that keeps every document.
+func (d docTable) keep(section, item int, doc document) error {
+	d[section][item] = doc
+	return nil
 }
 
 // bigDocument is the size from which a printed resource keeps the buffer
