@@ -302,7 +302,7 @@ var notPlain = map[string]bool{
 func isPlainSafe(s string) bool {
 	// The words are short: a long string (a certificate, a Lua script)
 	// need not be lowered to find it is none of them.
-	if s == "" || len(s) <= len("infinity") && notPlain[strings.ToLower(s)] {
+	if s == "" || isNotPlainWord(s) {
 		return false
 	}
 	if c := s[0]; c >= '0' && c <= '9' {
@@ -316,11 +316,39 @@ func isPlainSafe(s string) bool {
 		if c == ' ' && isInnerSpace(s, i) {
 			continue
 		}
-		if !isASCIILetter(c) && !isDigit(c) && !strings.ContainsRune("_./+-=", rune(c)) {
+		if !plainByte[c] {
 			return false
 		}
 	}
 	return true
+}
+
+// plainByte are the bytes a plain scalar may hold: letters, digits and
+// "_./+-=".
+var plainByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isASCIILetter(byte(c)) || isDigit(byte(c)) || strings.IndexByte("_./+-=", byte(c)) >= 0
+	}
+	return t
+}()
+
+// isNotPlainWord says whether s is one of notPlain's words in any case,
+// without building a lower-case copy: the words are short, so a long
+// string (a certificate, a Lua script) is none of them.
+func isNotPlainWord(s string) bool {
+	const longest = len("infinity")
+	if len(s) > longest {
+		return false
+	}
+	var lower [longest]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	return notPlain[string(lower[:len(s)])]
 }
 
 // isInnerSpace admits a space in a plain scalar, as in "Enable TCP
@@ -376,26 +404,43 @@ func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <
 // strips (the BOM, U+FEFF). The escapes are YAML's (the JSON ones plus \\U).
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			dst = append(dst, '\\', '"')
-		case r == '\\':
-			dst = append(dst, '\\', '\\')
-		case r == '\n':
-			dst = append(dst, '\\', 'n')
-		case r == '\t':
-			dst = append(dst, '\\', 't')
-		case r == '\r':
-			dst = append(dst, '\\', 'r')
-		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff ||
-			(r >= 0x80 && !unicode.IsPrint(r)):
-			dst = appendUnicodeEscape(dst, r)
-		default:
-			dst = utf8.AppendRune(dst, r)
+	// Runs of printable ASCII other than '"' and '\' go as they are, in
+	// one copy: the bulk of a certificate or a Lua script.
+	for len(s) > 0 {
+		n := 0
+		for n < len(s) && s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\' {
+			n++
 		}
+		dst = append(dst, s[:n]...)
+		s = s[n:]
+		if s == "" {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		dst = appendQuotedRune(dst, r)
+		s = s[size:]
 	}
 	return append(dst, '"')
+}
+
+// appendQuotedRune writes r inside a double-quoted scalar.
+func appendQuotedRune(dst []byte, r rune) []byte {
+	switch {
+	case r == '"':
+		return append(dst, '\\', '"')
+	case r == '\\':
+		return append(dst, '\\', '\\')
+	case r == '\n':
+		return append(dst, '\\', 'n')
+	case r == '\t':
+		return append(dst, '\\', 't')
+	case r == '\r':
+		return append(dst, '\\', 'r')
+	case r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff ||
+		(r >= 0x80 && !unicode.IsPrint(r)):
+		return appendUnicodeEscape(dst, r)
+	}
+	return utf8.AppendRune(dst, r)
 }
 
 // appendUnicodeEscape writes \uXXXX, or YAML's \UXXXXXXXX beyond the BMP

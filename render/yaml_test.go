@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
@@ -130,6 +131,30 @@ func TestUnquoteJSON(t *testing.T) {
 	for _, raw := range []string{`"local function f()\n  return 1\nend\n"`, `"tab\there"`} {
 		if _, ok := unquoteJSON([]byte(raw)); !ok {
 			t.Errorf("%s: left to encoding/json", raw)
+		}
+	}
+}
+
+// appendQuoted copies runs of plain ASCII at once; it must write what
+// escaping rune by rune writes, for any bytes.
+func TestAppendQuotedMatchesRuneByRune(t *testing.T) {
+	runeByRune := func(s string) []byte {
+		dst := []byte{'"'}
+		for _, r := range s {
+			dst = appendQuotedRune(dst, r)
+		}
+		return append(dst, '"')
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "Z", " ", "\"", "\\", "\n", "\t", "\r", "\x00", "\x7f", "é", "\u2028", "\ufeff", "\U0001F600", "\xff", "\xe2\x80", "-----BEGIN"}
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := appendQuoted(nil, s), runeByRune(s); !bytes.Equal(got, want) {
+			t.Fatalf("appendQuoted(%q) = %q, want %q", s, got, want)
 		}
 	}
 }
