@@ -101,6 +101,7 @@ func TestValidateRepeatedInvalidTypedConfig(t *testing.T) {
 // JSON checks every resource while printing it: whatever breaks Envoy's
 // rules, at the top or packed deep in a typed config, and whichever way the
 // resource is printed, nothing is written and the error is Validate's.
+// JSONStream stops with the same error.
 func TestJSONRefusesInvalidResources(t *testing.T) {
 	cases := map[string]func(r *translate.Resources){
 		"top-level field": func(r *translate.Resources) { r.Clusters[1].ConnectTimeout.Seconds = -1 },
@@ -135,6 +136,10 @@ func TestJSONRefusesInvalidResources(t *testing.T) {
 			}
 			if out.Len() > 0 {
 				t.Errorf("JSON wrote %d bytes", out.Len())
+			}
+			out.Reset()
+			if err := JSONStream(&out, r); err == nil || err.Error() != want.Error() {
+				t.Errorf("JSONStream error:\n %v\nwant Validate's:\n %v", err, want)
 			}
 		})
 	}
