@@ -78,7 +78,7 @@ func TestYAMLShapes(t *testing.T) {
 }
 
 func TestYAMLMalformed(t *testing.T) {
-	for _, bad := range []string{``, `[]`, `{"a"`, `{"a":}`, `{"a":1 "b":2}`, `{"a":[1 2]}`, `{"a":"b`} {
+	for _, bad := range []string{``, `[]`, `{"a"`, `{"a":}`, `{"a":1 "b":2}`, `{"a":[1 2]}`, `{"a":"b`, `{"`, `{"a":"`, `{"a":["`} {
 		if y, err := jsonToYAML([]byte(bad)); err == nil {
 			t.Errorf("%q: no error, got %q", bad, y)
 		}
