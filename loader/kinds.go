@@ -57,7 +57,7 @@ var kinds = []kindSpec{
 	core("Service", true, func() metav1.Object { return &corev1.Service{} }, anyCase(validation.IsDNS1035Label, dns1035Label), finishService),
 	core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), finishSecret),
 	core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), nil),
-	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, quickly(func(s string) bool { return dns1123Label(s, false) }, validation.IsDNS1123Label), finishNamespace),
+	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, lowerCase(validation.IsDNS1123Label, dns1123Label), finishNamespace),
 	core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), nil),
 	kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }),
 	kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }),
@@ -160,6 +160,17 @@ func anyCase(rule func(string) []string, accept func(s string, upper bool) bool)
 			return nil
 		}
 		return rule(strings.ToLower(name))
+	}
+}
+
+// lowerCase is rule as the API server has it, with its quick scan tried
+// first.
+func lowerCase(rule func(string) []string, accept func(s string, upper bool) bool) func(string) []string {
+	return func(name string) []string {
+		if accept(name, false) {
+			return nil
+		}
+		return rule(name)
 	}
 }
 

@@ -15,16 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// quickly returns rule with accept tried first.
-func quickly(accept func(string) bool, rule func(string) []string) func(string) []string {
-	return func(s string) []string {
-		if accept(s) {
-			return nil
-		}
-		return rule(s)
-	}
-}
-
 // isAlnum is [a-z0-9], or with upper case also [A-Z].
 func isAlnum(c byte, upper bool) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z'
