@@ -119,11 +119,16 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 		if p.direct {
 			if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 				if sf, ok := byOneof[string(od.Name())]; ok && sf.Type.Kind() == reflect.Interface {
-					f.kind, f.offset, f.member = presenceOneof, sf.Offset, oneofMember(m, fd, sf.Offset)
+					var wrapped reflect.Type
+					f.kind, f.offset = presenceOneof, sf.Offset
+					f.member, wrapped = oneofMember(m, fd, sf.Offset)
+					if wrapped != nil {
+						f.read, f.message = valueReadOf(fd, wrapped, true)
+					}
 				}
 			} else if sf, ok := byNumber[fd.Number()]; ok {
 				f.kind, f.offset = presenceKindOf(fd, sf.Type), sf.Offset
-				f.read, f.message = valueReadOf(fd, sf.Type)
+				f.read, f.message = valueReadOf(fd, sf.Type, false)
 			}
 		}
 		p.fields[i] = f
@@ -133,12 +138,27 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 
 // oneofMember is the type word the oneof interface at offset holds when fd
 // is the member set: Go has one itab per interface and concrete type, so
-// comparing that word says which wrapper is there without reflection.
-func oneofMember(m protoreflect.Message, fd protoreflect.FieldDescriptor, offset uintptr) unsafe.Pointer {
+// comparing that word says which wrapper is there without reflection. It
+// also returns the Go type of the wrapper's value when the wrapper is a
+// pointer to a struct holding just that value (as generated wrappers are),
+// and nil otherwise.
+func oneofMember(m protoreflect.Message, fd protoreflect.FieldDescriptor, offset uintptr) (unsafe.Pointer, reflect.Type) {
 	probe := m.New()
 	probe.Set(fd, probe.NewField(fd))
-	base := reflect.ValueOf(probe.Interface()).UnsafePointer()
-	return *(*unsafe.Pointer)(unsafe.Add(base, offset))
+	pv := reflect.ValueOf(probe.Interface())
+	member := *(*unsafe.Pointer)(unsafe.Add(pv.UnsafePointer(), offset))
+	var wrapped reflect.Type
+	for i := range pv.Elem().NumField() {
+		f := pv.Elem().Field(i)
+		if pv.Elem().Type().Field(i).Offset != offset || f.Kind() != reflect.Interface || f.IsNil() {
+			continue
+		}
+		if w := f.Elem().Type(); w.Kind() == reflect.Pointer && w.Elem().Kind() == reflect.Struct &&
+			w.Elem().NumField() == 1 && w.Elem().Field(0).Offset == 0 {
+			wrapped = w.Elem().Field(0).Type
+		}
+	}
+	return member, wrapped
 }
 
 // structFieldsByTag indexes a generated struct's fields by the field number
@@ -165,9 +185,11 @@ func structFieldsByTag(t reflect.Type) (map[protoreflect.FieldNumber]reflect.Str
 }
 
 // valueReadOf is how get reads a singular field of Go type t, and for a
-// message field its Go type; readAsk where it leaves that to Get.
-func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type) (valueRead, reflect.Type) {
-	if fd.IsList() || fd.IsMap() || fd.HasPresence() && fd.Message() == nil {
+// message field its Go type; readAsk where it leaves that to Get. A field
+// in a oneof is read from its wrapper, where even a scalar is held as
+// itself (a proto3 optional scalar outside one is a pointer).
+func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (valueRead, reflect.Type) {
+	if fd.IsList() || fd.IsMap() || !inOneof && fd.HasPresence() && fd.Message() == nil {
 		return readAsk, nil
 	}
 	switch fd.Kind() {
@@ -217,6 +239,14 @@ func (p *presencePlan) get(m protoreflect.Message, base unsafe.Pointer, i int) p
 		return m.Get(f.fd)
 	}
 	at := unsafe.Add(base, f.offset)
+	if f.kind == presenceOneof {
+		if f.read == readAsk || *(*unsafe.Pointer)(at) != f.member {
+			return m.Get(f.fd)
+		}
+		// The interface's data word points to the wrapper, whose one
+		// field, at its start, is the value.
+		at = *(*unsafe.Pointer)(unsafe.Add(at, unsafe.Sizeof(uintptr(0))))
+	}
 	switch f.read {
 	case readString:
 		return protoreflect.ValueOfString(*(*string)(at))
