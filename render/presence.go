@@ -92,15 +92,17 @@ func (p *presencePlan) reachable(targets *typeTargets) []bool {
 	return actual.([]bool)
 }
 
-var presencePlans sync.Map // reflect.Type -> *presencePlan
+var presencePlans sync.Map // protoreflect.MessageType -> *presencePlan
 
-// presenceFor returns the presence plan of m's type.
+// presenceFor returns the presence plan of m's type. Plans are found by
+// message type, one per Go type, which unlike the Go type itself is had
+// without unwrapping m.
 func presenceFor(m protoreflect.Message) *presencePlan {
-	t := reflect.TypeOf(m.Interface())
-	if p, ok := presencePlans.Load(t); ok {
+	mt := m.Type()
+	if p, ok := presencePlans.Load(mt); ok {
 		return p.(*presencePlan)
 	}
-	p, _ := presencePlans.LoadOrStore(t, buildPresencePlan(t, m))
+	p, _ := presencePlans.LoadOrStore(mt, buildPresencePlan(reflect.TypeOf(m.Interface()), m))
 	return p.(*presencePlan)
 }
 

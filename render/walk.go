@@ -75,6 +75,9 @@ func (w *walker) rewrittenAs(key string) proto.Message {
 	return w.decoded.rewrittenAs(key)
 }
 
+// anyDescriptor tells an Any without unwrapping every message walked.
+var anyDescriptor = (&anypb.Any{}).ProtoReflect().Descriptor()
+
 // step is one field on the way from the root to the message being visited.
 // Only errors format it, so it holds what is needed to name the field rather
 // than a string.
@@ -101,8 +104,10 @@ func (e *walkError) Error() string {
 func (e *walkError) Unwrap() error { return e.err }
 
 func (w *walker) walk(m protoreflect.Message) (bool, error) {
-	if a, ok := m.Interface().(*anypb.Any); ok {
-		return w.walkAny(a)
+	if m.Descriptor() == anyDescriptor {
+		if a, ok := m.Interface().(*anypb.Any); ok {
+			return w.walkAny(a)
+		}
 	}
 	if w.admit != nil && !w.admit(m) {
 		return false, nil
