@@ -112,7 +112,11 @@ type partResult struct {
 
 // mergeParts concatenates results in order, adding up skipped counts.
 func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) {
-	var objs []Object
+	n := 0
+	for _, p := range parts {
+		n += len(p.objs)
+	}
+	objs := make([]Object, 0, n) // one allocation, not a doubling per few thousand
 	var errs []error
 	for _, p := range parts {
 		objs = append(objs, p.objs...)
