@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"math"
-	"path/filepath"
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -18,7 +17,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -155,30 +153,15 @@ func TestFastJSONLongLists(t *testing.T) {
 // with Message.Has, on every resource contourc produces for the shared
 // parity cases, when they are present.
 func TestFastJSONParityCorpus(t *testing.T) {
-	inputs, _ := filepath.Glob("../../shared/conformance/*/*/input")
-	if len(inputs) == 0 {
-		t.Skip("../shared/conformance not present")
-	}
-	if testing.Short() {
-		inputs = inputs[:len(inputs)/10]
-	}
 	enc := compactEncoder()
-	for _, in := range inputs {
-		loaded, err := loader.Load([]string{in}, loader.Options{})
-		if err != nil {
-			continue // refused inputs have nothing to print
-		}
-		res, err := translate.Translate(loaded.Objects, translate.Options{})
-		if err != nil {
-			continue
-		}
-		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) {
-			for _, s := range typeSections(&res.Resources) {
+	eachCorpusCase(t, func(name string, r *translate.Resources) {
+		t.Run(name, func(t *testing.T) {
+			for _, s := range typeSections(r) {
 				for _, m := range s.items {
 					sameAsProtojson(t, enc, m)
 					samePresence(t, m)
 				}
 			}
 		})
-	}
+	})
 }
