@@ -244,7 +244,7 @@ func LoadContourConfig(path string, opts Options) (*ContourConfig, error) {
 	if data, err = normalizeText(name, data); err != nil {
 		return nil, err
 	}
-	docs, err := parseYAMLChunk(name, chunk{text: data, line: 1}, opts.limits())
+	docs, err := parseYAMLChunk(name, chunk{text: data, line: 1}, opts.limits(), nil)
 	if err != nil {
 		return nil, err
 	}

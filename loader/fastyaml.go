@@ -38,8 +38,8 @@ import (
 // chunkDocuments returns an iterator over the documents of a chunk's text:
 // the fast parser's when it accepts the text, yaml.v3's otherwise. Like
 // yaml.v3's Decoder, the iterator returns io.EOF after the last document.
-func chunkDocuments(text []byte) func() (*yaml.Node, error) {
-	if docs, ok := fastParseYAML(text); ok {
+func chunkDocuments(text []byte, arena *nodeArena) func() (*yaml.Node, error) {
+	if docs, ok := fastParseYAML(text, arena); ok {
 		return func() (*yaml.Node, error) {
 			if len(docs) == 0 {
 				return nil, io.EOF
@@ -93,7 +93,7 @@ var fastYAMLStrict = false
 // fastParseYAML parses text into the document nodes yaml.v3's Decoder
 // returns for it, one per Decode call. ok is false when the text is outside
 // the subset the parser knows; the text must then be parsed by yaml.v3.
-func fastParseYAML(text []byte) (docs []*yaml.Node, ok bool) {
+func fastParseYAML(text []byte, arena *nodeArena) (docs []*yaml.Node, ok bool) {
 	lines, nonASCII, scannable := fastYAMLPrescan(text)
 	if !scannable {
 		return nil, false
@@ -117,6 +117,7 @@ func fastParseYAML(text []byte) (docs []*yaml.Node, ok bool) {
 		slabSize: min(estimateNodes(text, lines), 1024),
 		ptrsSize: min(estimateNodes(text, lines), 1024),
 		stack:    make([]*yaml.Node, 0, 64),
+		arena:    arena,
 	}
 	return p.stream(), true
 }
@@ -211,6 +212,7 @@ type fastYAML struct {
 	ptrs     []*yaml.Node // Content slices are carved from here
 	stack    []*yaml.Node // children of the collections being parsed
 	buf      []byte       // scratch for block scalars and escapes
+	arena    *nodeArena   // where slabs and pointer arrays come from (arena.go)
 }
 
 // bail gives up on the chunk: yaml.v3 will parse it.
@@ -253,14 +255,15 @@ func (p *fastYAML) column(i int) int {
 // newNode allocates a node at the 0-based line and column.
 func (p *fastYAML) newNode(kind yaml.Kind, tag string, line, col int) *yaml.Node {
 	if len(p.slab) == cap(p.slab) {
-		p.slab = make([]yaml.Node, 0, p.slabSize)
+		p.slab = p.arena.nodes(p.slabSize)
 		// The first slab was sized for the whole text; a text that
 		// needs more is topped up in smaller steps.
 		p.slabSize = max(p.slabSize/4, 16)
 	}
 	p.slab = p.slab[:len(p.slab)+1]
 	n := &p.slab[len(p.slab)-1]
-	n.Kind, n.Tag, n.Line, n.Column = kind, tag, line+1, col+1
+	// Whole, so that a node reused from an arena keeps nothing of before.
+	*n = yaml.Node{Kind: kind, Tag: tag, Line: line + 1, Column: col + 1}
 	return n
 }
 
@@ -280,7 +283,7 @@ func (p *fastYAML) content(mark int) []*yaml.Node {
 		return nil
 	}
 	if cap(p.ptrs)-len(p.ptrs) < n {
-		p.ptrs = make([]*yaml.Node, 0, max(n, p.ptrsSize))
+		p.ptrs = p.arena.pointers(n, max(n, p.ptrsSize))
 		p.ptrsSize = max(p.ptrsSize/4, 16)
 	}
 	start := len(p.ptrs)

@@ -79,7 +79,7 @@ func diffNodes(path string, got, want *yaml.Node) string {
 // yaml.v3 accepts the text too and builds the same trees.
 func checkFastYAML(t testing.TB, name string, text []byte) bool {
 	t.Helper()
-	got, ok := fastParseYAML(text)
+	got, ok := fastParseYAML(text, nil)
 	if !ok {
 		return false
 	}
@@ -248,8 +248,8 @@ func TestResolvePlainTag(t *testing.T) {
 func TestFastYAMLHook(t *testing.T) {
 	for _, text := range []string{"a: 1\n---\nb: [2]\n", "a: b: c\n", "a: 1\n"} {
 		c := chunk{text: []byte(text), line: 7, index: 2}
-		docs, err := parseYAMLChunk("f.yaml", c, Options{}.limits())
-		if _, ok := fastParseYAML(c.text); ok != (err == nil) {
+		docs, err := parseYAMLChunk("f.yaml", c, Options{}.limits(), nil)
+		if _, ok := fastParseYAML(c.text, nil); ok != (err == nil) {
 			t.Errorf("%q: fast parser ok=%v, parse error %v", text, ok, err)
 		}
 		if err != nil {
@@ -786,7 +786,7 @@ func BenchmarkParseChunks(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, c := range chunks {
-				if _, ok := fastParseYAML(c.text); !ok {
+				if _, ok := fastParseYAML(c.text, nil); !ok {
 					b.Fatal("refused")
 				}
 			}

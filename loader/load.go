@@ -136,7 +136,10 @@ func loadYAML(name string, data []byte, lim limits, cache *Cache, skipped map[st
 		ch := chunks[i]
 		parts[i] = cache.decode(func() string { return cacheKey(name, ch.line, ch.index, ch.text) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
-			docs, err := parseYAMLChunk(name, ch, lim)
+			// The chunk's tree is dead once its objects are decoded.
+			arena := getArena()
+			defer arena.release()
+			docs, err := parseYAMLChunk(name, ch, lim, arena)
 			if err != nil {
 				p.errs = []error{err}
 				return p

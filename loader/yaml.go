@@ -91,7 +91,10 @@ func hasContent(text []byte) bool {
 // parseYAMLChunk parses one document's text. It keeps yaml.Node trees
 // rather than decoding to Go values because the nodes carry the line of
 // every key and value, which is what makes errors point at the right line.
-func parseYAMLChunk(name string, c chunk, lim limits) (docs []document, err error) {
+//
+// With an arena, the trees are built in its memory and are valid until the
+// arena is released; a nil arena allocates them.
+func parseYAMLChunk(name string, c chunk, lim limits, arena *nodeArena) (docs []document, err error) {
 	defer func() {
 		// The parser is not expected to panic, but a manifest must never
 		// take the whole program down.
@@ -99,7 +102,7 @@ func parseYAMLChunk(name string, c chunk, lim limits) (docs []document, err erro
 			docs, err = nil, &Error{Source: Source{File: name, Line: c.line, Doc: c.index}, Msg: fmt.Sprintf("YAML parser failed: %v", r)}
 		}
 	}()
-	next := chunkDocuments(c.text) // fastyaml.go, falling back to yaml.v3
+	next := chunkDocuments(c.text, arena) // fastyaml.go, falling back to yaml.v3
 	for {
 		n, err := next()
 		if errors.Is(err, io.EOF) {
