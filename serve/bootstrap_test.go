@@ -123,10 +123,8 @@ func TestBootstrapMatchesServedResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := translated(t, copyExamples(t))
-	if err := forConfigSource(r, ConfigSourceADS); err != nil {
-		t.Fatal(err)
-	}
+	r := translatedFor(t, copyExamples(t), ConfigSourceADS)
+	forConfigSource(r, ConfigSourceADS)
 	clusters := map[string]bool{}
 	for _, c := range b.GetStaticResources().GetClusters() {
 		clusters[c.GetName()] = true

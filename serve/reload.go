@@ -116,9 +116,7 @@ func (s *Server) build() (*build, error) {
 	// Judged now, so that the loaded objects not kept by the decode cache
 	// are dead, and collectable, for the rest of it.
 	counts, invalid := s.judge(loaded.Objects, res.Status)
-	if err := forConfigSource(&res.Resources, s.cfg.ConfigSource); err != nil {
-		return nil, err
-	}
+	forConfigSource(&res.Resources, s.cfg.ConfigSource)
 	snap, err := newSnapshot(&res.Resources)
 	if err != nil {
 		return nil, err

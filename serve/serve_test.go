@@ -393,6 +393,15 @@ func TestServeConfigSourceADS(t *testing.T) {
 	})
 }
 
+func pointsAtContour(api *corev3.ApiConfigSource) bool {
+	for _, g := range api.GetGrpcServices() {
+		if g.GetEnvoyGrpc().GetClusterName() == xdsClusterName {
+			return true
+		}
+	}
+	return false
+}
+
 func pointsAtContourAnywhere(m proto.Message) bool {
 	found := false
 	_, _ = rewrite(m, func(msg protoreflect.Message) bool {

@@ -16,11 +16,18 @@ import (
 // translated runs the pipeline on dir.
 func translated(t *testing.T, dir string) *translate.Resources {
 	t.Helper()
+	return translatedFor(t, dir, ConfigSourceContour)
+}
+
+// translatedFor translates dir as serve does for mode: with config sources
+// built for ADS when it is ConfigSourceADS.
+func translatedFor(t *testing.T, dir string, mode ConfigSource) *translate.Resources {
+	t.Helper()
 	loaded, err := loader.Load([]string{dir}, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := translate.Translate(loaded.Objects, translate.Options{})
+	res, err := translate.Translate(loaded.Objects, translate.Options{ADS: mode == ConfigSourceADS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,17 +74,13 @@ func TestForConfigSource(t *testing.T) {
 	orig := translated(t, dir)
 
 	contour := translated(t, dir)
-	if err := forConfigSource(contour, ConfigSourceContour); err != nil {
-		t.Fatal(err)
-	}
+	forConfigSource(contour, ConfigSourceContour)
 	if !proto.Equal(contour.Listeners[1], orig.Listeners[1]) || len(contour.Listeners) != len(orig.Listeners) {
 		t.Error("contour mode changed the resources")
 	}
 
-	ads := translated(t, dir)
-	if err := forConfigSource(ads, ConfigSourceADS); err != nil {
-		t.Fatal(err)
-	}
+	ads := translatedFor(t, dir, ConfigSourceADS)
+	forConfigSource(ads, ConfigSourceADS)
 	if len(ads.Listeners) != len(orig.Listeners)-1 {
 		t.Errorf("%d listeners, want the %d less envoy-admin", len(ads.Listeners), len(orig.Listeners)-1)
 	}

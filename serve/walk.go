@@ -27,10 +27,6 @@ func rewrite(m proto.Message, visit func(protoreflect.Message) bool) (bool, erro
 // walker holds what one rewrite does.
 type walker struct {
 	visit func(protoreflect.Message) bool
-	// skip, when set, says an Any cannot hold anything visit changes, so
-	// it need not be unpacked: unpacking and packing again every typed
-	// config of thousands of filter chains is most of a walk's cost.
-	skip func(*anypb.Any) bool
 }
 
 func (w *walker) message(m protoreflect.Message) (bool, error) {
@@ -80,9 +76,6 @@ func (w *walker) field(fd protoreflect.FieldDescriptor, v protoreflect.Value) (b
 // come from go-control-plane's own types), but it cannot be checked either,
 // so it is an error rather than silently passed through.
 func (w *walker) any(a *anypb.Any) (bool, error) {
-	if w.skip != nil && w.skip(a) {
-		return false, nil
-	}
 	inner, err := a.UnmarshalNew()
 	if err != nil {
 		return false, fmt.Errorf("cannot unpack %s: %w", a.GetTypeUrl(), err)
