@@ -46,21 +46,26 @@ func decodeAt(n *yaml.Node, out any, path []string) []fieldError {
 	return d.errs
 }
 
-func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
+func (d *decoder) decode(n *yaml.Node, v reflect.Value) { d.decodePlanned(n, v, nil) }
+
+// decodePlanned is decode for a caller that knows the plan of v's type
+// with its pointers taken away; a nil plan is looked up.
+func (d *decoder) decodePlanned(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	n = resolveAlias(n)
 	if isNull(n) {
 		// JSON null leaves a field at its zero value, and the API server
 		// drops nulls before defaulting; either way: nothing to do.
 		return
 	}
-	if v.Kind() == reflect.Pointer {
+	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
-		d.decode(n, v.Elem())
-		return
+		v = v.Elem()
 	}
-	plan := planFor(v.Type())
+	if plan == nil {
+		plan = planFor(v.Type())
+	}
 	switch {
 	case plan.viaJSON:
 		d.decodeViaJSON(n, v)
@@ -92,7 +97,8 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, si *structInfo) {
 		d.wrongType(n, "an object")
 		return
 	}
-	fs := fieldsSeen{seen: make([]bool, len(si.list)), given: make([]bool, len(si.list))}
+	flags := make([]bool, 2*len(si.list))
+	fs := fieldsSeen{seen: flags[:len(si.list)], given: flags[len(si.list):]}
 	pairs := mappingPairs(n)
 	for i := 0; i+1 < len(pairs); i += 2 {
 		d.decodeField(resolveAlias(pairs[i]), pairs[i+1], v, si, &fs)
@@ -126,7 +132,7 @@ func (d *decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *structInfo
 	fs.given[f.ord] = true
 	fv := fieldValue(v, f.index)
 	d.path = append(d.path, f.name)
-	d.decode(val, fv)
+	d.decodePlanned(val, fv, f.typePlan())
 	if f.rule != nil && f.rule.checks != nil {
 		d.check(val, fv, f.rule.checks)
 	}
@@ -162,6 +168,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
 	if v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(n.Content)/2))
 	}
+	plan := planFor(derefType(t.Elem()))
 	pairs := mappingPairs(n)
 	for i := 0; i+1 < len(pairs); i += 2 {
 		k, val := resolveAlias(pairs[i]), pairs[i+1]
@@ -179,7 +186,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
 		}
 		elem := reflect.New(t.Elem()).Elem()
 		d.path = append(d.path, k.Value)
-		d.decode(val, elem)
+		d.decodePlanned(val, elem, plan)
 		d.path = d.path[:len(d.path)-1]
 		v.SetMapIndex(key, elem)
 	}
@@ -195,12 +202,30 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value) {
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	plan := planFor(derefType(v.Type().Elem()))
 	for i, item := range n.Content {
-		d.path = append(d.path, "["+strconv.Itoa(i)+"]")
-		d.decode(item, s.Index(i))
+		d.path = append(d.path, indexSegment(i))
+		d.decodePlanned(item, s.Index(i), plan)
 		d.path = d.path[:len(d.path)-1]
 	}
 	v.Set(s)
+}
+
+// indexSegments are the path segments of the first list indexes, made
+// once rather than for every item decoded.
+var indexSegments = func() (segs [64]string) {
+	for i := range segs {
+		segs[i] = "[" + strconv.Itoa(i) + "]"
+	}
+	return segs
+}()
+
+// indexSegment is the path segment of list index i: "[i]".
+func indexSegment(i int) string {
+	if i < len(indexSegments) {
+		return indexSegments[i]
+	}
+	return "[" + strconv.Itoa(i) + "]"
 }
 
 // decodeBytes reads a []byte the way encoding/json does: from a base64

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // typePlan is what the decoder needs to know about one Go type, worked out
@@ -33,6 +34,28 @@ type fieldInfo struct {
 	index []int        // reflect index path, through embedded structs
 	owner reflect.Type // the struct that declares the field (markers live there)
 	rule  *fieldRule   // defaults and validation from the CRD schema, may be nil
+	// plan is the plan of the field's type, pointers taken away, looked
+	// up on first use: a lookup per decoded value was a tenth of decoding.
+	elem reflect.Type
+	plan atomic.Pointer[typePlan]
+}
+
+// typePlan returns the plan of the field's values.
+func (f *fieldInfo) typePlan() *typePlan {
+	if p := f.plan.Load(); p != nil {
+		return p
+	}
+	p := planFor(f.elem)
+	f.plan.Store(p)
+	return p
+}
+
+// derefType is t with its pointers taken away: the type decode fills in.
+func derefType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
 
 var (
@@ -93,7 +116,7 @@ func addFields(si *structInfo, t reflect.Type, prefix []int) {
 		if _, dup := si.byName[name]; dup {
 			continue
 		}
-		fi := &fieldInfo{name: name, index: appendIndex(prefix, i), owner: t}
+		fi := &fieldInfo{name: name, index: appendIndex(prefix, i), owner: t, elem: derefType(f.Type)}
 		si.byName[name] = fi
 		si.list = append(si.list, fi)
 	}
