@@ -689,15 +689,23 @@ func (p *fastYAML) scanPlain(flow bool) fyToken {
 		if p.at(i) == '#' {
 			break // only reachable after a blank: a comment
 		}
-		for !isBlankz(p.at(i)) {
+		for {
+			// Most bytes need no second look: run over them.
+			j := i
+			for j < len(p.src) && plainRun[p.src[j]] {
+				j++
+			}
+			if j > i {
+				i, end = j, j
+			}
 			c := p.at(i)
-			if c == ':' && isBlankz(p.at(i+1)) {
+			if isBlankz(c) {
+				break
+			}
+			if c == ':' && isBlankz(p.at(i+1)) || flow && isFlowIndicator(c) {
 				return fyToken{mark: start, start: start, end: end, next: i}
 			}
-			if flow && (c == ',' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}') {
-				return fyToken{mark: start, start: start, end: end, next: i}
-			}
-			i++
+			i++ // a ':' inside the scalar, or a flow indicator outside flow
 			end = i
 		}
 		if c := p.at(i); c == '\n' || c == 0 {
@@ -711,6 +719,24 @@ func (p *fastYAML) scanPlain(flow bool) fyToken {
 		}
 	}
 	return fyToken{mark: start, start: start, end: end, next: i}
+}
+
+// plainRun marks the bytes a plain scalar runs over without looking at
+// what follows: all but blanks, ':', the flow indicators and NUL (the end
+// of the text).
+var plainRun = func() (run [256]bool) {
+	for c := range run {
+		run[c] = true
+	}
+	for _, c := range []byte(" \t\n:,?[]{}\x00") {
+		run[c] = false
+	}
+	return run
+}()
+
+// isFlowIndicator reports whether c ends a plain scalar in flow context.
+func isFlowIndicator(c byte) bool {
+	return c == ',' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'
 }
 
 // scanQuoted scans a single- or double-quoted scalar that must close on the

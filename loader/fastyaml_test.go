@@ -792,6 +792,20 @@ func BenchmarkParseChunks(b *testing.B) {
 			}
 		}
 	})
+	// As Load parses: into the memory of the previous chunk's tree.
+	b.Run("fast-arena", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		arena := &nodeArena{}
+		for b.Loop() {
+			for _, c := range chunks {
+				arena.reset()
+				if _, ok := fastParseYAML(c.text, arena); !ok {
+					b.Fatal("refused")
+				}
+			}
+		}
+	})
 	b.Run("yaml.v3", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
