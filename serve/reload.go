@@ -105,6 +105,7 @@ func (s *Server) build() (*build, error) {
 	// afterwards meant unpacking and packing again every connection
 	// manager and TLS context.
 	opts.ADS = s.cfg.ConfigSource == ConfigSourceADS
+	opts.Memo = s.memo
 	loaded, err := loader.Load(s.cfg.Paths, loader.Options{Cache: s.decoded})
 	if err != nil {
 		return nil, err

@@ -97,6 +97,9 @@ type Server struct {
 	// decoded keeps each document's objects between reloads, so that a
 	// reload decodes only the documents that changed.
 	decoded *loader.Cache
+	// memo keeps what a translation can reuse from the one before, the
+	// verdicts on Secrets above all.
+	memo    *translate.Memo
 	metrics *metrics
 	streams *streamTracker
 	certs   *certReloader // nil without TLS
@@ -148,6 +151,7 @@ func New(cfg Config) (_ *Server, err error) {
 		log:      log,
 		cache:    newXDSCache(controlPlaneLogger{log}),
 		decoded:  loader.NewCache(),
+		memo:     translate.NewMemo(),
 		metrics:  newMetrics(),
 		validate: render.Validate,
 		force:    make(chan struct{}, 1),

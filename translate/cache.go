@@ -49,6 +49,7 @@ type cache struct {
 	namespaces         map[string]*corev1.Namespace
 	configMaps         map[types.NamespacedName]*corev1.ConfigMap
 	secretChecks       secretChecks
+	memo               *Memo // nil when the caller keeps none
 
 	// settings are the configuration's (nil: Contour's defaults).
 	settings *settings

@@ -37,8 +37,9 @@ type secretResult struct {
 }
 
 func (c *cache) checkSecret(s *corev1.Secret, name types.NamespacedName, validate func(*corev1.Secret) error) error {
-	r := c.secretChecks.result(secretCheck{name, reflect.ValueOf(validate).Pointer()})
-	r.once.Do(func() { r.err = validate(s) })
+	validator := reflect.ValueOf(validate).Pointer()
+	r := c.secretChecks.result(secretCheck{name, validator})
+	r.once.Do(func() { r.err = c.memo.verdict(s, validator, validate) })
 	return r.err
 }
 

@@ -45,6 +45,9 @@ type Options struct {
 	// StatusOnly skips building Envoy resources: Result.Resources is
 	// empty, while status and notices are as always (contourc check).
 	StatusOnly bool
+	// Memo, when set, lets this translation reuse work of the previous
+	// one given the same Memo (see Memo). It changes no result.
+	Memo *Memo
 	// ADS makes the resources refer to one another (RDS, EDS, SDS) with
 	// {ads: {}} config sources, for an Envoy whose bootstrap gives it one
 	// aggregated xDS stream (contourc bootstrap), instead of Contour's

@@ -156,6 +156,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	}
 	c := newCache(objs, cacheOpts)
 	c.settings = s
+	c.memo = opts.Memo
+	opts.Memo.begin()
 	c.checkServingSecretsAhead()
 	defer c.stopCheckingAhead()
 	d := newDAG()

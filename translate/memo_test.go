@@ -1,0 +1,173 @@
+package translate
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/contourc/contourc/loader"
+)
+
+// TestMemoChangesNoResult translates every golden input three times with
+// one Memo, as serve's reloads do, and checks each result against a
+// translation without one: resources, status and notices.
+func TestMemoChangesNoResult(t *testing.T) {
+	inputs, _ := filepath.Glob("../testdata/golden/*/input")
+	if len(inputs) == 0 {
+		t.Fatal("no golden inputs")
+	}
+	memo := NewMemo()
+	for _, in := range inputs {
+		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) {
+			loaded, err := loader.Load([]string{in}, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := translatedForMemoTest(t, loaded.Objects, nil)
+			for i := range 3 {
+				if got := translatedForMemoTest(t, loaded.Objects, memo); got != want {
+					t.Fatalf("translation %d with a memo differs from one without", i+1)
+				}
+			}
+		})
+	}
+}
+
+// TestMemoFollowsSecretContent translates serving certificates, one of
+// them broken, with a Memo, then again after the broken one is mended and
+// a good one broken, as a reload after an edit would: each translation
+// must match one without a Memo.
+func TestMemoFollowsSecretContent(t *testing.T) {
+	good := mkTLSSecret(t, "default", "good")
+	broken := mkSecret("default", "broken", corev1.SecretTypeTLS, map[string][]byte{
+		corev1.TLSCertKey: []byte("not a certificate"), corev1.TLSPrivateKeyKey: []byte("not a key"),
+	})
+	objects := func(secrets ...*corev1.Secret) []loader.Object {
+		objs := []metav1.Object{mkService("default", "app", mkPort("http", 80))}
+		for _, s := range secrets {
+			objs = append(objs, s, mkIngress("default", s.Name,
+				ingTLS(s.Name, s.Name+".example.com"),
+				ingRule(s.Name+".example.com", ingPath(networkingv1.PathTypePrefix, "/", "app", 80))))
+		}
+		return mkObjects(t, objs...)
+	}
+	memo := NewMemo()
+	before := objects(good, broken)
+	want := translatedForMemoTest(t, before, nil)
+	for range 2 {
+		if got := translatedForMemoTest(t, before, memo); got != want {
+			t.Fatal("a translation with a memo differs from one without")
+		}
+	}
+	mended := mkSecret("default", "broken", corev1.SecretTypeTLS, good.Data)
+	spoilt := mkSecret("default", "good", corev1.SecretTypeTLS, broken.Data)
+	after := objects(spoilt, mended)
+	want = translatedForMemoTest(t, after, nil)
+	if want == translatedForMemoTest(t, before, nil) {
+		t.Fatal("the edit changes nothing: the test checks nothing")
+	}
+	if got := translatedForMemoTest(t, after, memo); got != want {
+		t.Error("after the Secrets changed, a translation with a memo differs from one without")
+	}
+}
+
+func translatedForMemoTest(t *testing.T, objs []loader.Object, memo *Memo) string {
+	t.Helper()
+	res, err := Translate(objs, Options{Memo: memo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := json.Marshal(res.Status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notices, _ := json.Marshal(res.Notices)
+	return resourcesJSON(t, res.Resources) + string(status) + string(notices)
+}
+
+// TestMemoVerdicts checks what a Memo remembers: a verdict by validator
+// and content, kept for the next translation and dropped after one that
+// did not use it.
+func TestMemoVerdicts(t *testing.T) {
+	calls := 0
+	invalid := errors.New("invalid")
+	validate := func(s *corev1.Secret) error {
+		calls++
+		if string(s.Data["k"]) == "bad" {
+			return invalid
+		}
+		return nil
+	}
+	other := func(*corev1.Secret) error { calls++; return nil }
+	secret := func(v string) *corev1.Secret {
+		return &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"k": []byte(v)}}
+	}
+	ptr := func(f func(*corev1.Secret) error) uintptr { return reflect.ValueOf(f).Pointer() }
+	m := NewMemo()
+	check := func(what string, s *corev1.Secret, f func(*corev1.Secret) error, wantErr error, wantCalls int) {
+		t.Helper()
+		before := calls
+		if err := m.verdict(s, ptr(f), f); err != wantErr {
+			t.Errorf("%s: verdict %v, want %v", what, err, wantErr)
+		}
+		if calls-before != wantCalls {
+			t.Errorf("%s: validated %d time(s), want %d", what, calls-before, wantCalls)
+		}
+	}
+	m.begin()
+	check("first sight", secret("good"), validate, nil, 1)
+	check("same content, another object", secret("good"), validate, nil, 0)
+	check("invalid content", secret("bad"), validate, invalid, 1)
+	check("same content, another validator", secret("good"), other, nil, 1)
+	check("the content's type changes it", &corev1.Secret{Type: corev1.SecretTypeTLS, Data: map[string][]byte{"k": []byte("good")}}, validate, nil, 1)
+	m.begin()
+	check("kept for the next translation", secret("bad"), validate, invalid, 0)
+	m.begin()
+	check("used by the last one, kept", secret("bad"), validate, invalid, 0)
+	check("unused by the last one, dropped", secret("good"), validate, nil, 1)
+
+	var none *Memo
+	before := calls
+	none.begin()
+	_ = none.verdict(secret("good"), ptr(validate), validate)
+	_ = none.verdict(secret("good"), ptr(validate), validate)
+	if calls-before != 2 {
+		t.Errorf("without a memo, validated %d times, want 2", calls-before)
+	}
+}
+
+// TestSecretContent checks that the content hash tells apart what the
+// validators could tell apart, however the bytes fall between keys.
+func TestSecretContent(t *testing.T) {
+	contents := []*corev1.Secret{
+		{Type: corev1.SecretTypeOpaque},
+		{Type: corev1.SecretTypeTLS},
+		{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"a": nil}},
+		{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"a": []byte("bc")}},
+		{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"ab": []byte("c")}},
+		{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"a": []byte("b"), "c": nil}},
+		{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"a": []byte("b"), "c": []byte("d")}},
+		{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"a": []byte("d"), "c": []byte("b")}},
+	}
+	seen := map[[32]byte]int{}
+	for i, s := range contents {
+		sum := secretContent(s)
+		if j, ok := seen[sum]; ok {
+			t.Errorf("contents %d and %d hash alike", j, i)
+		}
+		seen[sum] = i
+	}
+	a := &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"x": []byte("1"), "y": []byte("2"), "z": []byte("3")}}
+	for range 20 {
+		b := &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"z": []byte("3"), "y": []byte("2"), "x": []byte("1")}}
+		if secretContent(a) != secretContent(b) {
+			t.Fatal("the same content hashes differently")
+		}
+	}
+}
