@@ -1,0 +1,161 @@
+package translate
+
+import (
+	"bytes"
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// Deep equality of DAG values, as reflect.DeepEqual decides it, at a
+// fraction of its cost: the route table memo (xds_memo.go) compares every
+// virtual host with the one it built before, and DeepEqual, which goes
+// through reflect.Value at every field and records every pointer pair it
+// follows, took as long as building the Envoy virtual host again.
+//
+// A comparer is compiled once per type from its layout: a struct compares
+// its fields at their offsets, a pointer its targets, a slice its
+// elements, each with the comparer of its type. What is rare in the DAG
+// (maps, interfaces, functions, channels) is left to reflect.DeepEqual.
+// The DAG has no cycles; a descent deeper than maxCompareDepth answers
+// "not the same", which only costs a rebuild.
+
+// comparer reports whether the values of one type at a and b are deeply
+// equal; depth counts the pointers followed to reach them.
+type comparer func(a, b unsafe.Pointer, depth int) bool
+
+// maxCompareDepth bounds how many pointers a comparison follows.
+const maxCompareDepth = 64
+
+// sameValue reports whether *a and *b are deeply equal.
+func sameValue[T any](a, b *T) bool {
+	return comparerFor(reflect.TypeFor[T]())(unsafe.Pointer(a), unsafe.Pointer(b), 0)
+}
+
+var comparers sync.Map // reflect.Type -> *comparerCell
+
+// comparerCell holds a type's comparer; types that refer to themselves
+// reach their own cell before it is filled, and read it when comparing.
+type comparerCell struct{ cmp comparer }
+
+func comparerFor(t reflect.Type) comparer {
+	cell := cellFor(t)
+	return func(a, b unsafe.Pointer, depth int) bool { return cell.cmp(a, b, depth) }
+}
+
+var compileMu sync.Mutex
+
+func cellFor(t reflect.Type) *comparerCell {
+	if c, ok := comparers.Load(t); ok {
+		return c.(*comparerCell)
+	}
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	return compileCell(t)
+}
+
+// compileCell is cellFor with compileMu held.
+func compileCell(t reflect.Type) *comparerCell {
+	if c, ok := comparers.Load(t); ok {
+		return c.(*comparerCell)
+	}
+	cell := &comparerCell{}
+	comparers.Store(t, cell)
+	cell.cmp = compile(t)
+	return cell
+}
+
+func compile(t reflect.Type) comparer {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		size := t.Size()
+		return func(a, b unsafe.Pointer, _ int) bool {
+			return bytes.Equal(unsafe.Slice((*byte)(a), size), unsafe.Slice((*byte)(b), size))
+		}
+	case reflect.Float32:
+		return func(a, b unsafe.Pointer, _ int) bool { return *(*float32)(a) == *(*float32)(b) }
+	case reflect.Float64:
+		return func(a, b unsafe.Pointer, _ int) bool { return *(*float64)(a) == *(*float64)(b) }
+	case reflect.String:
+		return func(a, b unsafe.Pointer, _ int) bool { return *(*string)(a) == *(*string)(b) }
+	case reflect.Pointer:
+		elem := compileCell(t.Elem())
+		return func(a, b unsafe.Pointer, depth int) bool {
+			pa, pb := *(*unsafe.Pointer)(a), *(*unsafe.Pointer)(b)
+			switch {
+			case pa == pb:
+				return true
+			case pa == nil || pb == nil || depth >= maxCompareDepth:
+				return false
+			}
+			return elem.cmp(pa, pb, depth+1)
+		}
+	case reflect.Struct:
+		return compileStruct(t)
+	case reflect.Slice:
+		return compileSlice(t)
+	case reflect.Array:
+		elem, size, n := compileCell(t.Elem()), t.Elem().Size(), uintptr(t.Len())
+		return func(a, b unsafe.Pointer, depth int) bool {
+			for i := range n {
+				if !elem.cmp(unsafe.Add(a, i*size), unsafe.Add(b, i*size), depth) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	// Maps, interfaces, functions, channels, complex numbers.
+	return func(a, b unsafe.Pointer, _ int) bool {
+		return reflect.DeepEqual(reflect.NewAt(t, a).Elem().Interface(), reflect.NewAt(t, b).Elem().Interface())
+	}
+}
+
+func compileStruct(t reflect.Type) comparer {
+	type field struct {
+		offset uintptr
+		cell   *comparerCell
+	}
+	fields := make([]field, t.NumField())
+	for i := range fields {
+		f := t.Field(i)
+		fields[i] = field{f.Offset, compileCell(f.Type)}
+	}
+	return func(a, b unsafe.Pointer, depth int) bool {
+		for _, f := range fields {
+			if !f.cell.cmp(unsafe.Add(a, f.offset), unsafe.Add(b, f.offset), depth) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// sliceHeader is the layout of a slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func compileSlice(t reflect.Type) comparer {
+	elem, size := compileCell(t.Elem()), t.Elem().Size()
+	bytesLike := t.Elem().Kind() == reflect.Uint8
+	return func(a, b unsafe.Pointer, depth int) bool {
+		sa, sb := (*sliceHeader)(a), (*sliceHeader)(b)
+		switch {
+		case (sa.data == nil) != (sb.data == nil) || sa.len != sb.len:
+			return false // DeepEqual tells a nil slice from an empty one
+		case sa.data == sb.data:
+			return true
+		case bytesLike:
+			return bytes.Equal(unsafe.Slice((*byte)(sa.data), sa.len), unsafe.Slice((*byte)(sb.data), sb.len))
+		}
+		for i := range uintptr(sa.len) {
+			if !elem.cmp(unsafe.Add(sa.data, i*size), unsafe.Add(sb.data, i*size), depth) {
+				return false
+			}
+		}
+		return true
+	}
+}
