@@ -24,6 +24,9 @@ type Memo struct {
 	// current are the verdicts of the translation under way, previous
 	// those of the one before, which it may take over.
 	current, previous map[verdictKey]error
+	// built is what the last translation built, and nextBuilt what the
+	// one under way builds (xds_memo.go).
+	built, nextBuilt *built
 }
 
 // NewMemo returns an empty Memo.
@@ -44,6 +47,13 @@ func (m *Memo) begin() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.previous, m.current = m.current, map[verdictKey]error{}
+	if m.nextBuilt != nil {
+		m.built = m.nextBuilt
+	}
+	if m.built == nil {
+		m.built = newBuilt()
+	}
+	m.nextBuilt = newBuilt()
 }
 
 // verdict is validate(s), remembered by s's content. The validators read

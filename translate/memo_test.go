@@ -14,28 +14,79 @@ import (
 	"github.com/contourc/contourc/loader"
 )
 
-// TestMemoChangesNoResult translates every golden input three times with
-// one Memo, as serve's reloads do, and checks each result against a
-// translation without one: resources, status and notices.
+// TestMemoChangesNoResult translates every golden input, one after the
+// other and then all again, with one Memo, as serve's reloads would across
+// edits, and checks each result against a translation without one:
+// resources, status and notices.
 func TestMemoChangesNoResult(t *testing.T) {
 	inputs, _ := filepath.Glob("../testdata/golden/*/input")
 	if len(inputs) == 0 {
 		t.Fatal("no golden inputs")
 	}
-	memo := NewMemo()
+	type input struct {
+		name string
+		objs []loader.Object
+		want string
+	}
+	var all []input
 	for _, in := range inputs {
-		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) {
-			loaded, err := loader.Load([]string{in}, loader.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := translatedForMemoTest(t, loaded.Objects, nil)
-			for i := range 3 {
-				if got := translatedForMemoTest(t, loaded.Objects, memo); got != want {
-					t.Fatalf("translation %d with a memo differs from one without", i+1)
+		loaded, err := loader.Load([]string{in}, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, input{in, loaded.Objects, translatedForMemoTest(t, loaded.Objects, nil)})
+	}
+	memo := NewMemo()
+	for round := range 2 {
+		for _, in := range all {
+			for range 2 {
+				if got := translatedForMemoTest(t, in.objs, memo); got != in.want {
+					t.Fatalf("round %d, %s: a translation with a memo differs from one without", round, in.name)
 				}
 			}
-		})
+		}
+	}
+}
+
+// TestMemoReuses checks that translating the same input again with a
+// Memo gives back the very same route tables and filter chains: serve
+// relies on it to skip hashing and validating them.
+func TestMemoReuses(t *testing.T) {
+	loaded, err := loader.Load([]string{"../testdata/golden/tls-delegation/input"}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := NewMemo()
+	first, err := Translate(loaded.Objects, Options{Memo: memo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Translate(loaded.Objects, Options{Memo: memo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Resources.RouteConfigs) == 0 || len(second.Resources.RouteConfigs) != len(first.Resources.RouteConfigs) {
+		t.Fatalf("%d and %d route tables", len(first.Resources.RouteConfigs), len(second.Resources.RouteConfigs))
+	}
+	for i, rc := range second.Resources.RouteConfigs {
+		if rc != first.Resources.RouteConfigs[i] {
+			t.Errorf("route table %s was built again", rc.GetName())
+		}
+	}
+	chains := 0
+	for i, l := range second.Resources.Listeners {
+		for j, fc := range l.GetFilterChains() {
+			if len(fc.GetFilterChainMatch().GetServerNames()) == 0 {
+				continue
+			}
+			chains++
+			if fc != first.Resources.Listeners[i].GetFilterChains()[j] {
+				t.Errorf("listener %s: filter chain %s was built again", l.GetName(), fc.GetName())
+			}
+		}
+	}
+	if chains == 0 {
+		t.Fatal("no secure filter chain: the test checks nothing")
 	}
 }
 
@@ -170,4 +221,48 @@ func TestSecretContent(t *testing.T) {
 			t.Fatal("the same content hashes differently")
 		}
 	}
+}
+
+// TestMemoOnCorpus is TestMemoChangesNoResult on the shared parity corpus,
+// when it is there: one Memo through every case, and through them all
+// again in reverse, each result against a translation without one.
+func TestMemoOnCorpus(t *testing.T) {
+	inputs, _ := filepath.Glob("../../shared/conformance/*/*/input")
+	if len(inputs) == 0 {
+		t.Skip("../shared/conformance not present")
+	}
+	if testing.Short() {
+		inputs = inputs[:len(inputs)/10]
+	}
+	type input struct {
+		name string
+		objs []loader.Object
+		want string
+	}
+	var all []input
+	for _, in := range inputs {
+		loaded, err := loader.Load([]string{in}, loader.Options{})
+		if err != nil {
+			continue // refused inputs translate to nothing
+		}
+		if _, err := Translate(loaded.Objects, Options{}); err != nil {
+			continue
+		}
+		all = append(all, input{in, loaded.Objects, translatedForMemoTest(t, loaded.Objects, nil)})
+	}
+	memo := NewMemo()
+	check := func(in input) {
+		t.Helper()
+		if got := translatedForMemoTest(t, in.objs, memo); got != in.want {
+			t.Fatalf("%s: a translation with a memo differs from one without", in.name)
+		}
+	}
+	for _, in := range all {
+		check(in)
+		check(in)
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		check(all[i])
+	}
+	t.Logf("%d cases", len(all))
 }

@@ -78,8 +78,9 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	// every CPU, the clusters here.
 	d.freeze()
 	var wg sync.WaitGroup
-	wg.Go(func() { r.Listeners = listenersFor(d, s) })
-	wg.Go(func() { r.RouteConfigs = routeConfigurations(d) })
+	built := c.memo.reuse(s)
+	wg.Go(func() { r.Listeners = listenersFor(d, s, built) })
+	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
 	wg.Go(func() {
 		r.Secrets = append(secrets(d), metricsSecrets(s.metrics)...)
 		sortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })

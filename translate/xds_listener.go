@@ -15,10 +15,10 @@ import (
 // Envoy listeners from the DAG. A listener exists only when it has something
 // to serve; the stats/health and admin listeners always exist.
 
-func listeners(d *DAG) []*listenerv3.Listener { return listenersFor(d, defaultSettings()) }
+func listeners(d *DAG) []*listenerv3.Listener { return listenersFor(d, defaultSettings(), nil) }
 
 // listenersFor builds the listeners with the configuration's settings.
-func listenersFor(d *DAG, s *settings) []*listenerv3.Listener {
+func listenersFor(d *DAG, s *settings, b *reuse) []*listenerv3.Listener {
 	out := staticListenersFor(s)
 	for _, l := range d.sortedListeners() {
 		switch l.Protocol {
@@ -40,7 +40,7 @@ func listenersFor(d *DAG, s *settings) []*listenerv3.Listener {
 				out = append(out, tuneListener(plainListener(l.Name, l.Address, l.Port, tcpProxyFilterWith(l.Name, l.TCPProxy, hcmAccessLogs(s, false))), s))
 			}
 		case "https":
-			if chains := secureFilterChainsFor(l, s); len(chains) > 0 {
+			if chains := secureFilterChainsFor(l, s, b); len(chains) > 0 {
 				tl := tuneListener(tlsListener(l.Name, l.Address, l.Port, chains), s)
 				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.ja3, s.ja4)}
 				if s.useProxyProtocol {
@@ -57,43 +57,28 @@ func listenersFor(d *DAG, s *settings) []*listenerv3.Listener {
 // secureFilterChains returns one SNI filter chain per valid secure virtual
 // host, ordered by server name.
 func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
-	return secureFilterChainsFor(l, defaultSettings())
+	return secureFilterChainsFor(l, defaultSettings(), nil)
 }
 
 // secureFilterChainsFor returns one SNI filter chain per valid secure
 // virtual host, ordered by server name, then the fallback-certificate chain
 // when a virtual host enables it.
-func secureFilterChainsFor(l *Listener, s *settings) []*listenerv3.FilterChain {
+func secureFilterChainsFor(l *Listener, s *settings, b *reuse) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
 	alpn := alpnForVersions(s.defaultHTTP)
 	for _, svh := range l.secureVirtualHosts() {
-		var filter *listenerv3.Filter
 		var chainALPN []string
 		var forward *ForwardClientCert
 		if cv := svh.ClientValidation; cv != nil {
 			forward = cv.Forward
 		}
-		if svh.TCPProxy != nil {
-			// No ALPN: the backend negotiates protocols in its ServerHello.
-			filter = tcpProxyFilterWith(l.Name, svh.TCPProxy, hcmAccessLogs(s, true))
-		} else {
-			opts := hcmOptions{secure: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward}
-			if f := jwtAuthnFilter(svh.JWTProviders); f != nil {
-				opts.extraFilters = append(opts.extraFilters, f)
-			}
-			if svh.Authorization != nil {
-				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
-			}
-			filter = httpConnectionManagerWith(l.Name, secureRouteConfigName(l, svh), opts)
+		if svh.TCPProxy == nil {
 			chainALPN = alpn
 		}
-		var tls *tlsv3.DownstreamTlsContext
-		if svh.Secret != nil { // nil for TLS passthrough
-			lo, hi := vhostTLSRange(s, svh.MinTLSVersion, svh.MaxTLSVersion)
-			tls = withClientValidation(downstreamTLSContextFor(s, secretName(svh.Secret), lo, hi, chainALPN...), svh.ClientValidation)
-		}
-		chains = append(chains, sniFilterChain(svh.Name, tls, filter))
+		chains = append(chains, b.filterChain(l, svh, func() *listenerv3.FilterChain {
+			return secureFilterChain(l, svh, s, chainALPN, forward)
+		}))
 		if svh.FallbackCertificate != nil && fallback == nil {
 			lo, hi := globalTLSRange(s)
 			ftls := withClientValidation(downstreamTLSContextFor(s, secretName(svh.FallbackCertificate), lo, hi, chainALPN...), svh.ClientValidation)
@@ -121,6 +106,32 @@ func secureFilterChainsFor(l *Listener, s *settings) []*listenerv3.FilterChain {
 		return len(a) > 0 && len(b) == 0
 	})
 	return chains
+}
+
+// secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
+// HTTP connection manager behind the virtual host's TLS context. It reads
+// nothing of svh's routes (see reuse.filterChain).
+func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *ForwardClientCert) *listenerv3.FilterChain {
+	var filter *listenerv3.Filter
+	if svh.TCPProxy != nil {
+		// No ALPN: the backend negotiates protocols in its ServerHello.
+		filter = tcpProxyFilterWith(l.Name, svh.TCPProxy, hcmAccessLogs(s, true))
+	} else {
+		opts := hcmOptions{secure: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward}
+		if f := jwtAuthnFilter(svh.JWTProviders); f != nil {
+			opts.extraFilters = append(opts.extraFilters, f)
+		}
+		if svh.Authorization != nil {
+			opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
+		}
+		filter = httpConnectionManagerWith(l.Name, secureRouteConfigName(l, svh), opts)
+	}
+	var tls *tlsv3.DownstreamTlsContext
+	if svh.Secret != nil { // nil for TLS passthrough
+		lo, hi := vhostTLSRange(s, svh.MinTLSVersion, svh.MaxTLSVersion)
+		tls = withClientValidation(downstreamTLSContextFor(s, secretName(svh.Secret), lo, hi, alpn...), svh.ClientValidation)
+	}
+	return sniFilterChain(svh.Name, tls, filter)
 }
 
 // withClientValidation adds a virtual host's client certificate

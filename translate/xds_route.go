@@ -15,19 +15,19 @@ import (
 // Envoy route configurations from the DAG: one for plain HTTP (always
 // present, even when empty) and one per secure virtual host.
 
-func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
+func routeConfigurations(d *DAG, b *reuse) []*routev3.RouteConfiguration {
 	var out []*routev3.RouteConfiguration
 	for _, l := range d.sortedListeners() {
 		switch l.Protocol {
 		case "http":
 			var vhosts []*routev3.VirtualHost
 			for _, vh := range l.virtualHosts() {
-				vhosts = append(vhosts, envoyVirtualHost(vh, false))
+				vhosts = append(vhosts, b.virtualHost(l.RouteConfigName, vh, false))
 			}
 			// Contour always serves ingress_http, even empty; a Gateway
 			// listener's only when it has virtual hosts.
 			if len(vhosts) > 0 || !d.dynamicListeners {
-				out = append(out, routeConfiguration(l.RouteConfigName, vhosts))
+				out = append(out, b.table(l.RouteConfigName, vhosts))
 			}
 		case "https":
 			var fallback []*routev3.VirtualHost
@@ -35,13 +35,14 @@ func routeConfigurations(d *DAG) []*routev3.RouteConfiguration {
 				if svh.TCPProxy != nil {
 					continue // TCP-proxied hosts have no HTTP routes
 				}
-				out = append(out, routeConfiguration(secureRouteConfigName(l, svh), []*routev3.VirtualHost{envoyVirtualHost(&svh.VirtualHost, true)}))
+				name := secureRouteConfigName(l, svh)
+				out = append(out, b.table(name, []*routev3.VirtualHost{b.virtualHost(name, &svh.VirtualHost, true)}))
 				if svh.FallbackCertificate != nil {
-					fallback = append(fallback, envoyVirtualHost(&svh.VirtualHost, true))
+					fallback = append(fallback, b.virtualHost(fallbackRouteConfigName(l), &svh.VirtualHost, true))
 				}
 			}
 			if len(fallback) > 0 {
-				out = append(out, routeConfiguration(fallbackRouteConfigName(l), fallback))
+				out = append(out, b.table(fallbackRouteConfigName(l), fallback))
 			}
 		}
 	}
@@ -65,10 +66,15 @@ func fallbackRouteConfigName(l *Listener) string {
 	return l.RouteConfigName + "/fallbackcert"
 }
 
+// sortVirtualHosts puts a route table's virtual hosts in name order.
+func sortVirtualHosts(vhosts []*routev3.VirtualHost) {
+	sort.Slice(vhosts, func(i, j int) bool { return vhosts[i].Name < vhosts[j].Name })
+}
+
 // routeConfiguration adds Contour's x-request-start header and ignores the
 // port when matching the Host header.
 func routeConfiguration(name string, vhosts []*routev3.VirtualHost) *routev3.RouteConfiguration {
-	sort.Slice(vhosts, func(i, j int) bool { return vhosts[i].Name < vhosts[j].Name })
+	sortVirtualHosts(vhosts)
 	return &routev3.RouteConfiguration{
 		Name:         name,
 		VirtualHosts: vhosts,
