@@ -118,17 +118,17 @@ func (s *Server) build() (*build, error) {
 	// are dead, and collectable, for the rest of it.
 	counts, invalid := s.judge(loaded.Objects, res.Status)
 	forConfigSource(&res.Resources, s.cfg.ConfigSource)
-	snap, err := newSnapshot(&res.Resources)
-	if err != nil {
-		return nil, err
-	}
-	// Validated in the form that is served, after the rewrite. A resource
-	// whose content hash is that of the one being served passed already:
-	// after a one-file change only a handful are checked again.
 	var served *snapshot
 	if p := s.current.Load(); p != nil {
 		served = p.snap
 	}
+	snap, err := newSnapshot(&res.Resources, served)
+	if err != nil {
+		return nil, err
+	}
+	// Validated in the form that is served. A resource whose content hash
+	// is that of the one being served passed already: after a one-file
+	// change only a handful are checked again.
 	if err := s.validate(snap.changedSince(served)); err != nil {
 		return nil, err
 	}

@@ -53,6 +53,10 @@ type snapshot struct {
 	// resources are the served resources as translate's struct, for
 	// /debug/xds; they must not be modified once published.
 	resources *translate.Resources
+	// sums are the content hashes of the messages hashed whole: the
+	// resources, and the elements of their long lists. The next snapshot
+	// takes the hash of a message it shares with this one from here.
+	sums map[proto.Message][sha256.Size]byte
 }
 
 // servedTypes are the xDS types contourc serves, in the order Contour
@@ -67,12 +71,20 @@ var servedTypes = []string{
 }
 
 // newSnapshot hashes r into a snapshot. r must already be in its served
-// form (config sources rewritten), and be validated before it is published.
-func newSnapshot(r *translate.Resources) (*snapshot, error) {
+// form, and be validated before it is published. prev, when not nil, is a
+// snapshot whose messages r may share: translate, given a Memo, reuses
+// the messages it would build alike (unchanged route tables and virtual
+// hosts), and a message is never modified once built, so a shared message
+// keeps its hash and is not marshalled again.
+func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 	s := &snapshot{resources: r}
+	h := &hasher{sums: map[proto.Message][sha256.Size]byte{}}
+	if prev != nil {
+		h.known = prev.sums
+	}
 	all := sha256.New()
 	for _, typeURL := range servedTypes {
-		set, err := newTypeSet(typeURL, resourcesOf(r, typeURL))
+		set, err := newTypeSet(typeURL, resourcesOf(r, typeURL), h)
 		if err != nil {
 			return nil, err
 		}
@@ -81,6 +93,7 @@ func newSnapshot(r *translate.Resources) (*snapshot, error) {
 		writeField(all, set.version)
 	}
 	s.version = shortHash(all)
+	s.sums = h.sums
 	return s, nil
 }
 
@@ -139,16 +152,16 @@ func (s *snapshot) typeVersion(typeURL string) string {
 // equal bytes and equal hashes.
 var deterministic = proto.MarshalOptions{Deterministic: true}
 
-func newTypeSet(typeURL string, items []types.Resource) (typeSet, error) {
+func newTypeSet(typeURL string, items []types.Resource, h *hasher) (typeSet, error) {
 	// Marshalling is most of the cost, and each resource is marshalled on
 	// its own, so it is spread over the CPUs.
 	sums := make([][sha256.Size]byte, len(items))
 	errs := make([]error, len(items))
 	forEachParallel(len(items), func(i int) {
-		sums[i], errs[i] = contentHash(items[i])
+		sums[i], errs[i] = h.contentHash(items[i])
 	})
 	set := typeSet{typeURL: typeURL, items: items, hashes: make(map[string]string, len(items))}
-	h := sha256.New()
+	version := sha256.New()
 	for i, it := range items {
 		if errs[i] != nil {
 			return typeSet{}, errs[i]
@@ -156,10 +169,10 @@ func newTypeSet(typeURL string, items []types.Resource) (typeSet, error) {
 		name := cachev3.GetResourceName(it)
 		set.names = append(set.names, name)
 		set.hashes[name] = hex.EncodeToString(sums[i][:versionLength/2])
-		writeField(h, name)
-		h.Write(sums[i][:])
+		writeField(version, name)
+		version.Write(sums[i][:])
 	}
-	set.version = shortHash(h)
+	set.version = shortHash(version)
 	return set, nil
 }
 
@@ -169,10 +182,22 @@ func newTypeSet(typeURL string, items []types.Resource) (typeSet, error) {
 // of a reload at 5,000 of them, on one CPU.
 const minSplitHash = 256
 
+// hasher hashes the messages of one snapshot, taking the hashes of the
+// messages it shares with the previous one from there.
+type hasher struct {
+	known map[proto.Message][sha256.Size]byte // the previous snapshot's; read only
+	mu    sync.Mutex
+	sums  map[proto.Message][sha256.Size]byte // this snapshot's
+}
+
 // contentHash is a hash of m's content: of its deterministic encoding, or,
 // for a message with a long list of messages, of the encoding of the rest
 // followed by each element's hash.
-func contentHash(m proto.Message) ([sha256.Size]byte, error) {
+func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
+	if sum, ok := h.known[m]; ok {
+		h.keep(m, sum)
+		return sum, nil
+	}
 	rm := m.ProtoReflect()
 	var long protoreflect.FieldDescriptor
 	rm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -183,13 +208,22 @@ func contentHash(m proto.Message) ([sha256.Size]byte, error) {
 		return true
 	})
 	if long == nil {
-		return hashMarshalled(m)
+		sum, err := hashMarshalled(m)
+		if err == nil {
+			h.keep(m, sum)
+		}
+		return sum, err
 	}
 	list := rm.Get(long).List()
 	sums := make([][sha256.Size]byte, list.Len())
 	errs := make([]error, list.Len())
 	forEachParallel(list.Len(), func(i int) {
-		sums[i], errs[i] = hashMarshalled(list.Get(i).Message().Interface())
+		elem := list.Get(i).Message().Interface()
+		if sum, ok := h.known[elem]; ok {
+			sums[i] = sum
+			return
+		}
+		sums[i], errs[i] = hashMarshalled(elem)
 	})
 	// The rest is a new message sharing m's other fields, not a copy.
 	rest := rm.New()
@@ -203,18 +237,27 @@ func contentHash(m proto.Message) ([sha256.Size]byte, error) {
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}
-	h := sha256.New()
-	writeField(h, string(long.FullName()))
-	writeField(h, string(b))
+	all := sha256.New()
+	writeField(all, string(long.FullName()))
+	writeField(all, string(b))
 	for i := range sums {
 		if errs[i] != nil {
 			return [sha256.Size]byte{}, errs[i]
 		}
-		h.Write(sums[i][:])
+		all.Write(sums[i][:])
+		h.keep(list.Get(i).Message().Interface(), sums[i])
 	}
 	var out [sha256.Size]byte
-	h.Sum(out[:0])
+	all.Sum(out[:0])
+	h.keep(m, out)
 	return out, nil
+}
+
+// keep records m's hash for the next snapshot.
+func (h *hasher) keep(m proto.Message, sum [sha256.Size]byte) {
+	h.mu.Lock()
+	h.sums[m] = sum
+	h.mu.Unlock()
 }
 
 // marshalBuffers are reused by hashMarshalled: the encodings are only

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -36,11 +37,11 @@ func translatedFor(t *testing.T, dir string, mode ConfigSource) *translate.Resou
 
 func TestSnapshotVersionsFollowContent(t *testing.T) {
 	dir := copyExamples(t)
-	a, err := newSnapshot(translated(t, dir))
+	a, err := newSnapshot(translated(t, dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newSnapshot(translated(t, dir))
+	b, err := newSnapshot(translated(t, dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestSnapshotVersionsFollowContent(t *testing.T) {
 
 	r := translated(t, dir)
 	r.Endpoints[0].Endpoints[0].LoadBalancingWeight = wrapperspb.UInt32(7)
-	c, err := newSnapshot(r)
+	c, err := newSnapshot(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestContentHashOfLongLists(t *testing.T) {
 	}
 	hash := func(l *listenerv3.Listener) [32]byte {
 		t.Helper()
-		h, err := contentHash(l)
+		h, err := (&hasher{sums: map[proto.Message][32]byte{}}).contentHash(l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,5 +160,55 @@ func TestContentHashOfLongLists(t *testing.T) {
 	hash(l)
 	if !proto.Equal(l, listener()) {
 		t.Error("hashing changed the listener")
+	}
+}
+
+// TestSnapshotReusesSharedHashes builds snapshots of translations that
+// share messages (translate's Memo reuses unchanged route tables and filter
+// chains) and checks that taking their hashes from the previous snapshot
+// gives what hashing them afresh gives.
+func TestSnapshotReusesSharedHashes(t *testing.T) {
+	dir := copyExamples(t)
+	loaded, err := loader.Load([]string{dir}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := translate.NewMemo()
+	translateWithMemo := func() *translate.Resources {
+		res, err := translate.Translate(loaded.Objects, translate.Options{ADS: true, Memo: memo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &res.Resources
+	}
+	first, err := newSnapshot(translateWithMemo(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := translateWithMemo()
+	shared := 0
+	for _, rc := range r.RouteConfigs {
+		if _, ok := first.sums[rc]; ok {
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Fatal("the second translation shares no route table with the first: the test checks nothing")
+	}
+	reused, err := newSnapshot(r, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := newSnapshot(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reused.version != fresh.version || reused.version != first.version {
+		t.Errorf("versions: first %s, with shared hashes %s, hashed afresh %s", first.version, reused.version, fresh.version)
+	}
+	for _, typ := range servedTypes {
+		if !reflect.DeepEqual(reused.set(typ).hashes, fresh.set(typ).hashes) {
+			t.Errorf("%s: hashes differ", typeLabel(typ))
+		}
 	}
 }
