@@ -106,30 +106,111 @@ func compile(t reflect.Type) comparer {
 			return true
 		}
 	}
+	if t == reflect.TypeFor[map[string]string]() {
+		// Header policies and auth contexts: common enough to skip
+		// reflect.DeepEqual's boxing.
+		return func(a, b unsafe.Pointer, _ int) bool {
+			ma, mb := *(*map[string]string)(a), *(*map[string]string)(b)
+			if (ma == nil) != (mb == nil) || len(ma) != len(mb) {
+				return false
+			}
+			for k, va := range ma {
+				if vb, ok := mb[k]; !ok || va != vb {
+					return false
+				}
+			}
+			return true
+		}
+	}
 	// Maps, interfaces, functions, channels, complex numbers.
 	return func(a, b unsafe.Pointer, _ int) bool {
 		return reflect.DeepEqual(reflect.NewAt(t, a).Elem().Interface(), reflect.NewAt(t, b).Elem().Interface())
 	}
 }
 
+// How a struct compares one field: the common kinds inline, the rest
+// through the field type's comparer.
+const (
+	fieldCall = iota
+	fieldString
+	fieldPointer // compared inline when nil or identical
+	field8       // integers and booleans, by their bytes
+	field4
+	field2
+	field1
+)
+
 func compileStruct(t reflect.Type) comparer {
 	type field struct {
 		offset uintptr
+		how    int
 		cell   *comparerCell
 	}
 	fields := make([]field, t.NumField())
 	for i := range fields {
 		f := t.Field(i)
-		fields[i] = field{f.Offset, compileCell(f.Type)}
+		fields[i] = field{f.Offset, fieldHow(f.Type), compileCell(f.Type)}
 	}
 	return func(a, b unsafe.Pointer, depth int) bool {
 		for _, f := range fields {
-			if !f.cell.cmp(unsafe.Add(a, f.offset), unsafe.Add(b, f.offset), depth) {
-				return false
+			fa, fb := unsafe.Add(a, f.offset), unsafe.Add(b, f.offset)
+			switch f.how {
+			case fieldString:
+				if *(*string)(fa) != *(*string)(fb) {
+					return false
+				}
+			case fieldPointer:
+				pa, pb := *(*unsafe.Pointer)(fa), *(*unsafe.Pointer)(fb)
+				if pa != pb && (pa == nil || pb == nil || !f.cell.cmp(fa, fb, depth)) {
+					return false
+				}
+			case field8:
+				if *(*uint64)(fa) != *(*uint64)(fb) {
+					return false
+				}
+			case field4:
+				if *(*uint32)(fa) != *(*uint32)(fb) {
+					return false
+				}
+			case field2:
+				if *(*uint16)(fa) != *(*uint16)(fb) {
+					return false
+				}
+			case field1:
+				if *(*uint8)(fa) != *(*uint8)(fb) {
+					return false
+				}
+			default:
+				if !f.cell.cmp(fa, fb, depth) {
+					return false
+				}
 			}
 		}
 		return true
 	}
+}
+
+// fieldHow is how compileStruct compares a field of type t.
+func fieldHow(t reflect.Type) int {
+	switch t.Kind() {
+	case reflect.String:
+		return fieldString
+	case reflect.Pointer:
+		return fieldPointer
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		switch t.Size() {
+		case 8:
+			return field8
+		case 4:
+			return field4
+		case 2:
+			return field2
+		case 1:
+			return field1
+		}
+	}
+	return fieldCall
 }
 
 // sliceHeader is the layout of a slice.
