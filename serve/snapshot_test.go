@@ -3,14 +3,19 @@ package serve
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/render"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -210,5 +215,65 @@ func TestSnapshotReusesSharedHashes(t *testing.T) {
 		if !reflect.DeepEqual(reused.set(typ).hashes, fresh.set(typ).hashes) {
 			t.Errorf("%s: hashes differ", typeLabel(typ))
 		}
+	}
+}
+
+// TestPerItemRules checks the rule thinned relies on against the rules
+// go-control-plane carries: a route table's virtual hosts and a listener's
+// filter chains are checked one by one, a weighted cluster's clusters
+// also as a whole (at least one).
+func TestPerItemRules(t *testing.T) {
+	field := func(m proto.Message, name string) protoreflect.FieldDescriptor {
+		fd := m.ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(name))
+		if fd == nil {
+			t.Fatalf("%T has no field %s", m, name)
+		}
+		return fd
+	}
+	for _, tt := range []struct {
+		fd   protoreflect.FieldDescriptor
+		want bool
+	}{
+		{field(&routev3.RouteConfiguration{}, "virtual_hosts"), true},
+		{field(&listenerv3.Listener{}, "filter_chains"), true},
+		{field(&routev3.WeightedCluster{}, "clusters"), false},
+	} {
+		if got := perItemRules(tt.fd); got != tt.want {
+			t.Errorf("%s: perItemRules %v, want %v", tt.fd.FullName(), got, tt.want)
+		}
+	}
+}
+
+// TestChangedSinceValidatesNewElements shares all but one virtual host of
+// a long route table with a validated snapshot: what is left to validate
+// holds that one, and its fault is still found.
+func TestChangedSinceValidatesNewElements(t *testing.T) {
+	var vhosts []*routev3.VirtualHost
+	for i := range minSplitHash + 10 {
+		name := fmt.Sprintf("host-%d.example.com", i)
+		vhosts = append(vhosts, &routev3.VirtualHost{Name: name, Domains: []string{name}})
+	}
+	served, err := newSnapshot(&translate.Resources{RouteConfigs: []*routev3.RouteConfiguration{{Name: "ingress_http", VirtualHosts: vhosts}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := &routev3.VirtualHost{Name: "", Domains: []string{"broken.example.com"}} // a name is required
+	table := &routev3.RouteConfiguration{Name: "ingress_http", VirtualHosts: append(slices.Clone(vhosts), broken), IgnorePortInHostMatching: true}
+	next, err := newSnapshot(&translate.Resources{RouteConfigs: []*routev3.RouteConfiguration{table}}, served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := next.changedSince(served).RouteConfigs
+	if len(left) != 1 || len(left[0].GetVirtualHosts()) != 1 || left[0].GetVirtualHosts()[0] != broken {
+		t.Fatalf("left to validate: %v", left)
+	}
+	if !left[0].GetIgnorePortInHostMatching() || left[0].GetName() != "ingress_http" {
+		t.Error("the thinned route table lost its other fields")
+	}
+	if len(table.GetVirtualHosts()) != len(vhosts)+1 {
+		t.Error("thinning changed the route table itself")
+	}
+	if err := render.Validate(next.changedSince(served)); err == nil || !strings.Contains(err.Error(), "ingress_http") {
+		t.Errorf("validating what is left: %v, want the broken virtual host's error", err)
 	}
 }
