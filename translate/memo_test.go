@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,6 +89,20 @@ func TestMemoReuses(t *testing.T) {
 	if chains == 0 {
 		t.Fatal("no secure filter chain: the test checks nothing")
 	}
+	same := func(kind string, a, b []proto.Message) {
+		t.Helper()
+		if len(a) == 0 || len(a) != len(b) {
+			t.Fatalf("%d and %d %s", len(a), len(b), kind)
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Errorf("a %s was built again", kind)
+			}
+		}
+	}
+	same("cluster", asMessages(first.Resources.Clusters), asMessages(second.Resources.Clusters))
+	same("load assignment", asMessages(first.Resources.Endpoints), asMessages(second.Resources.Endpoints))
+	same("secret", asMessages(first.Resources.Secrets), asMessages(second.Resources.Secrets))
 }
 
 // TestMemoFollowsSecretContent translates serving certificates, one of
@@ -128,9 +143,37 @@ func TestMemoFollowsSecretContent(t *testing.T) {
 	}
 }
 
+// TestMemoFollowsOptions translates one input with one Memo under
+// options that change the settings filter chains and clusters read (the
+// access log format, the connect timeout), and the clusters' DNS domain,
+// back and forth: each
+// translation must match one without a Memo.
+func TestMemoFollowsOptions(t *testing.T) {
+	loaded, err := loader.Load([]string{"../testdata/golden/tls-delegation/input"}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonLogs := Options{Flags: ServeFlags{AccessLogFormat: "json"}}
+	dns := Options{UpstreamDNS: "cluster.local"}
+	slowConnect := Options{Config: &loader.ContourConfig{Timeouts: loader.ConfigTimeouts{ConnectTimeout: "9s"}}}
+	memo := NewMemo()
+	for _, opts := range []Options{{}, jsonLogs, {}, dns, slowConnect, jsonLogs, {}} {
+		want := translatedWithOptions(t, loaded.Objects, opts)
+		opts.Memo = memo
+		if got := translatedWithOptions(t, loaded.Objects, opts); got != want {
+			t.Fatalf("with options %+v and a memo, the translation differs from one without", opts)
+		}
+	}
+}
+
 func translatedForMemoTest(t *testing.T, objs []loader.Object, memo *Memo) string {
 	t.Helper()
-	res, err := Translate(objs, Options{Memo: memo})
+	return translatedWithOptions(t, objs, Options{Memo: memo})
+}
+
+func translatedWithOptions(t *testing.T, objs []loader.Object, opts Options) string {
+	t.Helper()
+	res, err := Translate(objs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

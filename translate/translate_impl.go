@@ -82,7 +82,7 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	wg.Go(func() { r.Listeners = listenersFor(d, s, built) })
 	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
 	wg.Go(func() {
-		r.Secrets = append(secrets(d), metricsSecrets(s.metrics)...)
+		r.Secrets = append(secrets(d, built), metricsSecrets(s.metrics)...)
 		sortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
 	})
 	claSeen := map[string]bool{}
@@ -90,17 +90,17 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 		svc := dc.Upstream
 		if svc.ExternalName != "" {
 			// Envoy resolves the external name itself: no endpoints.
-			r.Clusters = append(r.Clusters, clusterWith(dc, "", s))
+			r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
 			continue
 		}
 		if noticeMissingEndpoints(dc, c, opts, notices) && opts.UpstreamDNS != "" {
-			r.Clusters = append(r.Clusters, clusterWith(dc, opts.UpstreamDNS, s))
+			r.Clusters = append(r.Clusters, built.cluster(dc, opts.UpstreamDNS, s))
 			continue
 		}
-		r.Clusters = append(r.Clusters, clusterWith(dc, "", s))
+		r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
 		if name := endpointsName(svc); !claSeen[name] {
 			claSeen[name] = true
-			r.Endpoints = append(r.Endpoints, loadAssignment(svc, c.slices[namespacedName(svcObject{svc})]))
+			r.Endpoints = append(r.Endpoints, built.assignment(svc, c.slices[namespacedName(svcObject{svc})]))
 		}
 	}
 	// Every valid extension is published, used or not.

@@ -1,14 +1,20 @@
 package translate
 
 import (
+	"bytes"
 	"slices"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	discoveryv1 "k8s.io/api/discovery/v1"
 )
 
-// Reusing the Envoy route tables and filter chains of the previous
-// translation (Memo).
+// Reusing the Envoy messages of the previous translation (Memo): route
+// tables and virtual hosts, secure filter chains, clusters, load
+// assignments and secrets.
 //
 // An Envoy virtual host is a function of its DAG virtual host alone (and
 // of whether it is served over TLS): envoyVirtualHost reads nothing else,
@@ -22,23 +28,56 @@ import (
 // was a third of a reload; comparing the DAG virtual hosts costs a fraction
 // of that.
 //
-// reflect.DeepEqual is conservative where it matters: functions, NaNs and
-// a nil slice against an empty one compare unequal, which only means a
-// virtual host is built again. The DAG is not modified once frozen, so the
-// virtual hosts kept stay as they were built from.
+// Deep equality (same.go, as reflect.DeepEqual decides it) is conservative
+// where it matters: functions, NaNs and a nil slice against an empty one
+// compare unequal, which only means a message is built again. The DAG is
+// not modified once frozen, so the values kept stay as they were built
+// from.
 //
-// A secure virtual host's filter chain is, the same way, a function of the
+// The same way, a secure virtual host's filter chain is a function of the
 // virtual host without its routes, of its listener's name, route table
-// prefix and websocket setting, and of the settings.
+// prefix and websocket setting, and of the settings; a cluster of its DAG
+// cluster, DNS domain and the settings; a load assignment of its DAG
+// Service and EndpointSlice objects (the loader's cache hands unchanged
+// ones out as the same pointers); a secret of its name, certificate and
+// key. Tests translate the golden inputs and the parity corpus with one
+// Memo against translations without one, and change the settings between
+// translations.
 
-// built is what one translation built, for the next. Route tables are
-// built on one goroutine and listeners on another: each writes its own
-// maps.
+// built is what one translation built, for the next. Route tables,
+// listeners, secrets and clusters are built on goroutines of their own:
+// each writes its own maps.
 type built struct {
-	settings *settings
-	vhosts   map[vhostKey]builtVhost
-	tables   map[string]builtTable
-	chains   map[chainKey]builtChain
+	settings    *settings
+	vhosts      map[vhostKey]builtVhost
+	tables      map[string]builtTable
+	chains      map[chainKey]builtChain
+	clusters    map[builtClusterKey]builtCluster
+	assignments map[string]builtAssignment
+	secrets     map[string]builtSecret
+}
+
+// builtClusterKey names a cluster built for a DAG cluster; dns is the domain
+// it resolves its Service in, "" for EDS.
+type builtClusterKey struct{ name, dns string }
+
+type builtCluster struct {
+	from Cluster
+	out  *clusterv3.Cluster
+}
+
+// builtAssignment is a Service's load assignment, a function of the DAG
+// Service and of the EndpointSlice objects, which the loader's cache hands
+// out again as the same pointers when they did not change.
+type builtAssignment struct {
+	svc    Service
+	slices []*discoveryv1.EndpointSlice
+	out    *endpointv3.ClusterLoadAssignment
+}
+
+type builtSecret struct {
+	cert, key []byte
+	out       *tlsv3.Secret
 }
 
 type vhostKey struct {
@@ -73,7 +112,8 @@ type builtChain struct {
 }
 
 func newBuilt() *built {
-	return &built{vhosts: map[vhostKey]builtVhost{}, tables: map[string]builtTable{}, chains: map[chainKey]builtChain{}}
+	return &built{vhosts: map[vhostKey]builtVhost{}, tables: map[string]builtTable{}, chains: map[chainKey]builtChain{},
+		clusters: map[builtClusterKey]builtCluster{}, assignments: map[string]builtAssignment{}, secrets: map[string]builtSecret{}}
 }
 
 // reuse builds the route tables and filter chains of one translation,
@@ -81,9 +121,9 @@ func newBuilt() *built {
 // builds everything.
 type reuse struct {
 	previous, current *built
-	// chainsValid says the previous filter chains were built with the
-	// same settings; route tables read none.
-	chainsValid bool
+	// sameSettings says the previous translation had the same settings,
+	// which filter chains and clusters read; route tables read none.
+	sameSettings bool
 }
 
 // reuse returns the reuse of a translation with settings s.
@@ -95,7 +135,7 @@ func (m *Memo) reuse(s *settings) *reuse {
 	defer m.mu.Unlock()
 	m.nextBuilt.settings = s
 	return &reuse{previous: m.built, current: m.nextBuilt,
-		chainsValid: m.built.settings != nil && sameValue(m.built.settings, s)}
+		sameSettings: m.built.settings != nil && sameValue(m.built.settings, s)}
 }
 
 // virtualHost is envoyVirtualHost(vh, secure) for the table named table.
@@ -139,7 +179,7 @@ func (b *reuse) filterChain(l *Listener, svh *SecureVirtualHost, build func() *l
 	from := *svh
 	from.routes, from.sorted = nil, nil
 	cl := chainListener{l.Name, l.RouteConfigName, l.EnableWebsockets}
-	if old, ok := b.previous.chains[key]; ok && b.chainsValid && old.listener == cl && sameValue(&old.from, &from) {
+	if old, ok := b.previous.chains[key]; ok && b.sameSettings && old.listener == cl && sameValue(&old.from, &from) {
 		b.current.chains[key] = old
 		return old.out
 	}
@@ -158,4 +198,51 @@ func sameVirtualHost(a, b *VirtualHost) bool {
 	x, y := *a, *b
 	x.routes, y.routes = nil, nil
 	return sameValue(&x, &y)
+}
+
+// cluster is clusterWith(dc, dns, s), the previous one when it was built
+// from the same.
+func (b *reuse) cluster(dc *Cluster, dns string, s *settings) *clusterv3.Cluster {
+	if b == nil {
+		return clusterWith(dc, dns, s)
+	}
+	key := builtClusterKey{clusterName(dc), dns}
+	if old, ok := b.previous.clusters[key]; ok && b.sameSettings && sameValue(&old.from, dc) {
+		b.current.clusters[key] = old
+		return old.out
+	}
+	out := clusterWith(dc, dns, s)
+	b.current.clusters[key] = builtCluster{from: *dc, out: out}
+	return out
+}
+
+// assignment is loadAssignment(svc, slices), the previous one when it was
+// built from the same.
+func (b *reuse) assignment(svc *Service, eps []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
+	if b == nil {
+		return loadAssignment(svc, eps)
+	}
+	name := endpointsName(svc)
+	if old, ok := b.previous.assignments[name]; ok && old.svc == *svc && slices.Equal(old.slices, eps) {
+		b.current.assignments[name] = old
+		return old.out
+	}
+	out := loadAssignment(svc, eps)
+	b.current.assignments[name] = builtAssignment{svc: *svc, slices: slices.Clone(eps), out: out}
+	return out
+}
+
+// secret is the SDS secret name serves sec as, the previous one when it
+// held the same certificate and key.
+func (b *reuse) secret(name string, sec *Secret) *tlsv3.Secret {
+	if b == nil {
+		return tlsCertificateSecret(name, sec.Cert, sec.Key)
+	}
+	if old, ok := b.previous.secrets[name]; ok && bytes.Equal(old.cert, sec.Cert) && bytes.Equal(old.key, sec.Key) {
+		b.current.secrets[name] = old
+		return old.out
+	}
+	out := tlsCertificateSecret(name, sec.Cert, sec.Key)
+	b.current.secrets[name] = builtSecret{cert: sec.Cert, key: sec.Key, out: out}
+	return out
 }

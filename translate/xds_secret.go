@@ -6,7 +6,7 @@ import (
 
 // secrets returns the SDS secrets of the valid secure virtual hosts, once
 // per name, ordered by name.
-func secrets(d *DAG) []*tlsv3.Secret {
+func secrets(d *DAG, b *reuse) []*tlsv3.Secret {
 	seen := map[string]bool{}
 	var out []*tlsv3.Secret
 	add := func(sec *Secret) {
@@ -15,7 +15,7 @@ func secrets(d *DAG) []*tlsv3.Secret {
 		}
 		if name := secretName(sec); !seen[name] {
 			seen[name] = true
-			out = append(out, tlsCertificateSecret(name, sec.Cert, sec.Key))
+			out = append(out, b.secret(name, sec))
 		}
 	}
 	for _, l := range d.sortedListeners() {
