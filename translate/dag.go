@@ -1,7 +1,10 @@
 package translate
 
 import (
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -471,17 +474,45 @@ func (vh *VirtualHost) conflicts(r *Route) bool {
 // cluster's name and the clusters in use. The builders, which run side by
 // side, then only read the DAG.
 func (d *DAG) freeze() {
+	// Each virtual host's routes are sorted, and each cluster named, on
+	// its own, on every CPU: one owner per virtual host and per cluster.
+	var vhosts []*VirtualHost
 	for _, l := range d.listeners {
 		for _, vh := range l.vhosts {
-			vh.ordered()
+			vhosts = append(vhosts, vh)
 		}
 		for _, svh := range l.svhosts {
-			svh.ordered()
+			vhosts = append(vhosts, &svh.VirtualHost)
 		}
 	}
-	eachCluster(d, func(c *Cluster) { c.name = clusterName(c) })
+	forEachParallel(len(vhosts), func(i int) { vhosts[i].ordered() })
+	var clusters []*Cluster
+	seen := map[*Cluster]bool{}
+	eachCluster(d, func(c *Cluster) {
+		if !seen[c] {
+			seen[c] = true
+			clusters = append(clusters, c)
+		}
+	})
+	forEachParallel(len(clusters), func(i int) { clusters[i].name = clusterName(clusters[i]) })
 	d.referenced = referencedClusters(d)
 	d.frozen = true
+}
+
+// forEachParallel calls f(0), ..., f(n-1) on every CPU; calls for
+// different i must be independent.
+func forEachParallel(n int, f func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/64+1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // ordered returns the virtual host's routes in Envoy's match order,

@@ -3,6 +3,7 @@ package translate
 import (
 	"bytes"
 	"slices"
+	"sync"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -121,6 +122,9 @@ func newBuilt() *built {
 // builds everything.
 type reuse struct {
 	previous, current *built
+	// routes guards current's route tables and virtual hosts, which are
+	// built on every CPU.
+	routes sync.Mutex
 	// sameSettings says the previous translation had the same settings,
 	// which filter chains and clusters read; route tables read none.
 	sameSettings bool
@@ -144,13 +148,14 @@ func (b *reuse) virtualHost(table string, vh *VirtualHost, secure bool) *routev3
 		return envoyVirtualHost(vh, secure)
 	}
 	key := vhostKey{vh.Name, table, secure}
-	if old, ok := b.previous.vhosts[key]; ok && sameVirtualHost(old.from, vh) {
-		b.current.vhosts[key] = old
-		return old.out
+	built, ok := b.previous.vhosts[key]
+	if !ok || !sameVirtualHost(built.from, vh) {
+		built = builtVhost{from: vh, out: envoyVirtualHost(vh, secure)}
 	}
-	out := envoyVirtualHost(vh, secure)
-	b.current.vhosts[key] = builtVhost{from: vh, out: out}
-	return out
+	b.routes.Lock()
+	b.current.vhosts[key] = built
+	b.routes.Unlock()
+	return built.out
 }
 
 // table is routeConfiguration(name, vhosts), the previous one when it
@@ -160,13 +165,15 @@ func (b *reuse) table(name string, vhosts []*routev3.VirtualHost) *routev3.Route
 		return routeConfiguration(name, vhosts)
 	}
 	sortVirtualHosts(vhosts)
-	if old, ok := b.previous.tables[name]; ok && slices.Equal(old.vhosts, vhosts) {
-		b.current.tables[name] = old
-		return old.out
+	built, ok := b.previous.tables[name]
+	if !ok || !slices.Equal(built.vhosts, vhosts) {
+		out := routeConfiguration(name, vhosts)
+		built = builtTable{vhosts: slices.Clone(out.VirtualHosts), out: out}
 	}
-	out := routeConfiguration(name, vhosts)
-	b.current.tables[name] = builtTable{vhosts: slices.Clone(out.VirtualHosts), out: out}
-	return out
+	b.routes.Lock()
+	b.current.tables[name] = built
+	b.routes.Unlock()
+	return built.out
 }
 
 // filterChain is build(), the secure virtual host's filter chain on l,

@@ -20,23 +20,32 @@ func routeConfigurations(d *DAG, b *reuse) []*routev3.RouteConfiguration {
 	for _, l := range d.sortedListeners() {
 		switch l.Protocol {
 		case "http":
-			var vhosts []*routev3.VirtualHost
-			for _, vh := range l.virtualHosts() {
-				vhosts = append(vhosts, b.virtualHost(l.RouteConfigName, vh, false))
-			}
+			// Virtual hosts are built (or compared) on every CPU.
+			dagVhosts := l.virtualHosts()
+			vhosts := make([]*routev3.VirtualHost, len(dagVhosts))
+			forEachParallel(len(dagVhosts), func(i int) {
+				vhosts[i] = b.virtualHost(l.RouteConfigName, dagVhosts[i], false)
+			})
 			// Contour always serves ingress_http, even empty; a Gateway
 			// listener's only when it has virtual hosts.
 			if len(vhosts) > 0 || !d.dynamicListeners {
 				out = append(out, b.table(l.RouteConfigName, vhosts))
 			}
 		case "https":
-			var fallback []*routev3.VirtualHost
+			var svhs []*SecureVirtualHost
 			for _, svh := range l.secureVirtualHosts() {
-				if svh.TCPProxy != nil {
-					continue // TCP-proxied hosts have no HTTP routes
+				if svh.TCPProxy == nil { // TCP-proxied hosts have no HTTP routes
+					svhs = append(svhs, svh)
 				}
-				name := secureRouteConfigName(l, svh)
-				out = append(out, b.table(name, []*routev3.VirtualHost{b.virtualHost(name, &svh.VirtualHost, true)}))
+			}
+			tables := make([]*routev3.RouteConfiguration, len(svhs))
+			forEachParallel(len(svhs), func(i int) {
+				name := secureRouteConfigName(l, svhs[i])
+				tables[i] = b.table(name, []*routev3.VirtualHost{b.virtualHost(name, &svhs[i].VirtualHost, true)})
+			})
+			out = append(out, tables...)
+			var fallback []*routev3.VirtualHost
+			for _, svh := range svhs {
 				if svh.FallbackCertificate != nil {
 					fallback = append(fallback, b.virtualHost(fallbackRouteConfigName(l), &svh.VirtualHost, true))
 				}
