@@ -13,9 +13,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
 	cachev3 "github.com/envoyproxy/go-control-plane/pkg/cache/v3"
@@ -24,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -216,7 +215,7 @@ func newTypeSet(typeURL string, items []types.Resource, h *hasher) (typeSet, err
 	// its own, so it is spread over the CPUs.
 	sums := make([][sha256.Size]byte, len(items))
 	errs := make([]error, len(items))
-	forEachParallel(len(items), func(i int) {
+	par.ForEach(len(items), func(i int) {
 		sums[i], errs[i] = h.contentHash(items[i])
 	})
 	set := typeSet{typeURL: typeURL, items: items, hashes: make(map[string]string, len(items))}
@@ -279,7 +278,7 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 	list := rm.Get(long).List()
 	sums := make([][sha256.Size]byte, list.Len())
 	errs := make([]error, list.Len())
-	forEachParallel(list.Len(), func(i int) {
+	par.ForEach(list.Len(), func(i int) {
 		elem := list.Get(i).Message().Interface()
 		if sum, ok := h.known[elem]; ok {
 			sums[i] = sum
@@ -336,21 +335,6 @@ func hashMarshalled(m proto.Message) ([sha256.Size]byte, error) {
 	}
 	*buf = b
 	return sha256.Sum256(b), nil
-}
-
-// forEachParallel calls f(0..n-1) on as many goroutines as there are CPUs.
-func forEachParallel(n int, f func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/16+1)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // writeField writes s with its length, so that ("ab","c") and ("a","bc")

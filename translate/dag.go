@@ -1,14 +1,13 @@
 package translate
 
 import (
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/contourc/contourc/internal/par"
 )
 
 // The DAG is the protocol-neutral middle of the pipeline: processors (one
@@ -485,7 +484,7 @@ func (d *DAG) freeze() {
 			vhosts = append(vhosts, &svh.VirtualHost)
 		}
 	}
-	forEachParallel(len(vhosts), func(i int) { vhosts[i].ordered() })
+	par.ForEach(len(vhosts), func(i int) { vhosts[i].ordered() })
 	var clusters []*Cluster
 	seen := map[*Cluster]bool{}
 	eachCluster(d, func(c *Cluster) {
@@ -494,25 +493,9 @@ func (d *DAG) freeze() {
 			clusters = append(clusters, c)
 		}
 	})
-	forEachParallel(len(clusters), func(i int) { clusters[i].name = clusterName(clusters[i]) })
+	par.ForEach(len(clusters), func(i int) { clusters[i].name = clusterName(clusters[i]) })
 	d.referenced = referencedClusters(d)
 	d.frozen = true
-}
-
-// forEachParallel calls f(0), ..., f(n-1) on every CPU; calls for
-// different i must be independent.
-func forEachParallel(n int, f func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/64+1)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // ordered returns the virtual host's routes in Envoy's match order,

@@ -3,6 +3,7 @@ package translate
 import (
 	"sort"
 
+	"github.com/contourc/contourc/internal/par"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
@@ -23,7 +24,7 @@ func routeConfigurations(d *DAG, b *reuse) []*routev3.RouteConfiguration {
 			// Virtual hosts are built (or compared) on every CPU.
 			dagVhosts := l.virtualHosts()
 			vhosts := make([]*routev3.VirtualHost, len(dagVhosts))
-			forEachParallel(len(dagVhosts), func(i int) {
+			par.ForEach(len(dagVhosts), func(i int) {
 				vhosts[i] = b.virtualHost(l.RouteConfigName, dagVhosts[i], false)
 			})
 			// Contour always serves ingress_http, even empty; a Gateway
@@ -39,7 +40,7 @@ func routeConfigurations(d *DAG, b *reuse) []*routev3.RouteConfiguration {
 				}
 			}
 			tables := make([]*routev3.RouteConfiguration, len(svhs))
-			forEachParallel(len(svhs), func(i int) {
+			par.ForEach(len(svhs), func(i int) {
 				name := secureRouteConfigName(l, svhs[i])
 				tables[i] = b.table(name, []*routev3.VirtualHost{b.virtualHost(name, &svhs[i].VirtualHost, true)})
 			})
