@@ -72,10 +72,10 @@ var servedTypes = []string{
 
 // newSnapshot hashes r into a snapshot. r must already be in its served
 // form, and be validated before it is published. prev, when not nil, is a
-// snapshot whose messages r may share: translate, given a Memo, reuses
-// the messages it would build alike (unchanged route tables and virtual
-// hosts), and a message is never modified once built, so a shared message
-// keeps its hash and is not marshalled again.
+// snapshot whose messages r may share: translate, given a Memo, returns
+// again every message whose inputs did not change, and a message is never
+// modified once built, so a shared message keeps its hash and is not
+// marshalled again.
 func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 	s := &snapshot{resources: r}
 	h := &hasher{sums: map[proto.Message][sha256.Size]byte{}}

@@ -117,9 +117,8 @@ func newBuilt() *built {
 		clusters: map[builtClusterKey]builtCluster{}, assignments: map[string]builtAssignment{}, secrets: map[string]builtSecret{}}
 }
 
-// reuse builds the route tables and filter chains of one translation,
-// reusing what the previous one built when a Memo gives it; a nil *reuse
-// builds everything.
+// reuse builds the Envoy messages of one translation, reusing what the
+// previous one built when a Memo gives it; a nil *reuse builds everything.
 type reuse struct {
 	previous, current *built
 	// routes guards current's route tables and virtual hosts, which are
