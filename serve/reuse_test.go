@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/contourc/contourc/translate"
@@ -22,23 +23,71 @@ func TestReloadsMatchFreshBuilds(t *testing.T) {
 	if len(inputs) < 3 {
 		t.Fatal("too few golden inputs")
 	}
+	dir, reload := reloadingServer(t)
+	for _, in := range forthAndBack(inputs) {
+		replaceDir(t, dir, in)
+		reload(filepath.Base(filepath.Dir(in)))
+		reload(filepath.Base(filepath.Dir(in)) + " again")
+	}
+	// Small edits on the last one: a host added, then taken away.
+	writeFile(t, filepath.Join(dir, "added.yaml"), ingress("added", "added.example.com"))
+	reload("an Ingress added")
+	if err := os.Remove(filepath.Join(dir, "added.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	reload("the Ingress removed")
+}
+
+// TestReloadsMatchFreshBuildsOnCorpus is TestReloadsMatchFreshBuilds over
+// the shared parity corpus, when it is there.
+func TestReloadsMatchFreshBuildsOnCorpus(t *testing.T) {
+	inputs, _ := filepath.Glob("../../shared/conformance/*/*/input")
+	if len(inputs) == 0 {
+		t.Skip("../shared/conformance not present")
+	}
+	if testing.Short() {
+		inputs = inputs[:len(inputs)/10]
+	}
+	dir, reload := reloadingServer(t)
+	for _, in := range forthAndBack(inputs) {
+		replaceDir(t, dir, in)
+		reload(in)
+	}
+}
+
+// forthAndBack is inputs, then inputs again in reverse.
+func forthAndBack(inputs []string) []string {
+	out := slices.Clone(inputs)
+	for i := len(inputs) - 1; i >= 0; i-- {
+		out = append(out, inputs[i])
+	}
+	return out
+}
+
+// reloadingServer returns a directory and a function that reloads a
+// Server serving it and checks the result against a fresh Server's build.
+// A reload that fails must fail for a fresh Server too.
+func reloadingServer(t *testing.T) (string, func(what string)) {
+	t.Helper()
 	dir := t.TempDir()
 	s, err := New(Config{Paths: []string{dir}, XDSAddress: "127.0.0.1:0", HTTPAddress: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.closeAll(false)
-
-	reload := func(what string) {
+	t.Cleanup(func() { s.closeAll(false) })
+	return dir, func(what string) {
 		t.Helper()
 		b, err := s.build()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
+		fresh, freshErr := freshBuild(t, dir)
+		switch {
+		case (err == nil) != (freshErr == nil):
+			t.Fatalf("%s: reload error %v, a fresh build's %v", what, err, freshErr)
+		case err != nil:
+			return
 		}
 		if _, err := s.publish(context.Background(), b); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		fresh := freshBuild(t, dir)
 		for _, typ := range servedTypes {
 			if got, want := b.snap.set(typ).hashes, fresh.snap.set(typ).hashes; !reflect.DeepEqual(got, want) {
 				for name := range want {
@@ -56,42 +105,20 @@ func TestReloadsMatchFreshBuilds(t *testing.T) {
 			t.Fatalf("%s: status differs from a fresh build's", what)
 		}
 	}
-	// Each golden input in turn, then all again in reverse: every reload
-	// starts from another configuration's memo.
-	order := append(append([]string{}, inputs...), inputs[0])
-	for i := len(inputs) - 1; i >= 0; i-- {
-		order = append(order, inputs[i])
-	}
-	for _, in := range order {
-		replaceDir(t, dir, in)
-		reload(filepath.Base(filepath.Dir(in)))
-		reload(filepath.Base(filepath.Dir(in)) + " again")
-	}
-	// Small edits on the last one: a host added, then taken away.
-	writeFile(t, filepath.Join(dir, "added.yaml"), ingress("added", "added.example.com"))
-	reload("an Ingress added")
-	if err := os.Remove(filepath.Join(dir, "added.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	reload("the Ingress removed")
 }
 
 // freshBuild is what a Server that never reloaded before builds for dir.
-func freshBuild(t *testing.T, dir string) *build {
+func freshBuild(t *testing.T, dir string) (*build, error) {
 	t.Helper()
 	s, err := New(Config{Paths: []string{dir}, XDSAddress: "127.0.0.1:0", HTTPAddress: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.closeAll(false)
-	b, err := s.build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return s.build()
 }
 
-// replaceDir makes dir hold the YAML files of from, and nothing else.
+// replaceDir makes dir hold the manifests of from, and nothing else.
 func replaceDir(t *testing.T, dir, from string) {
 	t.Helper()
 	old, _ := filepath.Glob(filepath.Join(dir, "*"))
@@ -100,8 +127,11 @@ func replaceDir(t *testing.T, dir, from string) {
 			t.Fatal(err)
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(from, "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(from, "*"))
 	for _, f := range files {
+		if ext := filepath.Ext(f); ext != ".yaml" && ext != ".yml" && ext != ".json" {
+			continue
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
