@@ -5,27 +5,40 @@ package loader
 // again is most of a reload's cost.
 
 import (
+	"crypto/sha256"
 	"strconv"
 	"sync"
 )
 
-// Cache remembers what each YAML document and JSON file decoded to, keyed
-// by its file name, position and exact text, so that a Load given the
-// cache decodes only text it has not seen at that place. The objects it
-// hands out again are the same pointers: callers must treat loaded objects
-// as read-only (translate does). After each Load the cache holds only what
-// that Load used, so it never grows beyond one set of inputs. One Load at a
-// time may use a Cache.
+// Cache remembers what each file gave, whole, by its exact text, and what
+// each of its YAML documents (or a JSON file) decoded to, keyed by its
+// position and exact text. A Load given the cache takes an unchanged file
+// as it was, without splitting or looking up its documents, and decodes,
+// in a changed file, only the text it has not seen at that place. The
+// objects it hands out again are the same pointers: callers must treat
+// loaded objects as read-only (translate does). After each Load the cache
+// holds only what that Load used, so it never grows beyond one set of
+// inputs. One Load at a time may use a Cache.
 type Cache struct {
-	mu      sync.Mutex
-	entries map[string]partResult
-	used    map[string]partResult // what the current Load looked up or added
-	hits    int
+	mu    sync.Mutex
+	files map[string]*cachedFile // what the last Load read, by file name
+	used  map[string]*cachedFile // what the current Load reads
+	hits  int
+}
+
+// cachedFile is what one file gave.
+type cachedFile struct {
+	sum   [sha256.Size]byte // of its text, after normalizeText
+	whole partResult        // all of it; valid once complete
+	// complete says the file was read to the end, so that whole is
+	// what it gives.
+	complete bool
+	docs     map[string]partResult // by docKey
 }
 
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
-	return &Cache{entries: map[string]partResult{}, used: map[string]partResult{}}
+	return &Cache{files: map[string]*cachedFile{}, used: map[string]*cachedFile{}}
 }
 
 // Hits is how many documents the last Load took from the cache.
@@ -35,21 +48,69 @@ func (c *Cache) Hits() int {
 	return c.hits
 }
 
-func cacheKey(name string, line, index int, text []byte) string {
-	return name + "\x00" + strconv.Itoa(line) + "\x00" + strconv.Itoa(index) + "\x00" + string(text)
+// documents is how many documents the cache holds.
+func (c *Cache) documents() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, f := range c.files {
+		n += len(f.docs)
+	}
+	return n
 }
 
-// decode returns what load gives for the text under key, from the cache
-// when it has it. A nil Cache always loads.
-func (c *Cache) decode(key func() string, load func() partResult) partResult {
+func docKey(line, index int, text []byte) string {
+	return strconv.Itoa(line) + "\x00" + strconv.Itoa(index) + "\x00" + string(text)
+}
+
+// file returns what the file name gave the last time its text was data,
+// and whether it has that. Otherwise the file's documents are looked up
+// one by one (decode) and what it gives is recorded (keep). A nil Cache
+// never has it.
+func (c *Cache) file(name string, data []byte) (partResult, bool) {
+	if c == nil {
+		return partResult{}, false
+	}
+	sum := sha256.Sum256(data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f := c.files[name]; f != nil && f.complete && f.sum == sum {
+		c.used[name] = f
+		c.hits += len(f.docs)
+		return f.whole, true
+	}
+	c.used[name] = &cachedFile{sum: sum, docs: map[string]partResult{}}
+	return partResult{}, false
+}
+
+// keep records what the file name, looked up by file, gave.
+func (c *Cache) keep(name string, whole partResult) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f := c.used[name]; f != nil {
+		f.whole, f.complete = whole, true
+	}
+}
+
+// decode returns what load gives for the document of file name under key,
+// from the cache when the file had that document before. A nil Cache
+// always loads.
+func (c *Cache) decode(name string, key func() string, load func() partResult) partResult {
 	if c == nil {
 		return load()
 	}
 	k := key()
 	c.mu.Lock()
-	p, ok := c.entries[k]
+	var p partResult
+	ok := false
+	if old := c.files[name]; old != nil {
+		p, ok = old.docs[k]
+	}
 	if ok {
-		c.used[k] = p
+		c.used[name].docs[k] = p
 		c.hits++
 	}
 	c.mu.Unlock()
@@ -58,7 +119,7 @@ func (c *Cache) decode(key func() string, load func() partResult) partResult {
 	}
 	p = load()
 	c.mu.Lock()
-	c.used[k] = p
+	c.used[name].docs[k] = p
 	c.mu.Unlock()
 	return p
 }
@@ -69,7 +130,7 @@ func (c *Cache) begin() {
 		return
 	}
 	c.mu.Lock()
-	c.used, c.hits = map[string]partResult{}, 0
+	c.used, c.hits = make(map[string]*cachedFile, len(c.files)), 0
 	c.mu.Unlock()
 }
 
@@ -78,6 +139,6 @@ func (c *Cache) end() {
 		return
 	}
 	c.mu.Lock()
-	c.entries, c.used = c.used, map[string]partResult{}
+	c.files, c.used = c.used, map[string]*cachedFile{}
 	c.mu.Unlock()
 }

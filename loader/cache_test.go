@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -99,8 +100,8 @@ func TestCacheKeepsOnlyTheLastLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	loadWithCache(t, c, dir)
-	if len(c.entries) != 1 {
-		t.Errorf("%d cached entries after the file went, want 1", len(c.entries))
+	if n := c.documents(); n != 1 {
+		t.Errorf("%d cached documents after the file went, want 1", n)
 	}
 }
 
@@ -118,5 +119,27 @@ func TestCacheReportsErrorsAgain(t *testing.T) {
 	}
 	if c.Hits() != 5 { // four documents and the JSON file
 		t.Errorf("%d hits on the second load, want 5", c.Hits())
+	}
+}
+
+// TestCacheTakesUnchangedFilesWhole: a file whose text did not change is
+// taken as it was, without going through its documents again; a changed
+// one is not.
+func TestCacheTakesUnchangedFilesWhole(t *testing.T) {
+	dir := t.TempDir()
+	writeCacheTestFiles(t, dir, cacheTestServices)
+	c := NewCache()
+	loadWithCache(t, c, dir)
+	entries := maps.Clone(c.files)
+	writeCacheTestFiles(t, dir, strings.Replace(cacheTestServices, "port: 80", "port: 81", 1))
+	loadWithCache(t, c, dir)
+	for name, f := range c.files {
+		unchanged := filepath.Base(name) == "j.json"
+		if (entries[name] == f) != unchanged {
+			t.Errorf("%s: taken whole %v, want %v", filepath.Base(name), entries[name] == f, unchanged)
+		}
+	}
+	if len(c.files) != 2 {
+		t.Errorf("%d files cached, want 2", len(c.files))
 	}
 }

@@ -78,8 +78,23 @@ func loadFile(path string, opts Options, skipped map[string]int) ([]Object, []er
 	if err != nil {
 		return nil, []error{err}
 	}
+	if whole, ok := opts.Cache.file(name, data); ok {
+		return mergeParts([]partResult{whole}, skipped)
+	}
+	fileSkipped := map[string]int{}
+	objs, errs := loadFileText(name, data, opts, fileSkipped)
+	opts.Cache.keep(name, partResult{objs: objs, errs: errs, skipped: fileSkipped})
+	for k, n := range fileSkipped {
+		skipped[k] += n
+	}
+	return objs, errs
+}
+
+// loadFileText parses and decodes a file's text: JSON when it looks like JSON
+// and is, YAML otherwise.
+func loadFileText(name string, data []byte, opts Options, skipped map[string]int) ([]Object, []error) {
 	if startsLikeJSON(data) {
-		p := opts.Cache.decode(func() string { return cacheKey(name, 0, -1, data) }, func() partResult {
+		p := opts.Cache.decode(name, func() string { return docKey(0, -1, data) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
 			docs, err := parseJSON(name, data, opts.limits())
 			switch {
@@ -134,7 +149,7 @@ func loadYAML(name string, data []byte, lim limits, cache *Cache, skipped map[st
 	parts := make([]partResult, len(chunks))
 	forEachParallel(len(chunks), func(i int) {
 		ch := chunks[i]
-		parts[i] = cache.decode(func() string { return cacheKey(name, ch.line, ch.index, ch.text) }, func() partResult {
+		parts[i] = cache.decode(name, func() string { return docKey(ch.line, ch.index, ch.text) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
 			// The chunk's tree is dead once its objects are decoded.
 			arena := getArena()
