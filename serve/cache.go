@@ -109,7 +109,7 @@ func (c *xdsCache) publish(ctx context.Context, s *snapshot) error {
 	snap := &cachev3.Snapshot{}
 	for _, set := range s.sets {
 		if !namedTypes[set.typeURL] {
-			snap.Resources[cachev3.GetResponseType(set.typeURL)] = cachev3.NewResources(set.version, set.items)
+			snap.Resources[cachev3.GetResponseType(set.typeURL)] = cachev3.NewResources(set.version, set.served)
 		}
 	}
 	if err := c.snapshots.SetSnapshot(ctx, nodeGroup, snap); err != nil {
@@ -132,7 +132,7 @@ func (c *xdsCache) changes(set *typeSet) (changed map[string]types.Resource, rem
 	changed = map[string]types.Resource{}
 	for i, name := range set.names {
 		if last[name] != set.hashes[name] {
-			changed[name] = set.items[i]
+			changed[name] = set.served[i]
 		}
 	}
 	for name := range last {

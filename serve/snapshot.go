@@ -41,6 +41,9 @@ type typeSet struct {
 	hashes map[string]string
 	// version is the hash of the whole set, names included.
 	version string
+	// served are the items as the xDS cache is given them: the same, but
+	// for route tables in their wire form (wire.go).
+	served []types.Resource
 }
 
 // snapshot is what one successful reload publishes.
@@ -57,6 +60,9 @@ type snapshot struct {
 	// resources, and the elements of their long lists. The next snapshot
 	// takes the hash of a message it shares with this one from here.
 	sums map[proto.Message][sha256.Size]byte
+	// wire are the encodings of route tables' virtual hosts, for the
+	// route tables handed to the xDS cache (wire.go).
+	wire map[proto.Message][]byte
 }
 
 // servedTypes are the xDS types contourc serves, in the order Contour
@@ -78,9 +84,9 @@ var servedTypes = []string{
 // marshalled again.
 func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 	s := &snapshot{resources: r}
-	h := &hasher{sums: map[proto.Message][sha256.Size]byte{}}
+	h := &hasher{sums: map[proto.Message][sha256.Size]byte{}, wire: map[proto.Message][]byte{}}
 	if prev != nil {
-		h.known = prev.sums
+		h.known, h.knownWire = prev.sums, prev.wire
 	}
 	all := sha256.New()
 	for _, typeURL := range servedTypes {
@@ -88,12 +94,17 @@ func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
+		var before *typeSet
+		if prev != nil {
+			before = prev.set(typeURL)
+		}
+		set.served = servedItems(set.items, h.wire, before)
 		s.sets = append(s.sets, set)
 		writeField(all, typeURL)
 		writeField(all, set.version)
 	}
 	s.version = shortHash(all)
-	s.sums = h.sums
+	s.sums, s.wire = h.sums, h.wire
 	return s, nil
 }
 
@@ -244,8 +255,12 @@ const minSplitHash = 256
 // messages it shares with the previous one from there.
 type hasher struct {
 	known map[proto.Message][sha256.Size]byte // the previous snapshot's; read only
-	mu    sync.Mutex
-	sums  map[proto.Message][sha256.Size]byte // this snapshot's
+	// knownWire are the previous snapshot's wire elements (wire.go); read
+	// only.
+	knownWire map[proto.Message][]byte
+	mu        sync.Mutex
+	sums      map[proto.Message][sha256.Size]byte // this snapshot's
+	wire      map[proto.Message][]byte            // this snapshot's
 }
 
 // contentHash is a hash of m's content: of its deterministic encoding, or,
@@ -264,6 +279,9 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 				if sum, ok := h.known[elem]; ok {
 					h.keep(elem, sum)
 				}
+				if b, ok := h.knownWire[elem]; ok {
+					h.keepWire(elem, b)
+				}
 			}
 		}
 		return sum, nil
@@ -278,13 +296,23 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 	list := rm.Get(long).List()
 	sums := make([][sha256.Size]byte, list.Len())
 	errs := make([]error, list.Len())
+	// A route table's virtual hosts are kept encoded too (wire.go).
+	encode := isRouteTable(m)
+	encs := make([][]byte, list.Len())
 	par.ForEach(list.Len(), func(i int) {
 		elem := list.Get(i).Message().Interface()
-		if sum, ok := h.known[elem]; ok {
-			sums[i] = sum
-			return
+		sum, known := h.known[elem]
+		if encode {
+			encs[i] = h.knownWire[elem]
 		}
-		sums[i], errs[i] = hashMarshalled(elem)
+		switch {
+		case known && (!encode || encs[i] != nil):
+			sums[i] = sum
+		case encode:
+			encs[i], sums[i], errs[i] = encodeAndHash(elem)
+		default:
+			sums[i], errs[i] = hashMarshalled(elem)
+		}
 	})
 	// The rest is a new message sharing m's other fields, not a copy.
 	rest := rm.New()
@@ -307,11 +335,21 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 		}
 		all.Write(sums[i][:])
 		h.keep(list.Get(i).Message().Interface(), sums[i])
+		if encs[i] != nil {
+			h.keepWire(list.Get(i).Message().Interface(), encs[i])
+		}
 	}
 	var out [sha256.Size]byte
 	all.Sum(out[:0])
 	h.keep(m, out)
 	return out, nil
+}
+
+// keepWire records the encoding of a route table's virtual host.
+func (h *hasher) keepWire(m proto.Message, b []byte) {
+	h.mu.Lock()
+	h.wire[m] = b
+	h.mu.Unlock()
 }
 
 // keep records m's hash for the next snapshot.
