@@ -2,6 +2,8 @@ package serve
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -116,4 +118,41 @@ func TestWireFormIsTheSameRouteTable(t *testing.T) {
 	if _, s := servedRouteTable(t, again, "ingress_http"); s != served {
 		t.Error("an unchanged route table got a new wire form")
 	}
+}
+
+// TestServeLongRouteTable serves a route table long enough to be handed
+// over in its wire form, and checks that an ADS client receives exactly
+// the route table translate built, before and after a host is added.
+func TestServeLongRouteTable(t *testing.T) {
+	dir := copyExamples(t)
+	var many strings.Builder
+	for i := range minSplitHash + 10 {
+		fmt.Fprintf(&many, "---\n%s", ingress(fmt.Sprintf("host-%d", i), fmt.Sprintf("host-%d.example.com", i)))
+	}
+	writeFile(t, filepath.Join(dir, "many.yaml"), many.String())
+	ts := startServer(t, []string{dir})
+	ts.waitReady(t)
+	c := newADSClient(t, ts.XDSAddr().String())
+	check := func(host string) {
+		t.Helper()
+		c.waitFor(t, host, func(v *xdsView) bool { return v.hasDomain(host) })
+		want := translatedFor(t, dir, ConfigSourceADS)
+		var table *routev3.RouteConfiguration
+		for _, rc := range want.RouteConfigs {
+			if rc.GetName() == "ingress_http" {
+				table = rc
+			}
+		}
+		if len(table.GetVirtualHosts()) < minSplitHash {
+			t.Fatalf("ingress_http has %d virtual hosts: too few to test the wire form", len(table.GetVirtualHosts()))
+		}
+		c.inspect(func(v *xdsView) {
+			if got := v.state(resourcev3.RouteType).resources["ingress_http"]; !proto.Equal(got, table) {
+				t.Error("the client's ingress_http differs from the one translated")
+			}
+		})
+	}
+	check("host-0.example.com")
+	writeFile(t, filepath.Join(dir, "added.yaml"), ingress("added", "added.example.com"))
+	check("added.example.com")
 }
