@@ -3,6 +3,8 @@ package loader
 import (
 	"errors"
 	"io"
+	"slices"
+	"sync"
 )
 
 // Options tune Load.
@@ -58,13 +60,28 @@ func Load(paths []string, opts Options) (*Result, error) {
 	})
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	errs = append(errs, fileErrs...)
-	errs = append(errs, findDuplicates(objs)...)
-	if len(errs) > 0 {
+	if hasEndpoints(objs) {
+		errs = append(errs, findDuplicates(objs)...)
+		if len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+		objs = mirrorEndpoints(objs)
+		sortObjects(objs)
+		res.Objects = objs
+		return res, nil
+	}
+	// With nothing to mirror, duplicates are looked for while a sorted
+	// copy is made: both only read the objects.
+	var dups []error
+	var wg sync.WaitGroup
+	wg.Go(func() { dups = findDuplicates(objs) })
+	sorted := slices.Clone(objs)
+	sortObjects(sorted)
+	wg.Wait()
+	if errs = append(errs, dups...); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	objs = mirrorEndpoints(objs)
-	sortObjects(objs)
-	res.Objects = objs
+	res.Objects = sorted
 	return res, nil
 }
 
