@@ -16,11 +16,6 @@ import (
 // Kubernetes' EndpointSlice mirroring controller writes.
 const mirroringControllerName = "endpointslicemirroring-controller.k8s.io"
 
-// hasEndpoints reports whether objs hold core/v1 Endpoints to mirror.
-func hasEndpoints(objs []Object) bool {
-	return slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok })
-}
-
 // mirrorEndpoints replaces core/v1 Endpoints by the EndpointSlices that
 // Kubernetes' mirroring controller would make of them: Contour only reads
 // EndpointSlices. Endpoints of a service that already has a slice in the
@@ -30,7 +25,7 @@ func hasEndpoints(objs []Object) bool {
 // having no selector: offline there are no Pods for the selector to pick,
 // so Endpoints written by hand are the only endpoints there are.
 func mirrorEndpoints(objs []Object) []Object {
-	if !hasEndpoints(objs) {
+	if !slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok }) {
 		return objs // most inputs have EndpointSlices only
 	}
 	hasSlices := map[string]bool{} // namespace/service

@@ -60,22 +60,12 @@ func Load(paths []string, opts Options) (*Result, error) {
 	})
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	errs = append(errs, fileErrs...)
-	if hasEndpoints(objs) {
-		errs = append(errs, findDuplicates(objs)...)
-		if len(errs) > 0 {
-			return nil, errors.Join(errs...)
-		}
-		objs = mirrorEndpoints(objs)
-		sortObjects(objs)
-		res.Objects = objs
-		return res, nil
-	}
-	// With nothing to mirror, duplicates are looked for while a sorted
-	// copy is made: both only read the objects.
+	// Duplicates are looked for while the objects are mirrored and sorted
+	// in a copy: findDuplicates only reads them.
 	var dups []error
 	var wg sync.WaitGroup
 	wg.Go(func() { dups = findDuplicates(objs) })
-	sorted := slices.Clone(objs)
+	sorted := mirrorEndpoints(slices.Clone(objs))
 	sortObjects(sorted)
 	wg.Wait()
 	if errs = append(errs, dups...); len(errs) > 0 {
