@@ -8,7 +8,7 @@ import (
 )
 
 // Deep equality of DAG values, as reflect.DeepEqual decides it, at a
-// fraction of its cost: the route table memo (xds_memo.go) compares every
+// fraction of its cost: the Memo (xds_memo.go) compares every
 // virtual host with the one it built before, and DeepEqual, which goes
 // through reflect.Value at every field and records every pointer pair it
 // follows, took as long as building the Envoy virtual host again.
@@ -29,7 +29,7 @@ const maxCompareDepth = 64
 
 // sameValue reports whether *a and *b are deeply equal.
 func sameValue[T any](a, b *T) bool {
-	return comparerFor(reflect.TypeFor[T]())(unsafe.Pointer(a), unsafe.Pointer(b), 0)
+	return cellFor(reflect.TypeFor[T]()).cmp(unsafe.Pointer(a), unsafe.Pointer(b), 0)
 }
 
 var comparers sync.Map // reflect.Type -> *comparerCell
@@ -37,11 +37,6 @@ var comparers sync.Map // reflect.Type -> *comparerCell
 // comparerCell holds a type's comparer; types that refer to themselves
 // reach their own cell before it is filled, and read it when comparing.
 type comparerCell struct{ cmp comparer }
-
-func comparerFor(t reflect.Type) comparer {
-	cell := cellFor(t)
-	return func(a, b unsafe.Pointer, depth int) bool { return cell.cmp(a, b, depth) }
-}
 
 var compileMu sync.Mutex
 
@@ -66,13 +61,13 @@ func compileCell(t reflect.Type) *comparerCell {
 }
 
 func compile(t reflect.Type) comparer {
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+	if isInteger(t.Kind()) {
 		size := t.Size()
 		return func(a, b unsafe.Pointer, _ int) bool {
 			return bytes.Equal(unsafe.Slice((*byte)(a), size), unsafe.Slice((*byte)(b), size))
 		}
+	}
+	switch t.Kind() {
 	case reflect.Float32:
 		return func(a, b unsafe.Pointer, _ int) bool { return *(*float32)(a) == *(*float32)(b) }
 	case reflect.Float64:
@@ -190,15 +185,25 @@ func compileStruct(t reflect.Type) comparer {
 	}
 }
 
-// fieldHow is how compileStruct compares a field of type t.
-func fieldHow(t reflect.Type) int {
-	switch t.Kind() {
-	case reflect.String:
-		return fieldString
-	case reflect.Pointer:
-		return fieldPointer
+// isInteger reports whether values of kind k are equal exactly when their
+// bytes are: booleans and integers.
+func isInteger(k reflect.Kind) bool {
+	switch k {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// fieldHow is how compileStruct compares a field of type t.
+func fieldHow(t reflect.Type) int {
+	switch {
+	case t.Kind() == reflect.String:
+		return fieldString
+	case t.Kind() == reflect.Pointer:
+		return fieldPointer
+	case isInteger(t.Kind()):
 		switch t.Size() {
 		case 8:
 			return field8
