@@ -156,7 +156,7 @@ func thinned[T proto.Message](m T, validated map[proto.Message][sha256.Size]byte
 		return m
 	}
 	list := rm.Get(long).List()
-	rest := rm.New()
+	rest := withoutField(rm, long)
 	kept := rest.Mutable(long).List()
 	for i := range list.Len() {
 		if _, ok := validated[list.Get(i).Message().Interface()]; !ok {
@@ -166,13 +166,20 @@ func thinned[T proto.Message](m T, validated map[proto.Message][sha256.Size]byte
 	if kept.Len() == list.Len() {
 		return m
 	}
-	rm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd != long {
-			rest.Set(fd, v)
+	return rest.Interface().(T)
+}
+
+// withoutField is a new message sharing all of m's fields but fd: a
+// shallow copy, not a deep one.
+func withoutField(m protoreflect.Message, fd protoreflect.FieldDescriptor) protoreflect.Message {
+	out := m.New()
+	m.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if f != fd {
+			out.Set(f, v)
 		}
 		return true
 	})
-	return rest.Interface().(T)
+	return out
 }
 
 // longList is m's list of messages long enough to be hashed element by
@@ -314,15 +321,7 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 			sums[i], errs[i] = hashMarshalled(elem)
 		}
 	})
-	// The rest is a new message sharing m's other fields, not a copy.
-	rest := rm.New()
-	rm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd != long {
-			rest.Set(fd, v)
-		}
-		return true
-	})
-	b, err := deterministic.Marshal(rest.Interface())
+	b, err := deterministic.Marshal(withoutField(rm, long).Interface())
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}

@@ -90,13 +90,7 @@ func wireForm(m proto.Message, wire map[proto.Message][]byte) proto.Message {
 		raw = protowire.AppendTag(raw, long.Number(), protowire.BytesType)
 		raw = protowire.AppendBytes(raw, wire[list.Get(i).Message().Interface()])
 	}
-	out := rm.New()
-	rm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd != long {
-			out.Set(fd, v)
-		}
-		return true
-	})
+	out := withoutField(rm, long)
 	out.SetUnknown(append(protoreflect.RawFields(raw), rm.GetUnknown()...))
 	return out.Interface()
 }
