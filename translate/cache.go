@@ -50,6 +50,7 @@ type cache struct {
 	configMaps         map[types.NamespacedName]*corev1.ConfigMap
 	secretChecks       secretChecks
 	memo               *Memo // nil when the caller keeps none
+	verdicts           *secretVerdicts
 
 	// settings are the configuration's (nil: Contour's defaults).
 	settings *settings

@@ -23,13 +23,23 @@ import (
 // two translations used, so it grows with the inputs, not with the number
 // of reloads. A Memo serves one translation at a time.
 type Memo struct {
+	verdicts secretVerdicts
+
+	mu sync.Mutex
+	// built is what the last translation built, and nextBuilt what the
+	// one under way builds (xds_memo.go).
+	built, nextBuilt *built
+}
+
+// secretVerdicts remembers Secret validations by content. A translation
+// without a Memo keeps its own for its length: many Secrets often hold the
+// same certificate (a wildcard copied into every namespace), and parsing
+// it again is what checking costs; hashing it is a tenth of that.
+type secretVerdicts struct {
 	mu sync.Mutex
 	// current are the verdicts of the translation under way, previous
 	// those of the one before, which it may take over.
 	current, previous map[verdictKey]error
-	// built is what the last translation built, and nextBuilt what the
-	// one under way builds (xds_memo.go).
-	built, nextBuilt *built
 }
 
 // NewMemo returns an empty Memo.
@@ -47,9 +57,9 @@ func (m *Memo) begin() {
 	if m == nil {
 		return
 	}
+	m.verdicts.begin()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.previous, m.current = m.current, map[verdictKey]error{}
 	if m.nextBuilt != nil {
 		m.built = m.nextBuilt
 	}
@@ -59,27 +69,32 @@ func (m *Memo) begin() {
 	m.nextBuilt = newBuilt()
 }
 
+// begin starts a translation: the verdicts of the one before the last are
+// dropped.
+func (v *secretVerdicts) begin() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.previous, v.current = v.current, map[verdictKey]error{}
+}
+
 // verdict is validate(s), remembered by s's content. The validators read
 // only a Secret's type and data, which is what the content hash covers.
-func (m *Memo) verdict(s *corev1.Secret, validator uintptr, validate func(*corev1.Secret) error) error {
-	if m == nil {
-		return validate(s)
-	}
+func (v *secretVerdicts) verdict(s *corev1.Secret, validator uintptr, validate func(*corev1.Secret) error) error {
 	key := verdictKey{validator, secretContent(s)}
-	m.mu.Lock()
-	err, ok := m.current[key]
+	v.mu.Lock()
+	err, ok := v.current[key]
 	if !ok {
-		err, ok = m.previous[key]
+		err, ok = v.previous[key]
 	}
-	m.mu.Unlock()
+	v.mu.Unlock()
 	if !ok {
 		err = validate(s)
 	}
-	m.mu.Lock()
-	if m.current != nil {
-		m.current[key] = err
+	v.mu.Lock()
+	if v.current != nil {
+		v.current[key] = err
 	}
-	m.mu.Unlock()
+	v.mu.Unlock()
 	return err
 }
 

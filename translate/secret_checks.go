@@ -39,7 +39,7 @@ type secretResult struct {
 func (c *cache) checkSecret(s *corev1.Secret, name types.NamespacedName, validate func(*corev1.Secret) error) error {
 	validator := reflect.ValueOf(validate).Pointer()
 	r := c.secretChecks.result(secretCheck{name, validator})
-	r.once.Do(func() { r.err = c.memo.verdict(s, validator, validate) })
+	r.once.Do(func() { r.err = c.verdicts.verdict(s, validator, validate) })
 	return r.err
 }
 

@@ -159,6 +159,12 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	c.settings = s
 	c.memo = opts.Memo
 	opts.Memo.begin()
+	c.verdicts = &secretVerdicts{}
+	if opts.Memo != nil {
+		c.verdicts = &opts.Memo.verdicts
+	} else {
+		c.verdicts.begin()
+	}
 	c.checkServingSecretsAhead()
 	defer c.stopCheckingAhead()
 	d := newDAG()
