@@ -48,7 +48,7 @@ type typeSection struct {
 func JSON(w io.Writer, r *translate.Resources) error {
 	sections := typeSections(r)
 	docs := newDocTable(sections)
-	if err := printValidSections(r, sections, docs.keep); err != nil {
+	if err := printValidSections(r, sections, docs); err != nil {
 		return err
 	}
 	// Streamed rather than joined into one buffer first: for thousands of
@@ -69,15 +69,10 @@ func JSONStream(w io.Writer, r *translate.Resources) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	l := &jsonLayout{bw: bw, sections: sections}
 	l.begin()
-	err := printValidSections(r, sections, func(section, item int, doc document) error {
-		l.item(section, item, doc)   // copied into bw or written: not kept
-		_, err := bw.WriteString("") // a failed write's error sticks in bw
-		return err
-	})
-	if err != nil {
+	if err := printValidSections(r, sections, l); err != nil {
 		return err
 	}
-	l.end()
+	l.close()
 	return bw.Flush()
 }
 
@@ -89,38 +84,57 @@ func writeJSON(bw *bufio.Writer, sections []typeSection, docs [][]document) {
 	l.begin()
 	for i := range docs {
 		for j, doc := range docs[i] {
-			l.item(i, j, doc)
+			for _, segment := range doc {
+				_ = l.segment(i, j, segment)
+			}
+			_ = l.end(i, j)
 		}
 	}
-	l.end()
+	l.close()
 }
 
 // jsonLayout writes the top-level object around resources given to it in
-// order, opening and closing each type's list as it goes. Errors stick in
-// bw and surface at Flush.
+// order, opening and closing each type's list as it goes. As a docSink it
+// copies each segment into bw or writes it, and keeps none. Errors stick in
+// bw: they surface at Flush, and as the sink's error.
 type jsonLayout struct {
 	bw       *bufio.Writer
 	sections []typeSection
 	current  int  // the section being written; those before are closed
 	open     bool // its list is open
+	inItem   bool // a resource is being written
 }
 
 func (l *jsonLayout) begin() { l.bw.WriteString("{\n") }
 
-// item writes the next resource: item of section.
-func (l *jsonLayout) item(section, item int, doc document) {
-	l.closeBefore(section)
-	l.openCurrent()
-	l.bw.WriteString("\n" + elementPrefix)
-	for _, segment := range doc {
-		l.bw.Write(segment)
+// segment writes the next segment of item of section, starting the item
+// first when it is its first.
+func (l *jsonLayout) segment(section, item int, segment []byte) error {
+	if !l.inItem {
+		l.closeBefore(section)
+		l.openCurrent()
+		l.bw.WriteString("\n" + elementPrefix)
+		l.inItem = true
 	}
+	_, err := l.bw.Write(segment)
+	return err
+}
+
+// end ends item of section, whose segments are written.
+func (l *jsonLayout) end(section, item int) error {
+	if !l.inItem {
+		_ = l.segment(section, item, nil)
+	}
+	l.inItem = false
 	if item < len(l.sections[section].items)-1 {
 		l.bw.WriteByte(',')
 	}
+	_, err := l.bw.WriteString("") // a failed write's error sticks in bw
+	return err
 }
 
-func (l *jsonLayout) end() {
+// close closes the sections left open and the top-level object.
+func (l *jsonLayout) close() {
 	l.closeBefore(len(l.sections))
 	l.bw.WriteString("}\n")
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -175,6 +176,38 @@ func TestJSONSegmentsMatchJoined(t *testing.T) {
 	}
 }
 
+// countingSink counts the segments each resource is handed on in.
+type countingSink map[[2]int]int
+
+func (c countingSink) segment(section, item int, _ []byte) error {
+	c[[2]int{section, item}]++
+	return nil
+}
+func (c countingSink) end(int, int) error { return nil }
+
+// A resource's long list is handed on piece by piece, so that a big
+// resource is never held whole; a short resource is one segment.
+func TestPrintAllHandsLongListsOnInPieces(t *testing.T) {
+	r := largeResources(t, 8*minSplitList)
+	sections := typeSections(r)
+	got := countingSink{}
+	if err := indentedEncoder(elementPrefix).printAll(sections, true, got); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sections {
+		for j, name := range s.names {
+			n := got[[2]int{i, j}]
+			long := s.kind == "route configuration" && name == "ingress_http"
+			switch {
+			case long && n < 3:
+				t.Errorf("%s %s: %d segments, want the part before the list, its pieces and the rest", s.kind, name, n)
+			case !long && n != 1:
+				t.Errorf("%s %s: %d segments, want 1", s.kind, name, n)
+			}
+		}
+	}
+}
+
 // JSONStream writes the bytes JSON writes: with every type empty, with
 // long lists printed in pieces, and with a resource left to protojson.
 func TestJSONStreamMatchesJSON(t *testing.T) {
@@ -203,16 +236,20 @@ func TestJSONStreamMatchesJSON(t *testing.T) {
 // printed in, and nothing from the first failed job on.
 func TestInOrderPassesOnInJobOrder(t *testing.T) {
 	var got []int
-	o := newInOrder(func(n int, _ document) error { got = append(got, n); return nil })
+	passOn := func() *inOrder {
+		got = nil
+		return newInOrder(func(n int, _ []byte) error { got = append(got, n); return nil },
+			func(int) error { return nil })
+	}
+	o := passOn()
 	for _, n := range []int{2, 0, 3, 1} {
-		o.done(n, document{[]byte{byte(n)}})
+		o.done(n, []byte{byte(n)})
 	}
 	if !slices.Equal(got, []int{0, 1, 2, 3}) {
 		t.Errorf("passed on %v, want 0 1 2 3", got)
 	}
 
-	got = nil
-	o = newInOrder(func(n int, _ document) error { got = append(got, n); return nil })
+	o = passOn()
 	o.done(3, nil)
 	o.fail(2, errors.New("job 2"))
 	o.done(0, nil)
@@ -224,6 +261,30 @@ func TestInOrderPassesOnInJobOrder(t *testing.T) {
 	if !slices.Equal(got, []int{0}) || o.err.Error() != "job 1" {
 		t.Errorf("passed on %v with error %v, want 0 and the earliest failure, job 1", got, o.err)
 	}
+}
+
+// A job's segments printed before the job is done are passed on at once
+// when it is the next job, and otherwise as soon as it becomes the next;
+// each job ends after its last segment.
+func TestInOrderPassesSegmentsOnEarly(t *testing.T) {
+	var got []string
+	o := newInOrder(func(n int, segment []byte) error { got = append(got, string(segment)); return nil },
+		func(n int) error { got = append(got, fmt.Sprintf("end %d", n)); return nil })
+	step := func(what func(), want ...string) {
+		t.Helper()
+		got = nil
+		what()
+		if !slices.Equal(got, want) {
+			t.Errorf("passed on %q, want %q", got, want)
+		}
+	}
+	step(func() { o.add(1, []byte("1a")) })
+	step(func() { o.add(0, []byte("0a")) }, "0a")
+	step(func() { o.add(1, []byte("1b")) })
+	step(func() { o.done(2, []byte("2")) })
+	step(func() { o.done(0, []byte("0b")) }, "0b", "end 0", "1a", "1b")
+	step(func() { o.add(1, []byte("1c")) }, "1c")
+	step(func() { o.done(1, []byte("1d")) }, "1d", "end 1", "2", "end 2")
 }
 
 // JSONStream writes the resources before an invalid one, in order, and
@@ -243,5 +304,29 @@ func TestJSONStreamWritesUpToAnInvalidResource(t *testing.T) {
 	}
 	if bytes.Contains(out.Bytes(), []byte(name(last))) {
 		t.Error("the invalid cluster was written")
+	}
+}
+
+// A list's pieces are passed on as soon as those before them are printed,
+// and none from the first failed one on.
+func TestPiecesPassedInOrder(t *testing.T) {
+	var got []string
+	to := &segmentPasser{pass: func(s []byte) { got = append(got, string(s)) }}
+	pieces := [][]byte{[]byte("0"), []byte("1"), []byte("2"), []byte("3")}
+	errs := make([]error, len(pieces))
+	var pp piecesPassed
+	pp.printed(1, pieces, errs, to)
+	if len(got) != 0 {
+		t.Fatalf("passed %q before piece 0 was printed", got)
+	}
+	pp.printed(0, pieces, errs, to)
+	if !slices.Equal(got, []string{"0", "1"}) || pieces[0] != nil {
+		t.Fatalf("passed %q, want 0 1, and dropped", got)
+	}
+	errs[3] = errors.New("piece 3")
+	pp.printed(3, pieces, errs, to)
+	pp.printed(2, pieces, errs, to)
+	if !slices.Equal(got, []string{"0", "1", "2"}) {
+		t.Errorf("passed %q, want 0 1 2 and not the failed piece", got)
 	}
 }

@@ -15,11 +15,20 @@ import (
 // printed (see jsonEncoder.segments); others are one segment.
 type document [][]byte
 
+// docSink receives printed resources in order, each as its segments and
+// then its end. A resource's first segments may come before the rest of it
+// is printed.
+type docSink interface {
+	segment(section, item int, segment []byte) error
+	end(section, item int) error
+}
+
 // printValidSections prints every resource of every section as JSON laid
 // out at elementPrefix and hands each to sink in section and item order,
 // checking each as Validate does. If one breaks the rules it returns
-// Validate's error, and sink gets no resource from that one on.
-func printValidSections(r *translate.Resources, sections []typeSection, sink func(section, item int, doc document) error) error {
+// Validate's error; sink may have been given the start of that resource,
+// but nothing after it.
+func printValidSections(r *translate.Resources, sections []typeSection, sink docSink) error {
 	e := indentedEncoder(elementPrefix)
 	e.validate = true
 	err := e.printAll(sections, true, sink)
@@ -38,13 +47,14 @@ func printValidSections(r *translate.Resources, sections []typeSection, sink fun
 // returns them all (see printAll).
 func (e *jsonEncoder) marshalAll(sections []typeSection, segmented bool) ([][]document, error) {
 	docs := newDocTable(sections)
-	if err := e.printAll(sections, segmented, docs.keep); err != nil {
+	if err := e.printAll(sections, segmented, docs); err != nil {
 		return nil, err
 	}
 	return docs, nil
 }
 
-// docTable holds the printed documents of sections, one list per section.
+// docTable holds the printed documents of sections, one list per section;
+// as a docSink it keeps every document.
 type docTable [][]document
 
 func newDocTable(sections []typeSection) docTable {
@@ -55,11 +65,12 @@ func newDocTable(sections []typeSection) docTable {
 	return docs
 }
 
-// keep is a sink for printAll that keeps every document.
-func (d docTable) keep(section, item int, doc document) error {
-	d[section][item] = doc
+func (d docTable) segment(section, item int, segment []byte) error {
+	d[section][item] = append(d[section][item], segment)
 	return nil
 }
+
+func (d docTable) end(int, int) error { return nil }
 
 // bigDocument is the size from which a printed resource keeps the buffer
 // it was printed in rather than a copy of it.
@@ -68,11 +79,13 @@ const bigDocument = 1 << 20
 // printAll prints every resource of every section in e's layout, as
 // documents of one segment unless segmented, and hands them to sink in
 // section and item order, each as soon as it and those before it are
-// printed; sink may keep them. Resources are independent, so they are
-// shared out among the CPUs. If any fails, or sink does, sink gets nothing
-// from that resource on and the error is that of the first failure in
-// output order, so it is the same on every run.
-func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink func(section, item int, doc document) error) error {
+// printed; sink may keep them. A segmented resource's long list is handed
+// on piece by piece as it is printed, so that a big listener need not be
+// held whole. Resources are independent, so they are shared out among the
+// CPUs. If any fails, or sink does, sink gets nothing after that
+// resource's segments printed so far, and the error is that of the first
+// failure in output order, so it is the same on every run.
+func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docSink) error {
 	type job struct{ section, item int }
 	var jobs []job
 	for i, s := range sections {
@@ -80,9 +93,9 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink func
 			jobs = append(jobs, job{i, j})
 		}
 	}
-	out := newInOrder(func(n int, doc document) error {
-		return sink(jobs[n].section, jobs[n].item, doc)
-	})
+	out := newInOrder(
+		func(n int, segment []byte) error { return sink.segment(jobs[n].section, jobs[n].item, segment) },
+		func(n int) error { return sink.end(jobs[n].section, jobs[n].item) })
 	forEachJob(len(jobs), func() func(int) {
 		var scratch []byte // reused between resources, so a document is allocated once, at its size
 		return func(n int) {
@@ -92,10 +105,11 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink func
 			jb := jobs[n]
 			s := sections[jb.section]
 			pe := e
-			var segments [][]byte
+			var passer *segmentPasser
 			if segmented {
 				one := *e // the encoder of this one resource
-				one.segments = &segments
+				passer = &segmentPasser{pass: func(segment []byte) { out.add(n, segment) }}
+				one.segments = passer
 				pe = &one
 			}
 			printed, err := pe.marshal(scratch[:0], s.items[jb.item])
@@ -103,39 +117,48 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink func
 				out.fail(n, &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err})
 				return
 			}
-			var doc document
 			switch {
-			case len(segments) > 0:
-				// The segments own scratch's array now.
-				doc, scratch = append(segments, printed), nil
+			case passer != nil && passer.passed > 0:
+				// The segments passed on own scratch's array now.
+				out.done(n, printed)
+				scratch = nil
 			case len(printed) >= bigDocument:
 				// A copy would cost as much memory again; the
 				// next resource starts a buffer of its own.
-				doc, scratch = document{printed}, nil
+				out.done(n, printed)
+				scratch = nil
 			default:
-				doc, scratch = document{slices.Clone(printed)}, printed
+				out.done(n, slices.Clone(printed))
+				scratch = printed
 			}
-			out.done(n, doc)
 		}
 	})
 	return out.err
 }
 
-// inOrder passes documents printed in any order on, in job order. Only the
-// documents printed ahead of the next one wait in memory.
+// inOrder passes the segments of documents printed in any order on, in job
+// order. Only what is printed ahead of the job being passed on waits in
+// memory.
 type inOrder struct {
 	mu      sync.Mutex
 	next    int // the job to pass on next
-	pending map[int]document
-	emit    func(n int, doc document) error
+	pending map[int]*pendingDoc
+	emit    func(n int, segment []byte) error
+	finish  func(n int) error
 	// failedAt is the first job that failed, and err its error; nothing
 	// from it on is passed on.
 	failedAt int
 	err      error
 }
 
-func newInOrder(emit func(n int, doc document) error) *inOrder {
-	return &inOrder{pending: map[int]document{}, emit: emit}
+// pendingDoc is what was printed of a job that cannot be passed on yet.
+type pendingDoc struct {
+	segments [][]byte
+	done     bool
+}
+
+func newInOrder(emit func(n int, segment []byte) error, finish func(n int) error) *inOrder {
+	return &inOrder{pending: map[int]*pendingDoc{}, emit: emit, finish: finish}
 }
 
 // mayStart says whether job n is still worth printing: not when a job
@@ -143,25 +166,74 @@ func newInOrder(emit func(n int, doc document) error) *inOrder {
 func (o *inOrder) mayStart(n int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.err == nil || n < o.failedAt
+	return o.passing(n)
 }
 
-func (o *inOrder) done(n int, doc document) {
+func (o *inOrder) passing(n int) bool { return o.err == nil || n < o.failedAt }
+
+// add is the next segment of job n, which is not printed whole yet.
+func (o *inOrder) add(n int, segment []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.pending[n] = doc
-	for o.err == nil || o.next < o.failedAt {
-		d, ok := o.pending[o.next]
+	if !o.passing(n) {
+		return
+	}
+	if n == o.next {
+		o.emitSegment(n, segment)
+		return
+	}
+	o.pendingOf(n).segments = append(o.pendingOf(n).segments, segment)
+}
+
+// done is job n's last segment: the job is printed.
+func (o *inOrder) done(n int, last []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.passing(n) {
+		return
+	}
+	p := o.pendingOf(n)
+	p.segments, p.done = append(p.segments, last), true
+	for o.passing(o.next) {
+		p, ok := o.pending[o.next]
 		if !ok {
 			return
 		}
+		for _, segment := range p.segments {
+			if !o.emitSegment(o.next, segment) {
+				return
+			}
+		}
+		p.segments = nil
+		if !p.done {
+			return // it passes its next segments on itself
+		}
 		delete(o.pending, o.next)
-		if err := o.emit(o.next, d); err != nil {
+		if err := o.finish(o.next); err != nil {
 			o.failedAt, o.err = o.next, err
 			return
 		}
 		o.next++
 	}
+}
+
+func (o *inOrder) pendingOf(n int) *pendingDoc {
+	p, ok := o.pending[n]
+	if !ok {
+		p = &pendingDoc{}
+		o.pending[n] = p
+	}
+	return p
+}
+
+// emitSegment passes a segment of job n, the next job, on; false means the
+// sink failed.
+func (o *inOrder) emitSegment(n int, segment []byte) bool {
+	if err := o.emit(n, segment); err != nil {
+		o.failedAt, o.err = n, err
+		return false
+	}
+	return true
 }
 
 // fail records that job n failed with err; the earliest failure wins.

@@ -17,6 +17,8 @@ package render
 import (
 	"encoding/base64"
 	"errors"
+	"hash/crc32"
+	"hash/maphash"
 	"math"
 	"runtime"
 	"slices"
@@ -64,11 +66,40 @@ type jsonEncoder struct {
 	// decoded, when set, gives the contents of Anys decoded before, so
 	// that they are not decoded again to be printed.
 	decoded *decodedAnys
-	// segments, on an encoder printing one resource, receives the pieces
-	// of the resource's own long list as they are, rather than joined
-	// into one buffer (see marshalAll): tens of megabytes less to copy
-	// and hold for a big listener.
-	segments *[][]byte
+	// segments, on an encoder printing one resource, is passed the
+	// resource's own long list piece by piece, in order, as the pieces are
+	// printed, rather than joined into one buffer: for a big listener
+	// that is tens of megabytes less to copy, and less to hold when the
+	// pieces are written out as they come (JSONStream).
+	segments *segmentPasser
+}
+
+// segmentPasser passes on, in order, the segments of one resource printed
+// so far, and remembers how many bytes it passed and their checksum.
+type segmentPasser struct {
+	pass   func(segment []byte)
+	passed int
+	sum    uint32
+}
+
+func (p *segmentPasser) add(segment []byte) {
+	p.passed += len(segment)
+	p.sum = crc32.Update(p.sum, castagnoli, segment)
+	p.pass(segment)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// rest is the part of a resource's JSON, printed whole, that comes after
+// what p passed on already. It is for a resource left to protojson after
+// some of its pieces were passed on: the fast encoder prints what protojson
+// prints, so the bytes passed are the start of protojson's, which the
+// checksum confirms.
+func (p *segmentPasser) rest(whole []byte) ([]byte, error) {
+	if len(whole) < p.passed || crc32.Checksum(whole[:p.passed], castagnoli) != p.sum {
+		return nil, errors.New("render: the fast JSON encoder and protojson disagree")
+	}
+	return whole[p.passed:], nil
 }
 
 // compactEncoder prints compact JSON.
@@ -94,16 +125,9 @@ func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
 			return dst, &invalidError{err}
 		}
 	}
-	emitted := 0
-	if e.segments != nil {
-		emitted = len(*e.segments)
-	}
 	out, err := e.message(dst, m.ProtoReflect(), 0)
 	if err == nil {
 		return out, nil
-	}
-	if e.segments != nil {
-		*e.segments = (*e.segments)[:emitted]
 	}
 	if _, invalid := err.(*invalidError); invalid {
 		return dst, err
@@ -120,7 +144,14 @@ func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
 	if err := e.decoded.packAll(m.ProtoReflect()); err != nil {
 		return dst, err
 	}
-	return e.viaProtojson(dst[:len(dst):len(dst)], m, 0)
+	if e.segments == nil || e.segments.passed == 0 {
+		return e.viaProtojson(dst[:len(dst):len(dst)], m, 0)
+	}
+	whole, err := e.viaProtojson(nil, m, 0)
+	if err != nil {
+		return dst, err
+	}
+	return e.segments.rest(whole)
 }
 
 // viaProtojson appends protojson's output for m at depth, laid out as the
@@ -248,6 +279,14 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 	perPiece := max(16, n/(8*runtime.GOMAXPROCS(0)))
 	pieces := make([][]byte, (n+perPiece-1)/perPiece)
 	errs := make([]error, len(pieces))
+	passing := e.segments != nil && depth == 1
+	if passing {
+		// The resource's own list: what was printed before it, then
+		// each piece as soon as those before it are printed, are passed
+		// on; printing goes on in a new buffer.
+		e.segments.add(dst)
+	}
+	var passed piecesPassed
 	// Each piece starts with room for the size of the last one printed:
 	// pieces are alike, and growing a buffer by doubling copies it.
 	var lastSize atomic.Int64
@@ -257,6 +296,9 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 			hint := lastSize.Load()
 			pieces[k], errs[k] = e.elements(make([]byte, 0, hint+hint/8), l, fd, depth, from, min(from+perPiece, n))
 			lastSize.Store(int64(len(pieces[k])))
+			if passing {
+				passed.printed(k, pieces, errs, e.segments)
+			}
 		}
 	})
 	size := 0
@@ -266,10 +308,7 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 		}
 		size += len(piece)
 	}
-	if e.segments != nil && depth == 1 {
-		// The resource's own list: what was printed before it, then
-		// the pieces, become segments; printing goes on in a new buffer.
-		*e.segments = append(append(*e.segments, dst), pieces...)
+	if passing {
 		return make([]byte, 0, 4096), nil
 	}
 	// A new buffer of the final size, and room for the fields after the
@@ -281,6 +320,30 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 		out = append(out, piece...)
 	}
 	return out, nil
+}
+
+// piecesPassed passes a list's pieces on in order as they are printed, in
+// whatever order that is, up to the first that failed.
+type piecesPassed struct {
+	mu   sync.Mutex
+	next int // the piece to pass on next
+	done []bool
+}
+
+// printed records that piece k is printed (or failed), and passes on what
+// is then ready; a passed piece is dropped from pieces.
+func (pp *piecesPassed) printed(k int, pieces [][]byte, errs []error, to *segmentPasser) {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if pp.done == nil {
+		pp.done = make([]bool, len(pieces))
+	}
+	pp.done[k] = true
+	for pp.next < len(pieces) && pp.done[pp.next] && errs[pp.next] == nil {
+		to.add(pieces[pp.next])
+		pieces[pp.next] = nil
+		pp.next++
+	}
 }
 
 // mapValue prints a map with its keys in protojson's order: numeric for
@@ -563,7 +626,7 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) 
 		return dst, err
 	}
 	if cacheable {
-		e.anys.put(key, slices.Clone(dst[start:]))
+		e.anys.put(key, dst[start:])
 	}
 	return dst, nil
 }
@@ -577,10 +640,19 @@ func anyKey(dst []byte, typeURL string, value []byte) []byte {
 
 // anyCache maps packed messages (anyKey) to their printed JSON. Lookups,
 // by far the most frequent, take a byte slice and allocate nothing.
+//
+// A packed message's JSON is kept from the second time it is printed on:
+// the repeated configs are printed once more, but the unique ones (each
+// filter chain's connection manager and TLS context) are not held, which
+// at 5,000 HTTPProxies was 50 MB of memory, a quarter of what printing
+// the output holds.
 type anyCache struct {
-	mu sync.RWMutex
-	m  map[string][]byte
+	mu   sync.RWMutex
+	m    map[string][]byte
+	seen map[uint64]bool // by maphash of the key; a collision only keeps a JSON early
 }
+
+var anyCacheSeed = maphash.MakeSeed()
 
 func (c *anyCache) get(key []byte) ([]byte, bool) {
 	if c == nil {
@@ -592,16 +664,25 @@ func (c *anyCache) get(key []byte) ([]byte, bool) {
 	return js, ok
 }
 
+// put records that key printed as js, which put copies when it keeps it.
 func (c *anyCache) put(key, js []byte) {
 	if c == nil {
 		return
 	}
+	h := maphash.Bytes(anyCacheSeed, key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.seen[h] {
+		if c.seen == nil {
+			c.seen = map[uint64]bool{}
+		}
+		c.seen[h] = true
+		return
+	}
 	if c.m == nil {
 		c.m = map[string][]byte{}
 	}
-	c.m[string(key)] = js
+	c.m[string(key)] = slices.Clone(js)
 }
 
 // packed prints the message value encodes, or known, the same message

@@ -107,17 +107,40 @@ func TestFastJSONScalars(t *testing.T) {
 	}
 }
 
-// TestFastJSONCachesAnys: a repeated Any is printed once and the copy is
-// the same; a changed one is printed afresh.
+// TestFastJSONCachesAnys: an Any printed once is not kept, a repeated one
+// is, and the copy is the same; a changed one is printed afresh.
 func TestFastJSONCachesAnys(t *testing.T) {
 	enc := compactEncoder()
 	a := &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})}
 	sameAsProtojson(t, enc, a)
-	sameAsProtojson(t, enc, a)
-	if n := len(enc.anys.m); n != 1 {
-		t.Fatalf("%d cached Anys, want 1", n)
+	if n := len(enc.anys.m); n != 0 {
+		t.Fatalf("%d cached Anys after one print, want 0", n)
+	}
+	for range 2 {
+		sameAsProtojson(t, enc, a)
+		if n := len(enc.anys.m); n != 1 {
+			t.Fatalf("%d cached Anys, want 1", n)
+		}
 	}
 	sameAsProtojson(t, enc, &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 4})})
+}
+
+// A resource left to protojson after pieces of it were passed on gets the
+// rest of protojson's output, and an error when what was passed is not
+// protojson's start.
+func TestSegmentPasserRest(t *testing.T) {
+	var passed []byte
+	p := &segmentPasser{pass: func(s []byte) { passed = append(passed, s...) }}
+	p.add([]byte("{\"a\": "))
+	p.add([]byte("1, "))
+	if rest, err := p.rest([]byte(`{"a": 1, "b": 2}`)); err != nil || string(passed)+string(rest) != `{"a": 1, "b": 2}` {
+		t.Errorf("rest %q, %v", rest, err)
+	}
+	for _, whole := range []string{`{"a": 2, "b": 2}`, `{"a"`} {
+		if _, err := p.rest([]byte(whole)); err == nil {
+			t.Errorf("no error for %q after %q was passed", whole, passed)
+		}
+	}
 }
 
 func TestFastJSONFixtures(t *testing.T) {
