@@ -227,7 +227,7 @@ func TestMemoVerdicts(t *testing.T) {
 	check := func(what string, s *corev1.Secret, f func(*corev1.Secret) error, wantErr error, wantCalls int) {
 		t.Helper()
 		before := calls
-		if err := m.verdict(s, ptr(f), f); err != wantErr {
+		if err := m.verdicts.verdict(s, ptr(f), f); err != wantErr {
 			t.Errorf("%s: verdict %v, want %v", what, err, wantErr)
 		}
 		if calls-before != wantCalls {
@@ -246,13 +246,14 @@ func TestMemoVerdicts(t *testing.T) {
 	check("used by the last one, kept", secret("bad"), validate, invalid, 0)
 	check("unused by the last one, dropped", secret("good"), validate, nil, 1)
 
-	var none *Memo
+	// A translation without a Memo keeps verdicts of its own.
+	var own secretVerdicts
 	before := calls
-	none.begin()
-	_ = none.verdict(secret("good"), ptr(validate), validate)
-	_ = none.verdict(secret("good"), ptr(validate), validate)
-	if calls-before != 2 {
-		t.Errorf("without a memo, validated %d times, want 2", calls-before)
+	own.begin()
+	_ = own.verdict(secret("good"), ptr(validate), validate)
+	_ = own.verdict(secret("good"), ptr(validate), validate)
+	if calls-before != 1 {
+		t.Errorf("a translation's own verdicts: validated %d times, want 1", calls-before)
 	}
 }
 
