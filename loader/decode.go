@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // maxErrorsPerObject stops one hopeless object (written for a different
@@ -247,6 +248,9 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value) {
 // decodeViaJSON hands the value to the type's own UnmarshalJSON (Time,
 // IntOrString, Quantity, RawExtension...), through its JSON form.
 func (d *decoder) decodeViaJSON(n *yaml.Node, v reflect.Value) {
+	if decodeIntOrString(n, v) {
+		return
+	}
 	b, err := nodeToJSON(n)
 	if err == nil {
 		err = json.Unmarshal(b, v.Addr().Interface())
@@ -381,4 +385,29 @@ func describeNode(n *yaml.Node) string {
 		return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
 	}
 	return "an alias"
+}
+
+// decodeIntOrString decodes the common forms of an IntOrString (every
+// Service port's targetPort) directly, as its UnmarshalJSON would from
+// their JSON form, and reports whether it did: going through JSON was a
+// third of decoding a Service. Other values, and numbers JSON would not
+// fit in an int32, take the JSON path and its errors.
+func decodeIntOrString(n *yaml.Node, v reflect.Value) bool {
+	target, ok := v.Addr().Interface().(*intstr.IntOrString)
+	if !ok || n.Kind != yaml.ScalarNode {
+		return false
+	}
+	switch n.ShortTag() {
+	case "!!str":
+		*target = intstr.IntOrString{Type: intstr.String, StrVal: n.Value}
+		return true
+	case "!!int":
+		i, err := yamlInt(n)
+		if err != nil || i != int64(int32(i)) {
+			return false
+		}
+		*target = intstr.IntOrString{Type: intstr.Int, IntVal: int32(i)}
+		return true
+	}
+	return false
 }
