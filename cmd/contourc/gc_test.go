@@ -47,3 +47,26 @@ func TestDeferFirstCollectionLeavesUserSettings(t *testing.T) {
 		t.Fatalf("GOGC set by the user: pacing changed from %d to %d", before, p)
 	}
 }
+
+// collectAsUsual, which serve calls, ends the deferral at once, but leaves
+// a GOGC the user set alone.
+func TestCollectAsUsual(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	before, limit := gcPercent(), debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		debug.SetGCPercent(before)
+		debug.SetMemoryLimit(limit)
+	})
+	deferFirstCollection()
+	collectAsUsual()
+	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != 100 || l != math.MaxInt64 {
+		t.Fatalf("GOGC %d, limit %d; want 100 and no limit", p, l)
+	}
+	t.Setenv("GOGC", "50")
+	debug.SetGCPercent(50)
+	collectAsUsual()
+	if p := gcPercent(); p != 50 {
+		t.Errorf("GOGC %d after the user set 50", p)
+	}
+}

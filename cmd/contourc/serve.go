@@ -163,6 +163,7 @@ func (o *serveOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if err != nil {
 		return failure(err)
 	}
+	collectAsUsual()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hup := make(chan os.Signal, 1)
