@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -135,18 +136,21 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	loaded, err := loader.Load(paths, loader.Options{Stdin: s.In})
 	if err != nil {
 		return nil, failure(err)
 	}
 	if g.verbose {
-		printSkipped(s.ErrOut, loaded)
+		printSkipped(s.ErrOut, loaded, time.Since(start))
 	}
+	start = time.Now()
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {
 		return nil, failure(err)
 	}
 	if g.verbose {
+		fmt.Fprintf(s.ErrOut, "translated in %s\n", roundedDuration(time.Since(start)))
 		if res.Gateway != nil {
 			fmt.Fprintf(s.ErrOut, "serving Gateway %s\n", res.Gateway)
 		} else {
@@ -159,10 +163,10 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	return res, nil
 }
 
-// printSkipped says what was read and what contourc does not consume, sorted
-// by apiVersion/Kind so the output is stable.
-func printSkipped(w io.Writer, r *loader.Result) {
-	fmt.Fprintf(w, "using %d object(s)\n", len(r.Objects))
+// printSkipped says what was read, how long that took, and what contourc
+// does not consume, sorted by apiVersion/Kind so the output is stable.
+func printSkipped(w io.Writer, r *loader.Result, took time.Duration) {
+	fmt.Fprintf(w, "using %d object(s), loaded in %s\n", len(r.Objects), roundedDuration(took))
 	kinds := make([]string, 0, len(r.Skipped))
 	for k := range r.Skipped {
 		kinds = append(kinds, k)
@@ -172,3 +176,7 @@ func printSkipped(w io.Writer, r *loader.Result) {
 		fmt.Fprintf(w, "skipped %d %s\n", r.Skipped[k], k)
 	}
 }
+
+// roundedDuration is d to the millisecond, as the phase timings of
+// --verbose print it: finer would be noise.
+func roundedDuration(d time.Duration) time.Duration { return d.Round(time.Millisecond) }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -78,6 +79,7 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if st, ok := streamers[o.format]; ok {
 		stream = func(w io.Writer) error { return st(w, &res.Resources) }
 	}
+	start := time.Now()
 	if o.output == "" {
 		err = writeOut(s.Out, emit, stream)
 	} else {
@@ -88,6 +90,9 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	if err != nil {
 		return failure(err)
+	}
+	if g.verbose {
+		fmt.Fprintf(s.ErrOut, "rendered in %s\n", roundedDuration(time.Since(start)))
 	}
 	return nil
 }
