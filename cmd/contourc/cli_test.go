@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,5 +225,27 @@ func TestConfigPath(t *testing.T) {
 	got.wantExit(t, exitOK)
 	if strings.Contains(got.stderr, "not applied") || !strings.Contains(got.stdout, `"request_timeout": "1s"`) {
 		t.Errorf("stderr %q: want timeouts.request-timeout applied (request_timeout 1s) without a warning", got.stderr)
+	}
+}
+
+// --verbose says how long each phase took; the figures themselves vary.
+func TestVerbosePrintsPhaseTimings(t *testing.T) {
+	timing := regexp.MustCompile(`(?m)^(using \d+ object\(s\), loaded|translated|rendered) in \d+(\.\d+)?(ms|s|µs|ns)$`)
+	for args, want := range map[string][]string{
+		"render": {"loaded", "translated", "rendered"},
+		"check":  {"loaded", "translated"},
+	} {
+		c := runCLI(t, "", "-v", args, examplesDir)
+		c.wantExit(t, 0)
+		var got []string
+		for _, m := range timing.FindAllStringSubmatch(c.stderr, -1) {
+			got = append(got, m[1][strings.LastIndex(m[1], " ")+1:])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s -v: phase timings %q, want %q\n%s", args, got, want, c.stderr)
+		}
+		if c := runCLI(t, "", args, examplesDir); timing.MatchString(c.stderr) {
+			t.Errorf("%s without -v printed timings:\n%s", args, c.stderr)
+		}
 	}
 }
