@@ -32,13 +32,20 @@ func sameValue[T any](a, b *T) bool {
 	return cellFor(reflect.TypeFor[T]()).cmp(unsafe.Pointer(a), unsafe.Pointer(b), 0)
 }
 
+// comparers holds the comparer of each type compiled so far, filled in:
+// a cell is published only once every cell its comparer uses is filled
+// too, so that a comparison on another goroutine never finds an empty one.
 var comparers sync.Map // reflect.Type -> *comparerCell
 
 // comparerCell holds a type's comparer; types that refer to themselves
 // reach their own cell before it is filled, and read it when comparing.
 type comparerCell struct{ cmp comparer }
 
-var compileMu sync.Mutex
+var (
+	compileMu sync.Mutex
+	// compiling are the cells of one cellFor call, not published yet.
+	compiling = map[reflect.Type]*comparerCell{}
+)
 
 func cellFor(t reflect.Type) *comparerCell {
 	if c, ok := comparers.Load(t); ok {
@@ -46,16 +53,24 @@ func cellFor(t reflect.Type) *comparerCell {
 	}
 	compileMu.Lock()
 	defer compileMu.Unlock()
-	return compileCell(t)
+	cell := compileCell(t)
+	for t, c := range compiling {
+		comparers.Store(t, c)
+	}
+	clear(compiling)
+	return cell
 }
 
-// compileCell is cellFor with compileMu held.
+// compileCell is cellFor with compileMu held, publishing nothing.
 func compileCell(t reflect.Type) *comparerCell {
 	if c, ok := comparers.Load(t); ok {
 		return c.(*comparerCell)
 	}
+	if c, ok := compiling[t]; ok {
+		return c
+	}
 	cell := &comparerCell{}
-	comparers.Store(t, cell)
+	compiling[t] = cell
 	cell.cmp = compile(t)
 	return cell
 }

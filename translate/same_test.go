@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -174,4 +175,34 @@ func TestSameValueStopsDeep(t *testing.T) {
 	if sameValue(loop, other) {
 		t.Error("a cycle compared as the same")
 	}
+}
+
+// raceNode is compared only by TestSameValueCompilesOnceForAll, so that its
+// comparer is compiled there, by many goroutines at once.
+type raceNode struct {
+	Name     string
+	Children []*raceNode
+	Next     *raceNode
+	Labels   map[string]string
+}
+
+// Goroutines that compare values of a type no comparer exists for yet all
+// get a filled-in comparer: one of them compiles it while the others wait,
+// and none sees a cell published before it is filled (route tables are
+// compared on every CPU, and serve's first reuse crashed on one).
+func TestSameValueCompilesOnceForAll(t *testing.T) {
+	a := &raceNode{Name: "a", Children: []*raceNode{{Name: "b"}}, Next: &raceNode{Name: "c"}, Labels: map[string]string{"k": "v"}}
+	b := &raceNode{Name: "a", Children: []*raceNode{{Name: "b"}}, Next: &raceNode{Name: "c"}, Labels: map[string]string{"k": "v"}}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			<-start
+			if !sameValue(a, b) {
+				t.Error("equal values compare unequal")
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
 }
