@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -29,6 +30,11 @@ type Memo struct {
 	// built is what the last translation built, and nextBuilt what the
 	// one under way builds (xds_memo.go).
 	built, nextBuilt *built
+	// proxies is the last run of the HTTPProxy processor, nil when it
+	// cannot be done again (httpproxy_memo.go); replayedProxies counts the
+	// times it was, for tests.
+	proxies         *proxyRun
+	replayedProxies atomic.Int64
 }
 
 // secretVerdicts remembers Secret validations by content. A translation

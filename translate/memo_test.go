@@ -27,10 +27,13 @@ func TestMemoChangesNoResult(t *testing.T) {
 	checkMemoAcross(t, inputs, false)
 }
 
-// checkMemoAcross translates each of inputs twice with one Memo, then all
-// of them once more in reverse, and checks every result against a
-// translation without one. With skipRefused, inputs the loader or
-// translate refuse are left out; otherwise they fail the test.
+// checkMemoAcross translates each of inputs twice with one Memo, then
+// without the objects the HTTPProxy processor does not read (so that its
+// work is taken from the Memo when nothing else rules that out), then
+// once more whole, and finally all of them again in reverse; it checks
+// every result against a translation without a Memo. With skipRefused,
+// inputs the loader or translate refuse are left out; otherwise they fail
+// the test.
 func checkMemoAcross(t *testing.T, inputs []string, skipRefused bool) {
 	t.Helper()
 	type input struct {
@@ -59,14 +62,26 @@ func checkMemoAcross(t *testing.T, inputs []string, skipRefused bool) {
 			t.Fatalf("%s: a translation with a memo differs from one without", in.name)
 		}
 	}
+	variants := 0
 	for _, in := range all {
 		check(in)
 		check(in)
+		if objs := proxyInputs(in.objs); len(objs) < len(in.objs) {
+			if _, err := Translate(objs, Options{}); err == nil {
+				check(input{in.name + " without the objects HTTPProxies do not read", objs, translatedForMemoTest(t, objs, nil)})
+				check(in)
+				variants++
+			}
+		}
 	}
 	for i := len(all) - 1; i >= 0; i-- {
 		check(all[i])
 	}
-	t.Logf("%d inputs", len(all))
+	t.Logf("%d inputs, %d with objects HTTPProxies do not read; the HTTPProxy processor's work was taken from the memo %d times",
+		len(all), variants, memo.replayedProxies.Load())
+	if memo.replayedProxies.Load() < int64(len(all)) {
+		t.Errorf("the HTTPProxy processor's work was taken from the memo %d times for %d inputs", memo.replayedProxies.Load(), len(all))
+	}
 }
 
 // TestMemoReuses checks that translating the same input again with a

@@ -193,8 +193,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	extensions := &extensionProcessor{cache: c, status: status}
 	extensions.run()
 	d.extensions = extensions.clusters
-	(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
-		disablePermitInsecure: s.disablePermitInsecure, settings: s}).run()
+	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
+		disablePermitInsecure: s.disablePermitInsecure, settings: s}, objs)
 	res.Status = status.objectStatuses(c)
 	if gw != nil {
 		gs := &gatewayStatuses{routes: map[statusKey]*routeStatus{}}
