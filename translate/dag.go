@@ -494,7 +494,8 @@ func (d *DAG) freeze() {
 		}
 	})
 	par.ForEach(len(clusters), func(i int) { clusters[i].name = clusterName(clusters[i]) })
-	d.referenced = referencedClusters(d)
+	// In the order of their first use, as referencedClusters takes them.
+	d.referenced = firstByName(clusters)
 	d.frozen = true
 }
 

@@ -41,7 +41,14 @@ type proxyRun struct {
 	vhosts  map[string]*VirtualHost // by host, as the processor left them
 	svhosts map[string]*SecureVirtualHost
 	status  statuses // the HTTPProxies'
+
+	// placed pairs each kept virtual host with the one in the DAG of the
+	// translation under way, whose route order freeze works out.
+	placed []placedHost
 }
+
+// placedHost is a kept virtual host and its counterpart in the DAG.
+type placedHost struct{ kept, dag *VirtualHost }
 
 // ignoredByProxies are the kinds the HTTPProxy processor never reads.
 var ignoredByProxies = map[string]bool{
@@ -147,9 +154,11 @@ func (r *proxyRun) keep(p *httpProxyProcessor) {
 	for _, fqdn := range r.fqdns {
 		if vh := http.virtualHostOf(fqdn); vh != nil {
 			r.vhosts[fqdn] = vh.copy()
+			r.placed = append(r.placed, placedHost{r.vhosts[fqdn], vh})
 		}
 		if svh := https.secureVirtualHostOf(fqdn); svh != nil {
 			r.svhosts[fqdn] = svh.copy()
+			r.placed = append(r.placed, placedHost{&r.svhosts[fqdn].VirtualHost, &svh.VirtualHost})
 		}
 	}
 	for key, st := range p.status {
@@ -161,25 +170,49 @@ func (r *proxyRun) keep(p *httpProxyProcessor) {
 
 // replay does to p's DAG and status what the recorded run did.
 func (r *proxyRun) replay(p *httpProxyProcessor) {
+	r.placed = r.placed[:0]
 	if l := p.dag.listener("http"); l != nil {
 		for host, vh := range r.vhosts {
 			l.vhosts[host] = vh.copy()
+			r.placed = append(r.placed, placedHost{vh, l.vhosts[host]})
 		}
 	}
 	if l := p.dag.listener("https"); l != nil {
 		for host, svh := range r.svhosts {
 			l.svhosts[host] = svh.copy()
+			r.placed = append(r.placed, placedHost{&svh.VirtualHost, &l.svhosts[host].VirtualHost})
 		}
 	}
 	maps.Copy(p.status, r.status)
 }
 
+// frozen keeps, for each kept virtual host, the route order the DAG's
+// freeze worked out, when no later processor added to its counterpart:
+// the next replay hands it on, and that virtual host is not sorted again.
+func (m *Memo) frozen() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	r := m.proxies
+	m.mu.Unlock()
+	if r == nil {
+		return
+	}
+	for _, p := range r.placed {
+		if p.kept.sorted == nil && maps.Equal(p.kept.routes, p.dag.routes) {
+			p.kept.sorted = p.dag.sorted
+		}
+	}
+	r.placed = nil
+}
+
 // copy is a copy of vh that routes can be added to without changing vh;
-// the routes themselves are shared, as they are never changed once made.
+// the routes themselves are shared, as they are never changed once made,
+// and so is their order, which adding a route works out again.
 func (vh *VirtualHost) copy() *VirtualHost {
 	c := *vh
 	c.routes = maps.Clone(vh.routes)
-	c.sorted = nil
 	return &c
 }
 

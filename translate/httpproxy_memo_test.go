@@ -1,11 +1,14 @@
 package translate
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
 )
@@ -63,5 +66,72 @@ func TestMemoReplaysProxiesOnlyWhenTheirInputsAreTheSame(t *testing.T) {
 		if replayed := memo.replayedProxies.Load() > before; replayed != step.replay {
 			t.Errorf("%s: the processor's work taken from the memo: %v, want %v", step.name, replayed, step.replay)
 		}
+	}
+}
+
+// A virtual host a later processor added routes to keeps no route order
+// for the next replay: an HTTPRoute that went away must take its route
+// with it.
+func TestMemoReplayForgetsRoutesAddedLater(t *testing.T) {
+	const common = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: contour}
+spec: {controllerName: projectcontour.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: contour, namespace: projectcontour}
+spec:
+  gatewayClassName: contour
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: projectcontour.io/v1
+kind: HTTPProxy
+metadata: {name: root, namespace: default}
+spec:
+  virtualhost: {fqdn: example.com}
+  routes:
+  - services: [{name: kuard, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: kuard, namespace: default}
+spec:
+  ports: [{name: http, port: 80}]
+`
+	const route = `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: gw, namespace: default}
+spec:
+  parentRefs: [{name: contour, namespace: projectcontour}]
+  hostnames: [example.com]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /gw}}]
+    backendRefs: [{name: kuard, port: 80}]
+`
+	load := func(text string) []loader.Object {
+		t.Helper()
+		loaded, err := loader.Load([]string{"-"}, loader.Options{Stdin: strings.NewReader(text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loaded.Objects
+	}
+	withRoute := load(common + route)
+	// The same objects but the HTTPRoute: the processor's inputs are
+	// the same pointers.
+	withoutRoute := slices.DeleteFunc(slices.Clone(withRoute), func(o loader.Object) bool { return o.Kind == "HTTPRoute" })
+	gateway := &types.NamespacedName{Namespace: "projectcontour", Name: "contour"}
+	memo := NewMemo()
+	for i, objs := range [][]loader.Object{withRoute, withoutRoute, withRoute, withoutRoute} {
+		got := translatedWithOptions(t, objs, Options{Gateway: gateway, Memo: memo})
+		if want := translatedWithOptions(t, objs, Options{Gateway: gateway}); got != want {
+			t.Fatalf("translation %d: a translation with a memo differs from one without", i+1)
+		}
+	}
+	if memo.replayedProxies.Load() != 3 {
+		t.Errorf("the processor's work was taken from the memo %d times, want 3", memo.replayedProxies.Load())
 	}
 }

@@ -77,6 +77,7 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	// The resource types only read the DAG: build them side by side, on
 	// every CPU, the clusters here.
 	d.freeze()
+	c.memo.frozen()
 	var wg sync.WaitGroup
 	built := c.memo.reuse(s)
 	wg.Go(func() { r.Listeners = listenersFor(d, s, built) })

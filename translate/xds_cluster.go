@@ -31,12 +31,20 @@ func referencedClusters(d *DAG) []*Cluster {
 	if d.frozen {
 		return d.referenced
 	}
+	var uses []*Cluster
+	eachCluster(d, func(c *Cluster) { uses = append(uses, c) })
+	return firstByName(uses)
+}
+
+// firstByName returns, ordered by name, the first of clusters with each
+// name.
+func firstByName(clusters []*Cluster) []*Cluster {
 	seen := map[string]*Cluster{}
-	eachCluster(d, func(c *Cluster) {
+	for _, c := range clusters {
 		if _, ok := seen[clusterName(c)]; !ok {
 			seen[clusterName(c)] = c
 		}
-	})
+	}
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)
