@@ -38,10 +38,10 @@ func TestServingSecretNames(t *testing.T) {
 			}}}}},
 	}
 	c := newCache(mkObjects(t, objs...), Options{})
-	want := []types.NamespacedName{
-		{Namespace: "ns", Name: "ingress-cert"},
+	want := []types.NamespacedName{ // in the order they are first named
 		{Namespace: "ns", Name: "proxy-cert"},
 		{Namespace: "other", Name: "delegated-cert"},
+		{Namespace: "ns", Name: "ingress-cert"},
 		{Namespace: "other", Name: "gateway-cert"},
 	}
 	if got := c.servingSecretNames(); !slices.Equal(got, want) {
