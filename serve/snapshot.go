@@ -84,10 +84,14 @@ var servedTypes = []string{
 // marshalled again.
 func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 	s := &snapshot{resources: r}
-	h := &hasher{sums: map[proto.Message][sha256.Size]byte{}, wire: map[proto.Message][]byte{}}
+	h := &hasher{}
 	if prev != nil {
 		h.known, h.knownWire = prev.sums, prev.wire
 	}
+	// About as many as the last time: growing the maps, 40,000 entries at
+	// 5,000 HTTPProxies, was a third of hashing a reload.
+	h.sums = make(map[proto.Message][sha256.Size]byte, len(h.known))
+	h.wire = make(map[proto.Message][]byte, len(h.knownWire))
 	all := sha256.New()
 	for _, typeURL := range servedTypes {
 		set, err := newTypeSet(typeURL, resourcesOf(r, typeURL), h)
