@@ -25,6 +25,9 @@ type httpProxyProcessor struct {
 	// settings are the configuration's (nil: Contour's defaults).
 	settings *settings
 	orphaned map[types.NamespacedName]bool
+	// memo, when set, takes roots' work from a Memo or records it
+	// (httpproxy_memo.go).
+	memo *rootReplay
 }
 
 func (p *httpProxyProcessor) run() {
@@ -40,7 +43,11 @@ func (p *httpProxyProcessor) run() {
 		roots = append(roots, proxy)
 	}
 	for _, root := range p.uniqueFQDNs(roots) {
-		p.root(root)
+		if p.memo != nil {
+			p.memo.process(p, root)
+		} else {
+			p.root(root)
+		}
 	}
 	for key := range p.orphaned {
 		p.status.forProxy(key).addError("Orphaned", "Orphaned", orphanMessage)
@@ -356,14 +363,14 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		ns = proxy.Namespace
 	}
 	key := types.NamespacedName{Namespace: ns, Name: include.Name}
-	child, ok := p.cache.httpproxyByName[key]
+	child, ok := p.proxyByName(key)
 	switch {
 	case !ok:
 		return fail("TCPProxyIncludeError", "IncludeNotFound", "include %s/%s not found", ns, include.Name)
 	case child.Spec.VirtualHost != nil:
 		return fail("TCPProxyIncludeError", "RootIncludesRoot", "root httpproxy cannot include another root httpproxy (%s/%s)", child.Namespace, child.Name)
 	}
-	delete(p.orphaned, key)
+	p.unorphan(key)
 	if slices.Contains(visited, key) {
 		var path []string
 		for _, v := range append(visited, key) {
@@ -412,12 +419,32 @@ func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTP
 func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation int64, f func(*proxyStatus) (T, bool)) (T, bool) {
 	fresh := &proxyStatus{generation: generation}
 	out, ok := f(fresh)
+	p.keepVisit(key, fresh)
+	p.memo.did(rootEffect{name: key, visit: fresh})
+	return out, ok
+}
+
+// keepVisit keeps the status of a visit of the HTTPProxy key, as visit
+// says.
+func (p *httpProxyProcessor) keepVisit(key types.NamespacedName, fresh *proxyStatus) {
 	skey := statusKey{"HTTPProxy", key}
 	if old := p.status[skey]; old == nil || old.valid() || !fresh.valid() || !old.visited {
 		p.status[skey] = fresh
 	}
 	fresh.visited = true
-	return out, ok
+}
+
+// proxyByName looks an included HTTPProxy up.
+func (p *httpProxyProcessor) proxyByName(key types.NamespacedName) (*contourv1.HTTPProxy, bool) {
+	p.memo.lookedUp(p.cache, key)
+	child, ok := p.cache.httpproxyByName[key]
+	return child, ok
+}
+
+// unorphan takes key off the orphans: a root includes it.
+func (p *httpProxyProcessor) unorphan(key types.NamespacedName) {
+	delete(p.orphaned, key)
+	p.memo.did(rootEffect{name: key})
 }
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a
@@ -453,7 +480,7 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 			}
 			seen = append(seen, k)
 		}
-		child, ok := p.cache.httpproxyByName[types.NamespacedName{Namespace: ns, Name: inc.Name}]
+		child, ok := p.proxyByName(types.NamespacedName{Namespace: ns, Name: inc.Name})
 		switch {
 		case !ok:
 			st.addError("IncludeError", "IncludeNotFound", "include %s/%s not found", ns, inc.Name)
@@ -468,7 +495,7 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 			return p.routes(st, root, child, append(slices.Clone(conds), inc.Conditions...), visited, enforceTLS), true
 		})
 		routes = append(routes, childRoutes...)
-		delete(p.orphaned, namespacedName(child))
+		p.unorphan(namespacedName(child))
 	}
 	return routes
 }

@@ -3,6 +3,10 @@ package translate
 import (
 	"maps"
 	"slices"
+	"sync/atomic"
+
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
 )
@@ -21,12 +25,22 @@ import (
 // the routes it hands on are the very same, so comparing virtual hosts
 // with the previous translation's (xds_memo.go) stops at their pointers.
 //
+// When HTTPProxies changed too, but nothing else it reads, each root is
+// taken from the Memo on its own when it reads the same as before: the
+// same root object, and the same answer to every HTTPProxy it looked up by
+// name (its includes, followed down). Whether a root is processed at all
+// (a duplicate fqdn), and which HTTPProxies are orphans, is worked out
+// afresh. A root's work is what it did to its virtual hosts and its own
+// status, and, in order, each status it gave an included HTTPProxy (kept
+// or not by the rule visit applies, which is applied again) and each
+// HTTPProxy it took off the orphans.
+//
 // Two things would make the answer depend on the DAG it runs on, and rule
 // the replay out: a virtual host of a root's fqdn that the Ingress
 // processor made first, which the processor would add to rather than
-// create; and a different pair of listeners. The processor's virtual
-// hosts are kept as it left them, before later processors add to them,
-// and copied into the DAG at each replay.
+// create; and a different pair of listeners. A root's virtual hosts are
+// kept as it left them, before later processors add to them, and copied
+// into the DAG at each replay.
 
 // proxyRun is one run of the HTTPProxy processor and what it depended on.
 type proxyRun struct {
@@ -38,13 +52,38 @@ type proxyRun struct {
 	// the processor runs.
 	fqdns []string
 
-	vhosts  map[string]*VirtualHost // by host, as the processor left them
-	svhosts map[string]*SecureVirtualHost
-	status  statuses // the HTTPProxies'
+	roots  map[types.NamespacedName]*rootRun // the work of each root processed
+	status statuses                          // every HTTPProxy's, as the run left it
 
 	// placed pairs each kept virtual host with the one in the DAG of the
 	// translation under way, whose route order freeze works out.
 	placed []placedHost
+}
+
+// rootRun is the processing of one root: what it read, and what it did.
+type rootRun struct {
+	proxy   *contourv1.HTTPProxy
+	ext     *loader.Extensions
+	lookups []proxyLookup
+	status  *proxyStatus // the root's own, as its processing left it
+	effects []rootEffect
+	vhost   *VirtualHost // as its processing left them; nil for none
+	svhost  *SecureVirtualHost
+}
+
+// proxyLookup is an HTTPProxy looked up by name and what was found (nil:
+// nothing), with its extensions.
+type proxyLookup struct {
+	name  types.NamespacedName
+	found *contourv1.HTTPProxy
+	ext   *loader.Extensions
+}
+
+// rootEffect is what a root did to another HTTPProxy: gave it the status
+// visit, or, when visit is nil, took it off the orphans.
+type rootEffect struct {
+	name  types.NamespacedName
+	visit *proxyStatus
 }
 
 // placedHost is a kept virtual host and its counterpart in the DAG.
@@ -68,7 +107,7 @@ func proxyInputs(objs []loader.Object) []loader.Object {
 	return out
 }
 
-// runProxies runs p, or does what it did the last time from m when that is
+// runProxies runs p, taking from m what it did the last time where that is
 // the same; objs are the translation's objects.
 func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 	if m == nil {
@@ -81,21 +120,28 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 		rootNamespaces: p.rootNamespaces,
 		listeners:      proxyListeners(p.dag),
 		fqdns:          rootFQDNs(p.cache),
+		roots:          map[types.NamespacedName]*rootRun{},
 	}
 	m.mu.Lock()
 	last := m.proxies
 	m.mu.Unlock()
 	taken := hostsTaken(p.dag, now.fqdns)
-	if last != nil && !taken && last.sameDependencies(now) {
+	switch {
+	case last != nil && !taken && last.sameDependencies(now, false):
 		last.replay(p)
 		m.replayedProxies.Add(1)
 		return
+	case last != nil && !taken && last.sameDependencies(now, true):
+		p.memo = &rootReplay{last: last, next: now, replayed: &m.replayedRoots}
+	case !taken:
+		p.memo = &rootReplay{next: now}
 	}
 	p.run()
+	p.memo = nil
 	if taken {
 		now = nil // the processor added to hosts it did not create
 	} else {
-		now.keep(p)
+		now.keepStatus(p.status)
 	}
 	m.mu.Lock()
 	m.proxies = now
@@ -104,12 +150,21 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 
 // sameDependencies says whether the processor reads the same in now as in
 // r: the same objects (the loader's cache hands unchanged ones out as the
-// same pointers), root namespaces, listeners and settings.
-func (r *proxyRun) sameDependencies(now *proxyRun) bool {
+// same pointers), root namespaces, listeners and settings. With
+// butProxies, the HTTPProxies may differ.
+func (r *proxyRun) sameDependencies(now *proxyRun, butProxies bool) bool {
 	return r.listeners == now.listeners &&
-		slices.Equal(r.inputs, now.inputs) &&
+		slices.Equal(withoutProxies(r.inputs, butProxies), withoutProxies(now.inputs, butProxies)) &&
 		slices.Equal(r.rootNamespaces, now.rootNamespaces) &&
 		(r.settings == now.settings || r.settings != nil && now.settings != nil && sameValue(r.settings, now.settings))
+}
+
+// withoutProxies is objs without its HTTPProxies when drop is set.
+func withoutProxies(objs []loader.Object, drop bool) []loader.Object {
+	if !drop {
+		return objs
+	}
+	return slices.DeleteFunc(slices.Clone(objs), func(o loader.Object) bool { return o.Kind == "HTTPProxy" })
 }
 
 // proxyListeners names the listeners the processor writes to.
@@ -146,22 +201,10 @@ func hostsTaken(d *DAG, fqdns []string) bool {
 	return false
 }
 
-// keep records what p did: the virtual hosts of the roots' fqdns, which
-// it created, copied, and the HTTPProxies' status.
-func (r *proxyRun) keep(p *httpProxyProcessor) {
-	r.vhosts, r.svhosts, r.status = map[string]*VirtualHost{}, map[string]*SecureVirtualHost{}, statuses{}
-	http, https := p.dag.listener("http"), p.dag.listener("https")
-	for _, fqdn := range r.fqdns {
-		if vh := http.virtualHostOf(fqdn); vh != nil {
-			r.vhosts[fqdn] = vh.copy()
-			r.placed = append(r.placed, placedHost{r.vhosts[fqdn], vh})
-		}
-		if svh := https.secureVirtualHostOf(fqdn); svh != nil {
-			r.svhosts[fqdn] = svh.copy()
-			r.placed = append(r.placed, placedHost{&r.svhosts[fqdn].VirtualHost, &svh.VirtualHost})
-		}
-	}
-	for key, st := range p.status {
+// keepStatus records every HTTPProxy's status as the run left it.
+func (r *proxyRun) keepStatus(status statuses) {
+	r.status = statuses{}
+	for key, st := range status {
 		if key.kind == "HTTPProxy" {
 			r.status[key] = st
 		}
@@ -171,19 +214,101 @@ func (r *proxyRun) keep(p *httpProxyProcessor) {
 // replay does to p's DAG and status what the recorded run did.
 func (r *proxyRun) replay(p *httpProxyProcessor) {
 	r.placed = r.placed[:0]
-	if l := p.dag.listener("http"); l != nil {
-		for host, vh := range r.vhosts {
-			l.vhosts[host] = vh.copy()
-			r.placed = append(r.placed, placedHost{vh, l.vhosts[host]})
-		}
-	}
-	if l := p.dag.listener("https"); l != nil {
-		for host, svh := range r.svhosts {
-			l.svhosts[host] = svh.copy()
-			r.placed = append(r.placed, placedHost{&svh.VirtualHost, &l.svhosts[host].VirtualHost})
-		}
+	for _, rr := range r.roots {
+		r.place(p.dag, rr)
 	}
 	maps.Copy(p.status, r.status)
+}
+
+// place copies rr's virtual hosts into d.
+func (r *proxyRun) place(d *DAG, rr *rootRun) {
+	if l := d.listener("http"); l != nil && rr.vhost != nil {
+		vh := rr.vhost.copy()
+		l.vhosts[vh.Name] = vh
+		r.placed = append(r.placed, placedHost{rr.vhost, vh})
+	}
+	if l := d.listener("https"); l != nil && rr.svhost != nil {
+		svh := rr.svhost.copy()
+		l.svhosts[svh.Name] = svh
+		r.placed = append(r.placed, placedHost{&rr.svhost.VirtualHost, &svh.VirtualHost})
+	}
+}
+
+// rootReplay processes the roots of one run of the processor, each from
+// last when it reads the same as there, and records them in next.
+type rootReplay struct {
+	last, next *proxyRun
+	recording  *rootRun // the root being processed, nil when none
+	replayed   *atomic.Int64
+}
+
+// process processes root, or does again what it did in last.
+func (rp *rootReplay) process(p *httpProxyProcessor, root *contourv1.HTTPProxy) {
+	name := namespacedName(root)
+	if rp.last != nil {
+		if rr := rp.last.roots[name]; rr != nil && rr.readsTheSame(p.cache, root) {
+			rr.replay(p)
+			rp.next.place(p.dag, rr)
+			rp.next.roots[name] = rr
+			rp.replayed.Add(1)
+			return
+		}
+	}
+	rr := &rootRun{proxy: root, ext: p.cache.httpproxyExt[name]}
+	rp.recording = rr
+	p.root(root)
+	rp.recording = nil
+	rr.status = p.status.forProxy(name)
+	fqdn := root.Spec.VirtualHost.Fqdn
+	if vh := p.dag.listener("http").virtualHostOf(fqdn); vh != nil {
+		rr.vhost = vh.copy()
+		rp.next.placed = append(rp.next.placed, placedHost{rr.vhost, vh})
+	}
+	if svh := p.dag.listener("https").secureVirtualHostOf(fqdn); svh != nil {
+		rr.svhost = svh.copy()
+		rp.next.placed = append(rp.next.placed, placedHost{&rr.svhost.VirtualHost, &svh.VirtualHost})
+	}
+	rp.next.roots[name] = rr
+}
+
+// lookedUp records that the root being processed looked name up.
+func (rp *rootReplay) lookedUp(c *cache, name types.NamespacedName) {
+	if rp != nil && rp.recording != nil {
+		rp.recording.lookups = append(rp.recording.lookups, proxyLookup{name, c.httpproxyByName[name], c.httpproxyExt[name]})
+	}
+}
+
+// did records an effect of the root being processed on another HTTPProxy.
+func (rp *rootReplay) did(e rootEffect) {
+	if rp != nil && rp.recording != nil {
+		rp.recording.effects = append(rp.recording.effects, e)
+	}
+}
+
+// readsTheSame says whether processing root would read what rr read.
+func (rr *rootRun) readsTheSame(c *cache, root *contourv1.HTTPProxy) bool {
+	if root != rr.proxy || c.httpproxyExt[namespacedName(root)] != rr.ext {
+		return false
+	}
+	for _, l := range rr.lookups {
+		if c.httpproxyByName[l.name] != l.found || c.httpproxyExt[l.name] != l.ext {
+			return false
+		}
+	}
+	return true
+}
+
+// replay does to p's status and orphans what rr's processing did; its
+// virtual hosts are placed by the caller.
+func (rr *rootRun) replay(p *httpProxyProcessor) {
+	p.status[statusKey{"HTTPProxy", namespacedName(rr.proxy)}] = rr.status
+	for _, e := range rr.effects {
+		if e.visit != nil {
+			p.keepVisit(e.name, e.visit)
+		} else {
+			delete(p.orphaned, e.name)
+		}
+	}
 }
 
 // frozen keeps, for each kept virtual host, the route order the DAG's

@@ -42,30 +42,67 @@ func TestMemoReplaysProxiesOnlyWhenTheirInputsAreTheSame(t *testing.T) {
 		name   string
 		objs   []loader.Object
 		opts   Options
-		replay bool
+		replay bool // the processor's work taken whole
+		roots  int  // roots whose work is taken on its own
 	}{
-		{"first translation", base, Options{}, false},
-		{"the same objects", base, Options{}, true},
-		{"an EndpointSlice changed", objects(backend[0], moved, secure, ingress("ing.example.com")), Options{}, true},
-		{"an Ingress changed", objects(backend[0], backend[1], secure, ingress("ing2.example.com")), Options{}, true},
-		{"an Ingress takes a root's fqdn", objects(backend[0], backend[1], secure, ingress("example.com")), Options{}, false},
-		{"the first objects again", base, Options{}, false},
-		{"an HTTPProxy changed", objects(backend[0], backend[1], otherRoute, ingress("ing.example.com")), Options{}, false},
-		{"the first objects, once more", base, Options{}, false},
-		{"a Service changed", objects(otherPorts, backend[1], secure, ingress("ing.example.com")), Options{}, false},
-		{"the first objects, again", base, Options{}, false},
-		{"other root namespaces", base, Options{RootNamespaces: []string{"default", "other"}}, false},
+		{"first translation", base, Options{}, false, 0},
+		{"the same objects", base, Options{}, true, 0},
+		{"an EndpointSlice changed", objects(backend[0], moved, secure, ingress("ing.example.com")), Options{}, true, 0},
+		{"an Ingress changed", objects(backend[0], backend[1], secure, ingress("ing2.example.com")), Options{}, true, 0},
+		{"an Ingress takes a root's fqdn", objects(backend[0], backend[1], secure, ingress("example.com")), Options{}, false, 0},
+		{"the first objects again", base, Options{}, false, 0},
+		{"one root changed: the other is taken on its own", objects(backend[0], backend[1], otherRoute, ingress("ing.example.com")), Options{}, false, 1},
+		{"the first objects, once more: the other root again", base, Options{}, false, 1},
+		{"a Service changed", objects(otherPorts, backend[1], secure, ingress("ing.example.com")), Options{}, false, 0},
+		{"the first objects, again", base, Options{}, false, 0},
+		{"other root namespaces", base, Options{RootNamespaces: []string{"default", "other"}}, false, 0},
 	} {
-		before := memo.replayedProxies.Load()
+		whole, roots := memo.replayedProxies.Load(), memo.replayedRoots.Load()
 		opts := step.opts
 		opts.Memo = memo
 		got := translatedWithOptions(t, step.objs, opts)
 		if want := translatedWithOptions(t, step.objs, step.opts); got != want {
 			t.Errorf("%s: a translation with a memo differs from one without", step.name)
 		}
-		if replayed := memo.replayedProxies.Load() > before; replayed != step.replay {
-			t.Errorf("%s: the processor's work taken from the memo: %v, want %v", step.name, replayed, step.replay)
+		if replayed := memo.replayedProxies.Load() > whole; replayed != step.replay {
+			t.Errorf("%s: the processor's work taken whole from the memo: %v, want %v", step.name, replayed, step.replay)
 		}
+		if n := memo.replayedRoots.Load() - roots; n != int64(step.roots) {
+			t.Errorf("%s: %d roots' work taken from the memo on its own, want %d", step.name, n, step.roots)
+		}
+	}
+}
+
+// A root is taken from the memo only when it, and every HTTPProxy it
+// looked up, are the same objects with the same extensions.
+func TestRootRunReadsTheSame(t *testing.T) {
+	root := pxRoot(pxIncludes(pxInclude("child", "default")))
+	child := pxProxy("default", "child", pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
+	ext := &loader.Extensions{}
+	c := newCache(pxObjects(t, root, child), Options{})
+	rr := &rootRun{proxy: root, ext: c.httpproxyExt[namespacedName(root)], lookups: []proxyLookup{
+		{namespacedName(child), child, c.httpproxyExt[namespacedName(child)]},
+		{types.NamespacedName{Namespace: "default", Name: "missing"}, nil, nil},
+	}}
+	if !rr.readsTheSame(c, root) {
+		t.Fatal("the same objects read differently")
+	}
+	for name, change := range map[string]func(c *cache){
+		"the root's extensions":   func(c *cache) { c.httpproxyExt[namespacedName(root)] = ext },
+		"an include changed":      func(c *cache) { c.httpproxyByName[namespacedName(child)] = child.DeepCopy() },
+		"an include's extensions": func(c *cache) { c.httpproxyExt[namespacedName(child)] = ext },
+		"a missing include found": func(c *cache) {
+			c.httpproxyByName[types.NamespacedName{Namespace: "default", Name: "missing"}] = child
+		},
+	} {
+		c := newCache(pxObjects(t, root, child), Options{})
+		change(c)
+		if rr.readsTheSame(c, root) {
+			t.Errorf("%s: read as the same", name)
+		}
+	}
+	if rr.readsTheSame(c, root.DeepCopy()) {
+		t.Error("another root object read as the same")
 	}
 }
 

@@ -32,9 +32,12 @@ type Memo struct {
 	built, nextBuilt *built
 	// proxies is the last run of the HTTPProxy processor, nil when it
 	// cannot be done again (httpproxy_memo.go); replayedProxies counts the
-	// times it was, for tests.
+	// times it was done again whole, for tests.
 	proxies         *proxyRun
 	replayedProxies atomic.Int64
+	// replayedRoots counts the roots whose work was taken from the Memo
+	// on their own, for tests.
+	replayedRoots atomic.Int64
 }
 
 // secretVerdicts remembers Secret validations by content. A translation

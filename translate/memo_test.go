@@ -5,8 +5,10 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"google.golang.org/protobuf/proto"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -62,25 +64,43 @@ func checkMemoAcross(t *testing.T, inputs []string, skipRefused bool) {
 			t.Fatalf("%s: a translation with a memo differs from one without", in.name)
 		}
 	}
-	variants := 0
+	// variant checks in, changed as change says, then in again.
+	variant := func(in input, what string, objs []loader.Object) {
+		t.Helper()
+		if _, err := Translate(objs, Options{}); err == nil {
+			check(input{in.name + " " + what, objs, translatedForMemoTest(t, objs, nil)})
+			check(in)
+		}
+	}
 	for _, in := range all {
 		check(in)
 		check(in)
 		if objs := proxyInputs(in.objs); len(objs) < len(in.objs) {
-			if _, err := Translate(objs, Options{}); err == nil {
-				check(input{in.name + " without the objects HTTPProxies do not read", objs, translatedForMemoTest(t, objs, nil)})
-				check(in)
-				variants++
+			variant(in, "without the objects HTTPProxies do not read", objs)
+		}
+		// Each HTTPProxy gone, and changed: the other roots' work can be
+		// taken from the memo on its own.
+		for i, o := range in.objs {
+			proxy, ok := o.Obj.(*contourv1.HTTPProxy)
+			if !ok {
+				continue
 			}
+			variant(in, "without HTTPProxy "+proxy.Name, slices.Delete(slices.Clone(in.objs), i, i+1))
+			changed := proxy.DeepCopy()
+			changed.Generation++
+			objs := slices.Clone(in.objs)
+			objs[i].Obj = changed
+			variant(in, "with HTTPProxy "+proxy.Name+" changed", objs)
 		}
 	}
 	for i := len(all) - 1; i >= 0; i-- {
 		check(all[i])
 	}
-	t.Logf("%d inputs, %d with objects HTTPProxies do not read; the HTTPProxy processor's work was taken from the memo %d times",
-		len(all), variants, memo.replayedProxies.Load())
-	if memo.replayedProxies.Load() < int64(len(all)) {
-		t.Errorf("the HTTPProxy processor's work was taken from the memo %d times for %d inputs", memo.replayedProxies.Load(), len(all))
+	t.Logf("%d inputs; the HTTPProxy processor's work was taken from the memo whole %d times, a root's on its own %d times",
+		len(all), memo.replayedProxies.Load(), memo.replayedRoots.Load())
+	if memo.replayedProxies.Load() < int64(len(all)) || memo.replayedRoots.Load() == 0 {
+		t.Errorf("the memo was used too little: %d whole replays and %d root replays for %d inputs",
+			memo.replayedProxies.Load(), memo.replayedRoots.Load(), len(all))
 	}
 }
 
