@@ -1,8 +1,9 @@
 // Command servelatency measures `contourc serve` as an edge box runs it:
-// the time from writing a manifest to a connected xDS client receiving the
-// configuration that carries it (p50 and p99 over several writes), the time
-// to the first configuration, and the server's memory, on synthetic corpora
-// of N HTTPProxies (shared/tools/scalegen). Run by `make bench`:
+// the time from writing a manifest (an Ingress, then an HTTPProxy) to a
+// connected xDS client receiving the configuration that carries it (p50
+// and p99 over several writes), the time to the first configuration, and
+// the server's memory, on synthetic corpora of N HTTPProxies
+// (shared/tools/scalegen). Run by `make bench`:
 //
 //	go run ./bench/servelatency -bin bin/contourc -shared ../shared -n 1000,5000
 //
@@ -91,29 +92,41 @@ func measure(bin, gen string, n, rounds int) error {
 		return err
 	}
 
-	var lat []time.Duration
-	for i := 1; i <= rounds; i++ {
-		host := fmt.Sprintf("bench-%d.example.com", i)
-		t0 := time.Now()
-		if err := writeAtomic(marker, ingress(i)); err != nil {
-			return err
-		}
-		at, err := client.waitFor(host, 5*time.Minute)
-		if err != nil {
-			return err
-		}
-		lat = append(lat, at.Sub(t0))
+	// Two kinds of edit, each in a file of its own: an Ingress, which
+	// leaves the HTTPProxy processor's work as it was, and an HTTPProxy,
+	// which changes one root among n.
+	edits := []struct {
+		kind, file string
+		manifest   func(i int) string
+		host       func(i int) string
+	}{
+		{"Ingress", marker, ingress, func(i int) string { return fmt.Sprintf("bench-%d.example.com", i) }},
+		{"HTTPProxy", filepath.Join(dir, "91-bench.yaml"), proxy, func(i int) string { return fmt.Sprintf("proxy-%d.example.com", i) }},
 	}
-	slices.Sort(lat)
+	for _, e := range edits {
+		var lat []time.Duration
+		for i := 1; i <= rounds; i++ {
+			t0 := time.Now()
+			if err := writeAtomic(e.file, e.manifest(i)); err != nil {
+				return err
+			}
+			at, err := client.waitFor(e.host(i), 5*time.Minute)
+			if err != nil {
+				return err
+			}
+			lat = append(lat, at.Sub(t0))
+		}
+		slices.Sort(lat)
+		fmt.Printf("serve n=%d, %s edit: file write to client receipt (1 ms hold-off) over %d writes: p50 %s, p99 %s (min %s, max %s)\n",
+			n, e.kind, len(lat), percentile(lat, 0.50), percentile(lat, 0.99), lat[0].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	}
 	// Steady memory: serve hands a reload's memory back to the system
 	// once reloads pause for a second.
 	time.Sleep(2 * time.Second)
 	rss, hwm := procMemory(srv.cmd.Process.Pid)
 	heap := srv.metric("go_memstats_heap_inuse_bytes")
-	fmt.Printf("serve n=%d: first configuration %s; file write to client receipt (1 ms hold-off) over %d writes: p50 %s, p99 %s (min %s, max %s); memory: steady RSS %s, peak RSS %s, Go heap in use %s\n",
-		n, firstConfig.Round(time.Millisecond), len(lat),
-		percentile(lat, 0.50), percentile(lat, 0.99), lat[0].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond),
-		mib(rss), mib(hwm), mib(heap))
+	fmt.Printf("serve n=%d: first configuration %s; memory: steady RSS %s, peak RSS %s, Go heap in use %s\n",
+		n, firstConfig.Round(time.Millisecond), mib(rss), mib(hwm), mib(heap))
 	return nil
 }
 
@@ -140,6 +153,19 @@ spec:
       - path: /
         pathType: Prefix
         backend: {service: {name: app-00000, port: {number: 80}}}
+`, i)
+}
+
+// proxy is a root HTTPProxy for a new host routing to the first generated
+// Service.
+func proxy(i int) string {
+	return fmt.Sprintf(`apiVersion: projectcontour.io/v1
+kind: HTTPProxy
+metadata: {name: bench, namespace: team-000}
+spec:
+  virtualhost: {fqdn: proxy-%d.example.com}
+  routes:
+  - services: [{name: app-00000, port: 80}]
 `, i)
 }
 
