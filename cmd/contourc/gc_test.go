@@ -15,7 +15,9 @@ func gcPercent() int {
 	return p
 }
 
-func TestDeferFirstCollectionRestoresDefaultPacing(t *testing.T) {
+// withDefaultPacing clears GOGC and GOMEMLIMIT from the environment for
+// the test, and restores the pacing it finds when the test ends.
+func withDefaultPacing(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	before, limit := gcPercent(), debug.SetMemoryLimit(-1)
@@ -23,6 +25,10 @@ func TestDeferFirstCollectionRestoresDefaultPacing(t *testing.T) {
 		debug.SetGCPercent(before)
 		debug.SetMemoryLimit(limit)
 	})
+}
+
+func TestDeferFirstCollectionRestoresDefaultPacing(t *testing.T) {
+	withDefaultPacing(t)
 
 	deferFirstCollection()
 	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != -1 || l != firstCollectionAt {
@@ -51,13 +57,7 @@ func TestDeferFirstCollectionLeavesUserSettings(t *testing.T) {
 // collectAsUsual, which serve calls, ends the deferral at once, but leaves
 // a GOGC the user set alone.
 func TestCollectAsUsual(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	before, limit := gcPercent(), debug.SetMemoryLimit(-1)
-	t.Cleanup(func() {
-		debug.SetGCPercent(before)
-		debug.SetMemoryLimit(limit)
-	})
+	withDefaultPacing(t)
 	deferFirstCollection()
 	collectAsUsual()
 	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != 100 || l != math.MaxInt64 {
