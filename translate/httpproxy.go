@@ -27,7 +27,7 @@ type httpProxyProcessor struct {
 	orphaned map[types.NamespacedName]bool
 	// memo, when set, takes roots' work from a Memo or records it
 	// (httpproxy_memo.go).
-	memo *rootReplay
+	memo *rootMemo
 }
 
 func (p *httpProxyProcessor) run() {

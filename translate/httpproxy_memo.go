@@ -132,9 +132,9 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 		m.replayedProxies.Add(1)
 		return
 	case last != nil && !taken && last.sameDependencies(now, true):
-		p.memo = &rootReplay{last: last, next: now, replayed: &m.replayedRoots}
+		p.memo = &rootMemo{last: last, next: now, replayed: &m.replayedRoots}
 	case !taken:
-		p.memo = &rootReplay{next: now}
+		p.memo = &rootMemo{next: now}
 	}
 	p.run()
 	p.memo = nil
@@ -234,16 +234,16 @@ func (r *proxyRun) place(d *DAG, rr *rootRun) {
 	}
 }
 
-// rootReplay processes the roots of one run of the processor, each from
+// rootMemo processes the roots of one run of the processor, each from
 // last when it reads the same as there, and records them in next.
-type rootReplay struct {
+type rootMemo struct {
 	last, next *proxyRun
 	recording  *rootRun // the root being processed, nil when none
 	replayed   *atomic.Int64
 }
 
 // process processes root, or does again what it did in last.
-func (rp *rootReplay) process(p *httpProxyProcessor, root *contourv1.HTTPProxy) {
+func (rp *rootMemo) process(p *httpProxyProcessor, root *contourv1.HTTPProxy) {
 	name := namespacedName(root)
 	if rp.last != nil {
 		if rr := rp.last.roots[name]; rr != nil && rr.readsTheSame(p.cache, root) {
@@ -272,14 +272,14 @@ func (rp *rootReplay) process(p *httpProxyProcessor, root *contourv1.HTTPProxy) 
 }
 
 // lookedUp records that the root being processed looked name up.
-func (rp *rootReplay) lookedUp(c *cache, name types.NamespacedName) {
+func (rp *rootMemo) lookedUp(c *cache, name types.NamespacedName) {
 	if rp != nil && rp.recording != nil {
 		rp.recording.lookups = append(rp.recording.lookups, proxyLookup{name, c.httpproxyByName[name], c.httpproxyExt[name]})
 	}
 }
 
 // did records an effect of the root being processed on another HTTPProxy.
-func (rp *rootReplay) did(e rootEffect) {
+func (rp *rootMemo) did(e rootEffect) {
 	if rp != nil && rp.recording != nil {
 		rp.recording.effects = append(rp.recording.effects, e)
 	}

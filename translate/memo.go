@@ -78,6 +78,17 @@ func (m *Memo) begin() {
 	m.nextBuilt = newBuilt()
 }
 
+// secretVerdicts is where a translation keeps its Secret verdicts: in m,
+// or, without a Memo, for its own length.
+func (m *Memo) secretVerdicts() *secretVerdicts {
+	if m == nil {
+		v := &secretVerdicts{}
+		v.begin()
+		return v
+	}
+	return &m.verdicts
+}
+
 // begin starts a translation: the verdicts of the one before the last are
 // dropped.
 func (v *secretVerdicts) begin() {

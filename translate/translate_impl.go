@@ -160,12 +160,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	c.settings = s
 	c.memo = opts.Memo
 	opts.Memo.begin()
-	c.verdicts = &secretVerdicts{}
-	if opts.Memo != nil {
-		c.verdicts = &opts.Memo.verdicts
-	} else {
-		c.verdicts.begin()
-	}
+	c.verdicts = opts.Memo.secretVerdicts()
 	c.checkServingSecretsAhead()
 	defer c.stopCheckingAhead()
 	d := newDAG()
