@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -141,5 +142,45 @@ func TestCacheTakesUnchangedFilesWhole(t *testing.T) {
 	}
 	if len(c.files) != 2 {
 		t.Errorf("%d files cached, want 2", len(c.files))
+	}
+}
+
+// An unchanged file is recognised by hashing it through a small buffer,
+// not by reading it into memory; one over the size limit, or gone, is left
+// to the full read, which reports it.
+func TestCacheHashesUnchangedFilesWithoutHoldingThem(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "services.yaml")
+	if err := os.WriteFile(path, []byte(strings.Repeat(cacheTestServices+"---\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	text := strings.Repeat("# padding to make the file large\n", 1<<15) + cacheTestJSON + "\n"
+	if err := os.WriteFile(big, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache()
+	loadWithCache(t, c, dir)
+	c.begin()
+	defer c.end()
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, ok := c.unchanged(big, int64(len(text)))
+	runtime.ReadMemStats(&after)
+	if !ok {
+		t.Fatal("an unchanged file was not recognised")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > uint64(len(text))/4 {
+		t.Errorf("recognising a %d-byte file allocated %d bytes", len(text), grew)
+	}
+	if _, ok := c.unchanged(big, int64(len(text))-1); ok {
+		t.Error("a file over the limit was taken from the cache")
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.unchanged(path, 1<<20); ok {
+		t.Error("a removed file was taken from the cache")
 	}
 }

@@ -77,16 +77,21 @@ func Load(paths []string, opts Options) (*Result, error) {
 
 // loadFile reads, parses and decodes one input.
 func loadFile(path string, opts Options, skipped map[string]int) ([]Object, []error) {
-	name, data, err := readInput(path, opts)
-	if err != nil {
-		return nil, []error{err}
+	if path != stdinPath {
+		if whole, ok := opts.Cache.unchanged(path, opts.maxFileSize()); ok {
+			return mergeParts([]partResult{whole}, skipped)
+		}
 	}
-	data, err = normalizeText(name, data)
+	name, data, err := readInput(path, opts)
 	if err != nil {
 		return nil, []error{err}
 	}
 	if whole, ok := opts.Cache.file(name, data); ok {
 		return mergeParts([]partResult{whole}, skipped)
+	}
+	data, err = normalizeText(name, data)
+	if err != nil {
+		return nil, []error{err}
 	}
 	fileSkipped := map[string]int{}
 	objs, errs := loadFileText(name, data, opts, fileSkipped)
