@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"maps"
 	"sort"
 	"time"
 
@@ -63,6 +64,9 @@ type VirtualHost struct {
 	// sorted caches Routes(): listeners, route tables and cluster lists
 	// all ask for it. addRoute clears it.
 	sorted []*Route
+	// routesShared says another VirtualHost holds the same routes map (a
+	// copy, httpproxy_memo.go): addRoute clones it before adding.
+	routesShared bool
 }
 
 // SecureVirtualHost is a VirtualHost served over TLS on the HTTPS listener.
@@ -457,6 +461,9 @@ func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
 
 // addRoute adds r, replacing a route with the same match conditions.
 func (vh *VirtualHost) addRoute(r *Route) {
+	if vh.routesShared {
+		vh.routes, vh.routesShared = maps.Clone(vh.routes), false
+	}
 	vh.routes[conditionsKey(r)] = r
 	vh.sorted = nil
 }

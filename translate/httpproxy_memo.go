@@ -332,12 +332,13 @@ func (m *Memo) frozen() {
 	r.placed = nil
 }
 
-// copy is a copy of vh that routes can be added to without changing vh;
-// the routes themselves are shared, as they are never changed once made,
-// and so is their order, which adding a route works out again.
+// copy is a copy of vh that routes can be added to without changing vh:
+// the two share their routes map until either adds a route, which clones
+// it first. The routes themselves are shared, as they are never changed
+// once made, and so is their order, which adding a route works out again.
 func (vh *VirtualHost) copy() *VirtualHost {
+	vh.routesShared = true
 	c := *vh
-	c.routes = maps.Clone(vh.routes)
 	return &c
 }
 
