@@ -36,6 +36,7 @@ type build struct {
 	status   []translate.ObjectStatus
 	counts   []objectCount
 	warnings []string // notices and invalid objects, for the log
+	phases   []any    // how long each step took, as log attributes
 }
 
 func (s *Server) reload(ctx context.Context, reason string) {
@@ -106,14 +107,22 @@ func (s *Server) build() (*build, error) {
 	// manager and TLS context.
 	opts.ADS = s.cfg.ConfigSource == ConfigSourceADS
 	opts.Memo = s.memo
+	var phases []any
+	start := time.Now()
+	phase := func(name string) {
+		phases = append(phases, name, time.Since(start).Round(time.Millisecond).String())
+		start = time.Now()
+	}
 	loaded, err := loader.Load(s.cfg.Paths, loader.Options{Cache: s.decoded})
 	if err != nil {
 		return nil, err
 	}
+	phase("load")
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {
 		return nil, err
 	}
+	phase("translate")
 	// Judged now, so that the loaded objects not kept by the decode cache
 	// are dead, and collectable, for the rest of it.
 	counts, invalid := s.judge(loaded.Objects, res.Status)
@@ -126,17 +135,19 @@ func (s *Server) build() (*build, error) {
 	if err != nil {
 		return nil, err
 	}
+	phase("hash")
 	// Validated in the form that is served. A resource whose content hash
 	// is that of the one being served passed already: after a one-file
 	// change only a handful are checked again.
 	if err := s.validate(snap.changedSince(served)); err != nil {
 		return nil, err
 	}
+	phase("validate")
 	warnings := invalid
 	for _, n := range res.Notices {
 		warnings = append(warnings, n.String())
 	}
-	return &build{snap: snap, status: res.Status, counts: counts, warnings: warnings}, nil
+	return &build{snap: snap, status: res.Status, counts: counts, warnings: warnings, phases: phases}, nil
 }
 
 // publish serves b, telling only the clients whose resources changed, and
@@ -168,6 +179,7 @@ func (s *Server) succeeded(b *build, changed bool, reason string, took time.Dura
 		s.log.Warn("input warning", "warning", w)
 	}
 	attrs := []any{"version", b.snap.version, "reason", reason, "took", took.Round(time.Millisecond).String(), "documents_reused", s.decoded.Hits()}
+	attrs = append(attrs, b.phases...)
 	switch {
 	case changed:
 		s.log.Info("serving a new configuration", attrs...)

@@ -134,7 +134,7 @@ func TestContentHashOfLongLists(t *testing.T) {
 	}
 	hash := func(l *listenerv3.Listener) [32]byte {
 		t.Helper()
-		h, err := (&hasher{sums: map[proto.Message][32]byte{}}).contentHash(l)
+		h, err := newHasher(nil).contentHash(l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,5 +275,37 @@ func TestChangedSinceValidatesNewElements(t *testing.T) {
 	}
 	if err := render.Validate(next.changedSince(served)); err == nil || !strings.Contains(err.Error(), "ingress_http") {
 		t.Errorf("validating what is left: %v, want the broken virtual host's error", err)
+	}
+}
+
+// A resource hashed element by element and shared whole with the next
+// snapshot hands its elements' hashes (and a route table's encodings) on
+// too, so that a snapshot after that one, sharing only elements, finds
+// them.
+func TestSnapshotCarriesElementHashes(t *testing.T) {
+	l := &listenerv3.Listener{Name: "ingress_https"}
+	rc := &routev3.RouteConfiguration{Name: "ingress_http"}
+	for i := range minSplitHash + 3 {
+		l.FilterChains = append(l.FilterChains, &listenerv3.FilterChain{Name: fmt.Sprintf("chain-%d", i)})
+		rc.VirtualHosts = append(rc.VirtualHosts, &routev3.VirtualHost{Name: fmt.Sprintf("host-%d", i), Domains: []string{"*"}})
+	}
+	r := &translate.Resources{Listeners: []*listenerv3.Listener{l}, RouteConfigs: []*routev3.RouteConfiguration{rc}}
+	first, err := newSnapshot(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := newSnapshot(r, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range l.FilterChains {
+		if _, ok := second.sums[c]; !ok {
+			t.Fatalf("filter chain %s: no hash handed on", c.Name)
+		}
+	}
+	for _, vh := range rc.VirtualHosts {
+		if _, ok := second.wire[vh]; !ok {
+			t.Fatalf("virtual host %s: no encoding handed on", vh.Name)
+		}
 	}
 }
