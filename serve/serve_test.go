@@ -56,6 +56,10 @@ func TestServeFileChanges(t *testing.T) {
 		if !regexp.MustCompile(`"documents_reused":[1-9]`).MatchString(ts.logs.String()) {
 			t.Errorf("no reload reused a decoded document:\n%s", ts.logs.String())
 		}
+		// And the reload says where its time went.
+		if !regexp.MustCompile(`"load":"[0-9.]+[mµn]?s","translate":"[0-9.]+[mµn]?s","hash":"[0-9.]+[mµn]?s","validate":"[0-9.]+[mµn]?s"`).MatchString(ts.logs.String()) {
+			t.Errorf("no reload logged its phases:\n%s", ts.logs.String())
+		}
 	})
 	t.Run("save by rename", func(t *testing.T) {
 		tmp := filepath.Join(dir, ".new.yaml.swp")
