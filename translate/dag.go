@@ -50,6 +50,12 @@ type Listener struct {
 
 	vhosts  map[string]*VirtualHost
 	svhosts map[string]*SecureVirtualHost
+	// frozen says the DAG is frozen: valid and validSecure are then
+	// virtualHosts' and secureVirtualHosts' answers, which the resource
+	// builders ask for again and again.
+	frozen      bool
+	valid       []*VirtualHost
+	validSecure []*SecureVirtualHost
 }
 
 // VirtualHost is a set of routes for one host name.
@@ -434,8 +440,12 @@ func (l *Listener) ensureSecureVirtualHost(host string) *SecureVirtualHost {
 }
 
 // virtualHosts returns the valid plain virtual hosts ordered by name: a
-// virtual host without routes is dropped, as Contour does.
+// virtual host without routes is dropped, as Contour does. Once the DAG is
+// frozen the slice is shared: callers must not change it.
 func (l *Listener) virtualHosts() []*VirtualHost {
+	if l.frozen {
+		return l.valid
+	}
 	var out []*VirtualHost
 	for _, vh := range l.vhosts {
 		if len(vh.routes) > 0 {
@@ -447,8 +457,12 @@ func (l *Listener) virtualHosts() []*VirtualHost {
 }
 
 // secureVirtualHosts returns the valid secure virtual hosts ordered by
-// name: they need a secret and at least one route, or a TCP proxy.
+// name: they need a secret and at least one route, or a TCP proxy. Once the
+// DAG is frozen the slice is shared: callers must not change it.
 func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
+	if l.frozen {
+		return l.validSecure
+	}
 	var out []*SecureVirtualHost
 	for _, svh := range l.svhosts {
 		if (svh.Secret != nil && len(svh.routes) > 0) || svh.TCPProxy != nil {
@@ -492,6 +506,10 @@ func (d *DAG) freeze() {
 		}
 	}
 	par.ForEach(len(vhosts), func(i int) { vhosts[i].ordered() })
+	for _, l := range d.listeners {
+		l.valid, l.validSecure = l.virtualHosts(), l.secureVirtualHosts()
+		l.frozen = true
+	}
 	var clusters []*Cluster
 	seen := map[*Cluster]bool{}
 	eachCluster(d, func(c *Cluster) {

@@ -49,6 +49,17 @@ type secretVerdicts struct {
 	// current are the verdicts of the translation under way, previous
 	// those of the one before, which it may take over.
 	current, previous map[verdictKey]error
+	// byObject are the same verdicts by Secret object, which needs no
+	// hash: the loader's cache hands an unchanged Secret out as the same
+	// object at every reload, and hashing 5,000 certificates was a tenth
+	// of one.
+	currentByObject, previousByObject map[objectVerdictKey]error
+}
+
+// objectVerdictKey names one validator's verdict on one Secret object.
+type objectVerdictKey struct {
+	validator uintptr
+	secret    *corev1.Secret
 }
 
 // NewMemo returns an empty Memo.
@@ -95,24 +106,40 @@ func (v *secretVerdicts) begin() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.previous, v.current = v.current, map[verdictKey]error{}
+	v.previousByObject, v.currentByObject = v.currentByObject, map[objectVerdictKey]error{}
 }
 
 // verdict is validate(s), remembered by s's content. The validators read
 // only a Secret's type and data, which is what the content hash covers.
 func (v *secretVerdicts) verdict(s *corev1.Secret, validator uintptr, validate func(*corev1.Secret) error) error {
-	key := verdictKey{validator, secretContent(s)}
+	objectKey := objectVerdictKey{validator, s}
 	v.mu.Lock()
-	err, ok := v.current[key]
+	err, ok := v.currentByObject[objectKey]
 	if !ok {
-		err, ok = v.previous[key]
+		err, ok = v.previousByObject[objectKey]
 	}
 	v.mu.Unlock()
+	var key verdictKey
 	if !ok {
-		err = validate(s)
+		key = verdictKey{validator, secretContent(s)}
+		v.mu.Lock()
+		err, ok = v.current[key]
+		if !ok {
+			err, ok = v.previous[key]
+		}
+		v.mu.Unlock()
+		if !ok {
+			err = validate(s)
+		}
+		v.mu.Lock()
+		if v.current != nil {
+			v.current[key] = err
+		}
+		v.mu.Unlock()
 	}
 	v.mu.Lock()
-	if v.current != nil {
-		v.current[key] = err
+	if v.currentByObject != nil {
+		v.currentByObject[objectKey] = err
 	}
 	v.mu.Unlock()
 	return err

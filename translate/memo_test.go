@@ -281,6 +281,17 @@ func TestMemoVerdicts(t *testing.T) {
 	check("used by the last one, kept", secret("bad"), validate, invalid, 0)
 	check("unused by the last one, dropped", secret("good"), validate, nil, 1)
 
+	// The same object again is answered without hashing its content:
+	// objects are never changed once loaded, so a change made in place
+	// here (which no caller makes) shows which way the answer came.
+	same := secret("another")
+	m.begin()
+	check("an object, first seen", same, validate, nil, 1)
+	same.Data["k"] = []byte("bad")
+	check("the same object", same, validate, nil, 0)
+	m.begin()
+	check("the same object, next translation", same, validate, nil, 0)
+
 	// A translation without a Memo keeps verdicts of its own.
 	var own secretVerdicts
 	before := calls
