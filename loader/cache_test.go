@@ -1,15 +1,19 @@
 package loader
 
 import (
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const cacheTestServices = `apiVersion: v1
@@ -182,5 +186,70 @@ func TestCacheHashesUnchangedFilesWithoutHoldingThem(t *testing.T) {
 	}
 	if _, ok := c.unchanged(path, 1<<20); ok {
 		t.Error("a removed file was taken from the cache")
+	}
+}
+
+// Objects come out in the same order whether the files' objects were
+// sorted afresh or merged from the sorted runs the cache keeps per file.
+func TestCacheKeepsTheOrder(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for f := range 4 {
+		var docs []string
+		for i := range 30 {
+			kind := []string{"Service", "Secret", "ConfigMap"}[rng.IntN(3)]
+			docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: %s\nmetadata: {name: o-%d-%d, namespace: ns-%d}\n", kind, f, i, rng.IntN(5)))
+		}
+		rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.yaml", f)), []byte(strings.Join(docs, "---\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := func(res *Result) []objectKey {
+		var out []objectKey
+		for _, o := range res.Objects {
+			out = append(out, keyOf(o))
+		}
+		return out
+	}
+	want := keys(loadWithCache(t, nil, dir))
+	c := NewCache()
+	for i := range 2 { // sorted afresh, then merged
+		if got := keys(loadWithCache(t, c, dir)); !slices.Equal(got, want) {
+			t.Fatalf("load %d with a cache: the order differs", i+1)
+		}
+	}
+}
+
+// mergeSorted gives what sorting the runs' objects together gives: runs
+// of one kind, interleaved runs, empty runs and runs of one object.
+func TestMergeSorted(t *testing.T) {
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 4))
+		var all []Object
+		var runs [][]keyedObject
+		for r := range 1 + rng.IntN(9) {
+			kinds := []string{"Service", "Secret", "ConfigMap"}
+			if rng.IntN(2) == 0 {
+				kinds = kinds[r%3 : r%3+1] // a file of one kind
+			}
+			var run []Object
+			for i := range rng.IntN(40) {
+				run = append(run, Object{Kind: kinds[rng.IntN(len(kinds))],
+					Obj: &metav1.ObjectMeta{Namespace: fmt.Sprintf("ns-%d", rng.IntN(4)), Name: fmt.Sprintf("o-%d-%d", r, i)}})
+			}
+			all = append(all, run...)
+			runs = append(runs, sortedKeyed(run))
+		}
+		sortObjects(all)
+		got := mergeSorted(runs)
+		if len(got) != len(all) {
+			t.Fatalf("seed %d: %d objects merged, want %d", seed, len(got), len(all))
+		}
+		for i := range all {
+			if keyOf(got[i]) != keyOf(all[i]) {
+				t.Fatalf("seed %d, object %d: %v, want %v", seed, i, keyOf(got[i]), keyOf(all[i]))
+			}
+		}
 	}
 }

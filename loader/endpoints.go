@@ -24,8 +24,14 @@ const mirroringControllerName = "endpointslicemirroring-controller.k8s.io"
 // Unlike the real controller, mirroring does not depend on the Service
 // having no selector: offline there are no Pods for the selector to pick,
 // so Endpoints written by hand are the only endpoints there are.
+// hasEndpoints says whether objs holds Endpoints, which mirrorEndpoints
+// turns into EndpointSlices.
+func hasEndpoints(objs []Object) bool {
+	return slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok })
+}
+
 func mirrorEndpoints(objs []Object) []Object {
-	if !slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok }) {
+	if !hasEndpoints(objs) {
 		return objs // most inputs have EndpointSlices only
 	}
 	hasSlices := map[string]bool{} // namespace/service

@@ -54,10 +54,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 	defer opts.Cache.end()
 	res := &Result{Skipped: map[string]int{}}
 	parts := make([]partResult, len(files))
-	forEachParallel(len(files), func(i int) {
-		parts[i].skipped = map[string]int{}
-		parts[i].objs, parts[i].errs = loadFile(files[i], opts, parts[i].skipped)
-	})
+	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts) })
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	errs = append(errs, fileErrs...)
 	// Duplicates are looked for while the objects are mirrored and sorted
@@ -65,8 +62,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 	var dups []error
 	var wg sync.WaitGroup
 	wg.Go(func() { dups = findDuplicates(objs) })
-	sorted := mirrorEndpoints(slices.Clone(objs))
-	sortObjects(sorted)
+	sorted := sortedObjects(objs, parts)
 	wg.Wait()
 	if errs = append(errs, dups...); len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -75,31 +71,54 @@ func Load(paths []string, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// sortedObjects is objs, the objects of parts, with Endpoints mirrored and
+// sorted (sortObjects), in a slice of its own. When every part holds its
+// objects sorted too (files the decode cache keeps) and there are no
+// Endpoints to mirror, the parts are merged rather than sorted again.
+func sortedObjects(objs []Object, parts []partResult) []Object {
+	runs := make([][]keyedObject, 0, len(parts))
+	for _, p := range parts {
+		if p.sorted == nil && len(p.objs) > 0 {
+			runs = nil
+			break
+		}
+		runs = append(runs, p.sorted)
+	}
+	if runs != nil && !hasEndpoints(objs) {
+		return mergeSorted(runs)
+	}
+	sorted := mirrorEndpoints(slices.Clone(objs))
+	sortObjects(sorted)
+	return sorted
+}
+
 // loadFile reads, parses and decodes one input.
-func loadFile(path string, opts Options, skipped map[string]int) ([]Object, []error) {
+func loadFile(path string, opts Options) partResult {
 	if path != stdinPath {
 		if whole, ok := opts.Cache.unchanged(path, opts.maxFileSize()); ok {
-			return mergeParts([]partResult{whole}, skipped)
+			return whole
 		}
 	}
 	name, data, err := readInput(path, opts)
 	if err != nil {
-		return nil, []error{err}
+		return partResult{errs: []error{err}}
 	}
 	if whole, ok := opts.Cache.file(name, data); ok {
-		return mergeParts([]partResult{whole}, skipped)
+		return whole
 	}
 	data, err = normalizeText(name, data)
 	if err != nil {
-		return nil, []error{err}
+		return partResult{errs: []error{err}}
 	}
-	fileSkipped := map[string]int{}
-	objs, errs := loadFileText(name, data, opts, fileSkipped)
-	opts.Cache.keep(name, partResult{objs: objs, errs: errs, skipped: fileSkipped})
-	for k, n := range fileSkipped {
-		skipped[k] += n
+	whole := partResult{skipped: map[string]int{}}
+	whole.objs, whole.errs = loadFileText(name, data, opts, whole.skipped)
+	if opts.Cache != nil {
+		// Kept sorted too, so that the next load merges the files'
+		// objects rather than sorting them all again.
+		whole.sorted = sortedKeyed(whole.objs)
 	}
-	return objs, errs
+	opts.Cache.keep(name, whole)
+	return whole
 }
 
 // loadFileText parses and decodes a file's text: JSON when it looks like JSON
@@ -135,6 +154,9 @@ type partResult struct {
 	errs    []error
 	skipped map[string]int
 	notJSON bool // a file that looked like JSON is YAML
+	// sorted, for a whole file the decode cache keeps, are its objects
+	// as sortObjects orders them, with their keys; nil otherwise.
+	sorted []keyedObject
 }
 
 // mergeParts concatenates results in order, adding up skipped counts.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -44,21 +45,89 @@ func findDuplicates(objs []Object) []error {
 func sortObjects(objs []Object) {
 	// Keys are read once, not at each comparison: for 20,000 objects
 	// that was a million interface calls.
-	type keyed struct {
-		key objectKey
-		obj Object
+	for i, k := range sortedKeyed(objs) {
+		objs[i] = k.obj
 	}
-	all := make([]keyed, len(objs))
+}
+
+// compareKeys orders keys by kind, namespace and name.
+func compareKeys(a, b objectKey) int {
+	return cmp.Or(
+		strings.Compare(a.kind, b.kind),
+		strings.Compare(a.namespace, b.namespace),
+		strings.Compare(a.name, b.name))
+}
+
+// keyedObject is an object with its key, read once.
+type keyedObject struct {
+	key objectKey
+	obj Object
+}
+
+// sortedKeyed returns objs with their keys, ordered as sortObjects orders.
+func sortedKeyed(objs []Object) []keyedObject {
+	out := make([]keyedObject, len(objs))
 	for i, o := range objs {
-		all[i] = keyed{keyOf(o), o}
+		out[i] = keyedObject{keyOf(o), o}
 	}
-	slices.SortFunc(all, func(a, b keyed) int {
-		return cmp.Or(
-			strings.Compare(a.key.kind, b.key.kind),
-			strings.Compare(a.key.namespace, b.key.namespace),
-			strings.Compare(a.key.name, b.key.name))
-	})
-	for i := range all {
-		objs[i] = all[i].obj
+	slices.SortFunc(out, func(a, b keyedObject) int { return compareKeys(a.key, b.key) })
+	return out
+}
+
+// mergeSorted merges runs, each ordered as sortObjects orders, into one
+// such order, merging neighbouring runs pairwise until one is left. For
+// serve, whose files keep their objects sorted in the decode cache, that
+// replaces sorting every object at every reload (33 ms at 20,000).
+func mergeSorted(runs [][]keyedObject) []Object {
+	for len(runs) > 1 {
+		next := runs[:0:0]
+		for i := 0; i < len(runs); i += 2 {
+			if i+1 == len(runs) {
+				next = append(next, runs[i])
+				continue
+			}
+			next = append(next, mergeTwo(runs[i], runs[i+1]))
+		}
+		runs = next
 	}
+	var out []Object
+	if len(runs) == 1 {
+		out = make([]Object, len(runs[0]))
+		for i, k := range runs[0] {
+			out[i] = k.obj
+		}
+	}
+	return out
+}
+
+// mergeTwo merges two sorted runs, taking from each, in one copy, the
+// stretch that comes before the other's head: files often hold objects of
+// one kind, or of one namespace, so the stretches are long.
+func mergeTwo(a, b []keyedObject) []keyedObject {
+	out := make([]keyedObject, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		head := b[0].key
+		n := stretch(a, func(k objectKey) bool { return compareKeys(k, head) <= 0 })
+		out, a = append(out, a[:n]...), a[n:]
+		if len(a) == 0 {
+			break
+		}
+		head = a[0].key
+		n = stretch(b, func(k objectKey) bool { return compareKeys(k, head) < 0 })
+		out, b = append(out, b[:n]...), b[n:]
+	}
+	return append(append(out, a...), b...)
+}
+
+// stretch is how many of run's first objects satisfy before, which holds
+// for a prefix of run: found by doubling then halving, so that a short
+// stretch costs little.
+func stretch(run []keyedObject, before func(objectKey) bool) int {
+	end := 1
+	for end <= len(run) && before(run[end-1].key) {
+		end *= 2
+	}
+	start := end / 2 // run[:start] are before
+	end = min(end, len(run))
+	return start + sort.Search(end-start, func(i int) bool { return !before(run[start+i].key) })
 }
