@@ -424,6 +424,9 @@ func (d *DAG) sortedListeners() []*Listener {
 func (l *Listener) ensureVirtualHost(host string) *VirtualHost {
 	vh, ok := l.vhosts[host]
 	if !ok {
+		if l.vhosts == nil {
+			l.vhosts = map[string]*VirtualHost{}
+		}
 		vh = &VirtualHost{Name: host, routes: map[string]*Route{}}
 		l.vhosts[host] = vh
 	}
@@ -433,6 +436,9 @@ func (l *Listener) ensureVirtualHost(host string) *VirtualHost {
 func (l *Listener) ensureSecureVirtualHost(host string) *SecureVirtualHost {
 	svh, ok := l.svhosts[host]
 	if !ok {
+		if l.svhosts == nil {
+			l.svhosts = map[string]*SecureVirtualHost{}
+		}
 		svh = &SecureVirtualHost{VirtualHost: VirtualHost{Name: host, routes: map[string]*Route{}}}
 		l.svhosts[host] = svh
 	}

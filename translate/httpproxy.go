@@ -25,9 +25,13 @@ type httpProxyProcessor struct {
 	// settings are the configuration's (nil: Contour's defaults).
 	settings *settings
 	orphaned map[types.NamespacedName]bool
-	// memo, when set, takes roots' work from a Memo or records it
-	// (httpproxy_memo.go).
-	memo *rootMemo
+	// apart says each root can be processed on its own, in parallel
+	// (rootsApart); memo, when set, takes roots' work from a Memo and
+	// records it; recording is the record of the root being processed
+	// apart (httpproxy_memo.go).
+	apart     bool
+	memo      *rootMemo
+	recording *rootRun
 }
 
 func (p *httpProxyProcessor) run() {
@@ -42,10 +46,10 @@ func (p *httpProxyProcessor) run() {
 		}
 		roots = append(roots, proxy)
 	}
-	for _, root := range p.uniqueFQDNs(roots) {
-		if p.memo != nil {
-			p.memo.process(p, root)
-		} else {
+	if unique := p.uniqueFQDNs(roots); p.apart {
+		p.rootsApart(unique)
+	} else {
+		for _, root := range unique {
 			p.root(root)
 		}
 	}
@@ -420,7 +424,7 @@ func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation in
 	fresh := &proxyStatus{generation: generation}
 	out, ok := f(fresh)
 	p.keepVisit(key, fresh)
-	p.memo.did(rootEffect{name: key, visit: fresh})
+	p.did(rootEffect{name: key, visit: fresh})
 	return out, ok
 }
 
@@ -436,7 +440,7 @@ func (p *httpProxyProcessor) keepVisit(key types.NamespacedName, fresh *proxySta
 
 // proxyByName looks an included HTTPProxy up.
 func (p *httpProxyProcessor) proxyByName(key types.NamespacedName) (*contourv1.HTTPProxy, bool) {
-	p.memo.lookedUp(p.cache, key)
+	p.lookedUp(key)
 	child, ok := p.cache.httpproxyByName[key]
 	return child, ok
 }
@@ -444,7 +448,7 @@ func (p *httpProxyProcessor) proxyByName(key types.NamespacedName) (*contourv1.H
 // unorphan takes key off the orphans: a root includes it.
 func (p *httpProxyProcessor) unorphan(key types.NamespacedName) {
 	delete(p.orphaned, key)
-	p.memo.did(rootEffect{name: key})
+	p.did(rootEffect{name: key})
 }
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a

@@ -8,6 +8,7 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/loader"
 )
 
@@ -110,6 +111,11 @@ func proxyInputs(objs []loader.Object) []loader.Object {
 // runProxies runs p, taking from m what it did the last time where that is
 // the same; objs are the translation's objects.
 func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
+	fqdns := rootFQDNs(p.cache)
+	taken := hostsTaken(p.dag, fqdns)
+	// Roots that create every virtual host they write to can each be
+	// processed on its own (rootsApart).
+	p.apart = !taken && !rootsInOrder
 	if m == nil {
 		p.run()
 		return
@@ -119,13 +125,12 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 		settings:       p.settings,
 		rootNamespaces: p.rootNamespaces,
 		listeners:      proxyListeners(p.dag),
-		fqdns:          rootFQDNs(p.cache),
+		fqdns:          fqdns,
 		roots:          map[types.NamespacedName]*rootRun{},
 	}
 	m.mu.Lock()
 	last := m.proxies
 	m.mu.Unlock()
-	taken := hostsTaken(p.dag, now.fqdns)
 	switch {
 	case last != nil && !taken && last.sameDependencies(now, false):
 		last.replay(p)
@@ -234,54 +239,96 @@ func (r *proxyRun) place(d *DAG, rr *rootRun) {
 	}
 }
 
-// rootMemo processes the roots of one run of the processor, each from
-// last when it reads the same as there, and records them in next.
+// rootMemo is, for one run of the processor, the last run whose roots it
+// may take again (nil for none) and the run it records.
 type rootMemo struct {
 	last, next *proxyRun
-	recording  *rootRun // the root being processed, nil when none
 	replayed   *atomic.Int64
 }
 
-// process processes root, or does again what it did in last.
-func (rp *rootMemo) process(p *httpProxyProcessor, root *contourv1.HTTPProxy) {
-	name := namespacedName(root)
-	if rp.last != nil {
-		if rr := rp.last.roots[name]; rr != nil && rr.readsTheSame(p.cache, root) {
-			rr.replay(p)
-			rp.next.place(p.dag, rr)
-			rp.next.roots[name] = rr
-			rp.replayed.Add(1)
-			return
+// reusable returns last's record of root when root reads the same now.
+func (rm *rootMemo) reusable(c *cache, root *contourv1.HTTPProxy) *rootRun {
+	if rm == nil || rm.last == nil {
+		return nil
+	}
+	rr := rm.last.roots[namespacedName(root)]
+	if rr == nil || !rr.readsTheSame(c, root) {
+		return nil
+	}
+	rm.replayed.Add(1)
+	return rr
+}
+
+// rootsInOrder turns rootsApart off, for tests that compare the two.
+var rootsInOrder = false
+
+// rootsApart processes each root on its own, in parallel, into a record
+// (those it can take from the Memo it takes), then does what the records
+// say in root order: what processing the roots one after the other does,
+// since no root writes to another's virtual hosts, and what a root does
+// to other HTTPProxies (a status, taking them off the orphans) is done
+// again, in order, from its record.
+func (p *httpProxyProcessor) rootsApart(roots []*contourv1.HTTPProxy) {
+	runs := make([]*rootRun, len(roots))
+	var todo []int
+	for i, root := range roots {
+		if runs[i] = p.memo.reusable(p.cache, root); runs[i] == nil {
+			todo = append(todo, i)
 		}
 	}
+	par.ForEach(len(todo), func(j int) { runs[todo[j]] = p.recordRoot(roots[todo[j]]) })
+	for _, rr := range runs {
+		rr.replay(p)
+		p.place(rr)
+	}
+}
+
+// recordRoot processes root apart: on a DAG of its own, with listeners
+// like p's but empty, and statuses and orphans of its own, recording what
+// it read and did to other HTTPProxies.
+func (p *httpProxyProcessor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
+	name := namespacedName(root)
 	rr := &rootRun{proxy: root, ext: p.cache.httpproxyExt[name]}
-	rp.recording = rr
-	p.root(root)
-	rp.recording = nil
-	rr.status = p.status.forProxy(name)
+	apart := *p
+	apart.dag = &DAG{listeners: make(map[string]*Listener, len(p.dag.listeners)), dynamicListeners: p.dag.dynamicListeners, extensions: p.dag.extensions}
+	for key, l := range p.dag.listeners {
+		empty := *l
+		empty.vhosts, empty.svhosts = nil, nil // made when the root adds a host
+		apart.dag.listeners[key] = &empty
+	}
+	rr.status = p.status.forProxy(name) // set before the roots are processed; only this root writes it
+	apart.status = statuses{statusKey{"HTTPProxy", name}: rr.status}
+	apart.orphaned = nil // only deleted from
+	apart.memo, apart.recording = nil, rr
+	apart.root(root)
 	fqdn := root.Spec.VirtualHost.Fqdn
-	if vh := p.dag.listener("http").virtualHostOf(fqdn); vh != nil {
-		rr.vhost = vh.copy()
-		rp.next.placed = append(rp.next.placed, placedHost{rr.vhost, vh})
+	rr.vhost = apart.dag.listener("http").virtualHostOf(fqdn)
+	rr.svhost = apart.dag.listener("https").secureVirtualHostOf(fqdn)
+	return rr
+}
+
+// place copies rr's virtual hosts into p's DAG, and keeps rr for the next
+// run.
+func (p *httpProxyProcessor) place(rr *rootRun) {
+	if p.memo == nil {
+		(&proxyRun{}).place(p.dag, rr)
+		return
 	}
-	if svh := p.dag.listener("https").secureVirtualHostOf(fqdn); svh != nil {
-		rr.svhost = svh.copy()
-		rp.next.placed = append(rp.next.placed, placedHost{&rr.svhost.VirtualHost, &svh.VirtualHost})
-	}
-	rp.next.roots[name] = rr
+	p.memo.next.place(p.dag, rr)
+	p.memo.next.roots[namespacedName(rr.proxy)] = rr
 }
 
 // lookedUp records that the root being processed looked name up.
-func (rp *rootMemo) lookedUp(c *cache, name types.NamespacedName) {
-	if rp != nil && rp.recording != nil {
-		rp.recording.lookups = append(rp.recording.lookups, proxyLookup{name, c.httpproxyByName[name], c.httpproxyExt[name]})
+func (p *httpProxyProcessor) lookedUp(name types.NamespacedName) {
+	if rr := p.recording; rr != nil {
+		rr.lookups = append(rr.lookups, proxyLookup{name, p.cache.httpproxyByName[name], p.cache.httpproxyExt[name]})
 	}
 }
 
 // did records an effect of the root being processed on another HTTPProxy.
-func (rp *rootMemo) did(e rootEffect) {
-	if rp != nil && rp.recording != nil {
-		rp.recording.effects = append(rp.recording.effects, e)
+func (p *httpProxyProcessor) did(e rootEffect) {
+	if rr := p.recording; rr != nil {
+		rr.effects = append(rr.effects, e)
 	}
 }
 

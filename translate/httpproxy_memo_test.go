@@ -1,10 +1,12 @@
 package translate
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,5 +172,57 @@ spec:
 	}
 	if memo.replayedProxies.Load() != 3 {
 		t.Errorf("the processor's work was taken from the memo %d times, want 3", memo.replayedProxies.Load())
+	}
+}
+
+// Processing roots apart, in parallel, gives what processing them in
+// order gives: many roots including one child (each visit's status kept by
+// visit's rule), a missing include, a root included, an include cycle, a
+// duplicate fqdn, TLS with good and missing Secrets, and an orphan; with
+// and without a Memo.
+func TestRootsApartMatchInOrder(t *testing.T) {
+	var items []any
+	items = append(items, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"))
+	shared := pxProxy("default", "shared", pxRoutes(pxRoute(pxConds(pxPrefix("/s")), pxSvc("kuard", 80)), pxRoute(pxConds(pxPrefix("/bad")), pxSvc("missing", 80))))
+	cycleA := pxProxy("default", "cycle-a", pxIncludes(pxInclude("cycle-b", "default")))
+	cycleB := pxProxy("default", "cycle-b", pxIncludes(pxInclude("cycle-a", "default")))
+	orphan := pxProxy("default", "orphan", pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
+	items = append(items, shared, cycleA, cycleB, orphan)
+	for i := range 64 {
+		opts := []pxOpt{pxFQDN(fmt.Sprintf("host-%d.example.com", i%60)), pxRoutes(pxRouteTo(pxSvc("kuard", 80)))}
+		incs := []contourv1.Include{pxInclude("shared", "default", pxPrefix(fmt.Sprintf("/r%d", i)))}
+		switch i % 8 {
+		case 1:
+			incs = append(incs, pxInclude("missing", "default", pxPrefix("/m")))
+		case 2:
+			incs = append(incs, pxInclude("root-0", "default", pxPrefix("/root")))
+		case 3:
+			incs = append(incs, pxInclude("cycle-a", "default", pxPrefix("/c")))
+		case 4:
+			opts = append(opts, pxTLSSecret("tls"))
+		case 5:
+			opts = append(opts, pxTLSSecret("no-such-secret"))
+		}
+		items = append(items, pxProxy("default", fmt.Sprintf("root-%d", i), append(opts, pxIncludes(incs...))...))
+	}
+	objs := pxObjects(t, pxFlat(items...)...)
+	inOrder := func(opts Options) string {
+		t.Helper()
+		rootsInOrder = true
+		defer func() { rootsInOrder = false }()
+		return translatedWithOptions(t, objs, opts)
+	}
+	want := inOrder(Options{})
+	if got := translatedWithOptions(t, objs, Options{}); got != want {
+		t.Error("roots processed apart differ from roots processed in order")
+	}
+	memo := NewMemo()
+	for i := range 2 {
+		if got := translatedWithOptions(t, objs, Options{Memo: memo}); got != want {
+			t.Errorf("with a memo, translation %d: roots processed apart differ from roots processed in order", i+1)
+		}
+	}
+	if !strings.Contains(want, "IncludeCreatesCycle") || !strings.Contains(want, "RootIncludesRoot") || !strings.Contains(want, "DuplicateVhost") || !strings.Contains(want, "Orphaned") {
+		t.Error("the input does not exercise what it should")
 	}
 }
