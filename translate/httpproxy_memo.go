@@ -12,7 +12,8 @@ import (
 	"github.com/contourc/contourc/loader"
 )
 
-// Doing the HTTPProxy processor's work again from a Memo (serve).
+// Records of the HTTPProxy processor's work, root by root: done again
+// from a Memo (serve), and made apart, on every CPU (rootsApart).
 //
 // The processor is a function of the objects the cache holds, the settings,
 // the root namespaces and the plain and secure listeners it finds in the
@@ -42,6 +43,12 @@ import (
 // create; and a different pair of listeners. A root's virtual hosts are
 // kept as it left them, before later processors add to them, and copied
 // into the DAG at each replay.
+//
+// The same records let any translation process its roots apart: no root
+// writes to another's virtual hosts, and what a root does to other
+// HTTPProxies is in its record, so each root can be processed on a DAG,
+// statuses and orphans of its own, in parallel, and the records applied
+// in root order; that is what processing the roots in order does.
 
 // proxyRun is one run of the HTTPProxy processor and what it depended on.
 type proxyRun struct {
