@@ -119,10 +119,10 @@ func proxyInputs(objs []loader.Object) []loader.Object {
 // the same; objs are the translation's objects.
 func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 	fqdns := rootFQDNs(p.cache)
-	taken := hostsTaken(p.dag, fqdns)
 	// Roots that create every virtual host they write to can each be
-	// processed on its own (rootsApart).
-	p.apart = !taken && !rootsInOrder
+	// processed on its own (rootsApart), which records what each did.
+	apart := !hostsTaken(p.dag, fqdns) && !rootsInOrder
+	p.apart = apart
 	if m == nil {
 		p.run()
 		return
@@ -139,21 +139,21 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 	last := m.proxies
 	m.mu.Unlock()
 	switch {
-	case last != nil && !taken && last.sameDependencies(now, false):
+	case last != nil && apart && last.sameDependencies(now, false):
 		last.replay(p)
 		m.replayedProxies.Add(1)
 		return
-	case last != nil && !taken && last.sameDependencies(now, true):
+	case last != nil && apart && last.sameDependencies(now, true):
 		p.memo = &rootMemo{last: last, next: now, replayed: &m.replayedRoots}
-	case !taken:
+	case apart:
 		p.memo = &rootMemo{next: now}
 	}
 	p.run()
 	p.memo = nil
-	if taken {
-		now = nil // the processor added to hosts it did not create
-	} else {
+	if apart {
 		now.keepStatus(p.status)
+	} else {
+		now = nil // no records: the roots were processed in order
 	}
 	m.mu.Lock()
 	m.proxies = now

@@ -216,6 +216,13 @@ func TestRootsApartMatchInOrder(t *testing.T) {
 	if got := translatedWithOptions(t, objs, Options{}); got != want {
 		t.Error("roots processed apart differ from roots processed in order")
 	}
+	// In order, with a Memo, nothing is recorded to take again.
+	inOrderMemo := NewMemo()
+	for i := range 2 {
+		if got := inOrder(Options{Memo: inOrderMemo}); got != want {
+			t.Errorf("in order with a memo, translation %d differs", i+1)
+		}
+	}
 	memo := NewMemo()
 	for i := range 2 {
 		if got := translatedWithOptions(t, objs, Options{Memo: memo}); got != want {
