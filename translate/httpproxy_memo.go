@@ -166,17 +166,30 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 // butProxies, the HTTPProxies may differ.
 func (r *proxyRun) sameDependencies(now *proxyRun, butProxies bool) bool {
 	return r.listeners == now.listeners &&
-		slices.Equal(withoutProxies(r.inputs, butProxies), withoutProxies(now.inputs, butProxies)) &&
+		equalBut(r.inputs, now.inputs, func(o loader.Object) bool { return butProxies && o.Kind == "HTTPProxy" }) &&
 		slices.Equal(r.rootNamespaces, now.rootNamespaces) &&
 		(r.settings == now.settings || r.settings != nil && now.settings != nil && sameValue(r.settings, now.settings))
 }
 
-// withoutProxies is objs without its HTTPProxies when drop is set.
-func withoutProxies(objs []loader.Object, drop bool) []loader.Object {
-	if !drop {
-		return objs
+// equalBut says whether a and b hold the same objects in the same order
+// once those skip holds for are left out.
+func equalBut(a, b []loader.Object, skip func(loader.Object) bool) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && skip(a[i]) {
+			i++
+		}
+		for j < len(b) && skip(b[j]) {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if a[i] != b[j] {
+			return false
+		}
+		i, j = i+1, j+1
 	}
-	return slices.DeleteFunc(slices.Clone(objs), func(o loader.Object) bool { return o.Kind == "HTTPProxy" })
 }
 
 // proxyListeners names the listeners the processor writes to.
@@ -227,23 +240,25 @@ func (r *proxyRun) keepStatus(status statuses) {
 func (r *proxyRun) replay(p *httpProxyProcessor) {
 	r.placed = r.placed[:0]
 	for _, rr := range r.roots {
-		r.place(p.dag, rr)
+		r.placed = placeHosts(p.dag, rr, r.placed)
 	}
 	maps.Copy(p.status, r.status)
 }
 
-// place copies rr's virtual hosts into d.
-func (r *proxyRun) place(d *DAG, rr *rootRun) {
+// placeHosts copies rr's virtual hosts into d, and appends each with its
+// copy to placed.
+func placeHosts(d *DAG, rr *rootRun, placed []placedHost) []placedHost {
 	if l := d.listener("http"); l != nil && rr.vhost != nil {
 		vh := rr.vhost.copy()
 		l.vhosts[vh.Name] = vh
-		r.placed = append(r.placed, placedHost{rr.vhost, vh})
+		placed = append(placed, placedHost{rr.vhost, vh})
 	}
 	if l := d.listener("https"); l != nil && rr.svhost != nil {
 		svh := rr.svhost.copy()
 		l.svhosts[svh.Name] = svh
-		r.placed = append(r.placed, placedHost{&rr.svhost.VirtualHost, &svh.VirtualHost})
+		placed = append(placed, placedHost{&rr.svhost.VirtualHost, &svh.VirtualHost})
 	}
+	return placed
 }
 
 // rootMemo is, for one run of the processor, the last run whose roots it
@@ -318,11 +333,12 @@ func (p *httpProxyProcessor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
 // run.
 func (p *httpProxyProcessor) place(rr *rootRun) {
 	if p.memo == nil {
-		(&proxyRun{}).place(p.dag, rr)
+		placeHosts(p.dag, rr, nil)
 		return
 	}
-	p.memo.next.place(p.dag, rr)
-	p.memo.next.roots[namespacedName(rr.proxy)] = rr
+	next := p.memo.next
+	next.placed = placeHosts(p.dag, rr, next.placed)
+	next.roots[namespacedName(rr.proxy)] = rr
 }
 
 // lookedUp records that the root being processed looked name up.

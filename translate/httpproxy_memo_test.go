@@ -267,3 +267,28 @@ func TestStatusesOrderedKeys(t *testing.T) {
 		t.Errorf("with a status the cache does not list: %v\nwant %v", got, sorted())
 	}
 }
+
+// equalBut leaves out what it is told to, wherever it stands.
+func TestEqualBut(t *testing.T) {
+	svc, proxy, other := loader.Object{Kind: "Service", Obj: &metav1.ObjectMeta{Name: "s"}},
+		loader.Object{Kind: "HTTPProxy", Obj: &metav1.ObjectMeta{Name: "p"}},
+		loader.Object{Kind: "HTTPProxy", Obj: &metav1.ObjectMeta{Name: "q"}}
+	skipProxies := func(o loader.Object) bool { return o.Kind == "HTTPProxy" }
+	never := func(loader.Object) bool { return false }
+	for _, tt := range []struct {
+		a, b []loader.Object
+		skip func(loader.Object) bool
+		want bool
+	}{
+		{[]loader.Object{svc}, []loader.Object{svc}, never, true},
+		{[]loader.Object{svc, proxy}, []loader.Object{svc, other}, never, false},
+		{[]loader.Object{svc, proxy}, []loader.Object{other, svc}, skipProxies, true},
+		{[]loader.Object{proxy}, nil, skipProxies, true},
+		{[]loader.Object{svc}, []loader.Object{svc, svc}, skipProxies, false},
+		{nil, []loader.Object{svc}, never, false},
+	} {
+		if got := equalBut(tt.a, tt.b, tt.skip); got != tt.want {
+			t.Errorf("equalBut(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
