@@ -114,35 +114,41 @@ func (v *secretVerdicts) begin() {
 func (v *secretVerdicts) verdict(s *corev1.Secret, validator uintptr, validate func(*corev1.Secret) error) error {
 	objectKey := objectVerdictKey{validator, s}
 	v.mu.Lock()
-	err, ok := v.currentByObject[objectKey]
-	if !ok {
-		err, ok = v.previousByObject[objectKey]
-	}
+	err, ok := rememberedVerdict(v.currentByObject, v.previousByObject, objectKey)
 	v.mu.Unlock()
-	var key verdictKey
 	if !ok {
-		key = verdictKey{validator, secretContent(s)}
+		key := verdictKey{validator, secretContent(s)}
 		v.mu.Lock()
-		err, ok = v.current[key]
-		if !ok {
-			err, ok = v.previous[key]
-		}
+		err, ok = rememberedVerdict(v.current, v.previous, key)
 		v.mu.Unlock()
 		if !ok {
 			err = validate(s)
 		}
 		v.mu.Lock()
-		if v.current != nil {
-			v.current[key] = err
-		}
+		keepVerdict(v.current, key, err)
 		v.mu.Unlock()
 	}
 	v.mu.Lock()
-	if v.currentByObject != nil {
-		v.currentByObject[objectKey] = err
-	}
+	keepVerdict(v.currentByObject, objectKey, err)
 	v.mu.Unlock()
 	return err
+}
+
+// rememberedVerdict is the verdict under k in current or, failing that, previous.
+func rememberedVerdict[K comparable](current, previous map[K]error, k K) (error, bool) {
+	if err, ok := current[k]; ok {
+		return err, true
+	}
+	err, ok := previous[k]
+	return err, ok
+}
+
+// keepVerdict records a verdict for the translation under way; before begin
+// there is none to record it for.
+func keepVerdict[K comparable](current map[K]error, k K, err error) {
+	if current != nil {
+		current[k] = err
+	}
 }
 
 // secretContent hashes a Secret's type and data, keys in order, each

@@ -25,7 +25,7 @@ const firstCollectionAt = 256 << 20
 // deferFirstCollection sets that up. GOGC or GOMEMLIMIT in the environment
 // are the user's own choice and win.
 func deferFirstCollection() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if userPacing() {
 		return
 	}
 	debug.SetGCPercent(-1)
@@ -42,9 +42,13 @@ func deferFirstCollection() {
 // days, often on a small configuration whose heap would take hours of
 // reloads to reach firstCollectionAt. It changes nothing the user set.
 func collectAsUsual() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if userPacing() {
 		return
 	}
 	debug.SetGCPercent(100)
 	debug.SetMemoryLimit(math.MaxInt64)
 }
+
+// userPacing says whether GOGC or GOMEMLIMIT is set: the user's choice,
+// which wins.
+func userPacing() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
