@@ -182,7 +182,8 @@ func (o *inOrder) add(n int, segment []byte) {
 		o.emitSegment(n, segment)
 		return
 	}
-	o.pendingOf(n).segments = append(o.pendingOf(n).segments, segment)
+	p := o.pendingOf(n)
+	p.segments = append(p.segments, segment)
 }
 
 // done is job n's last segment: the job is printed.
