@@ -19,9 +19,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // presenceKind says how to tell whether one field is set.
@@ -35,6 +38,7 @@ const (
 	presence4                           // set iff the 4-byte scalar is not zero (int32, enum, float)
 	presence8                           // set iff the 8-byte scalar is not zero (int64, double)
 	presenceOneof                       // set iff the oneof interface holds this field's wrapper
+	presenceMap                         // set iff the map, of a type read directly, is not empty
 )
 
 type fieldPresence struct {
@@ -46,24 +50,41 @@ type fieldPresence struct {
 	member unsafe.Pointer
 	// read says how get reads the field's value from the struct.
 	read valueRead
-	// message is, for a message field read directly, its Go type (a
-	// pointer to the struct).
-	message reflect.Type
+	// message is, for a message field or list of messages read directly,
+	// the type word of a ProtoMessage interface holding its (elements')
+	// Go type, a pointer to the struct: see messageAt.
+	message unsafe.Pointer
+	// plan is, once known, the plan of the field's messages.
+	plan atomic.Pointer[presencePlan]
 }
+
+// messageFamily says how the encoder prints a message type.
+type messageFamily uint8
+
+const (
+	familyPlain     messageFamily = iota // its fields, as an object
+	familyAny                            // google.protobuf.Any: "@type" and the packed fields
+	familyWellKnown                      // another google.protobuf type, with its own JSON form
+)
 
 // valueRead is how to read a set field's value without reflection.
 type valueRead uint8
 
 const (
-	readAsk     valueRead = iota // call Message.Get
-	readString                   // string
-	readBool                     // bool
-	readInt32                    // int32
-	readEnum                     // int32 enum
-	readUint32                   // uint32
-	readInt64                    // int64
-	readUint64                   // uint64
-	readMessage                  // pointer to a generated message
+	readAsk         valueRead = iota // call Message.Get
+	readString                       // string
+	readBool                         // bool
+	readInt32                        // int32
+	readEnum                         // int32 enum
+	readUint32                       // uint32
+	readInt64                        // int64
+	readUint64                       // uint64
+	readMessage                      // pointer to a generated message
+	readMessageList                  // slice of pointers to generated messages (the encoder only)
+	// The maps the encoder reads directly; get leaves them to Get.
+	readStringMap // map[string]string
+	readStructMap // map[string]*structpb.Struct
+	readAnyMap    // map[string]*anypb.Any
 )
 
 // presencePlan is the fields of one message type in declaration order, with
@@ -71,6 +92,7 @@ const (
 type presencePlan struct {
 	fields []fieldPresence
 	direct bool // the plan reads the struct: m.Interface() is a pointer to it
+	family messageFamily
 	// reach holds, for each set of walk targets asked about, whether each
 	// field's messages can contain a target (see reachable).
 	reach sync.Map // *typeTargets -> []bool
@@ -85,8 +107,8 @@ func (p *presencePlan) reachable(targets *typeTargets) []bool {
 		return r.([]bool)
 	}
 	r := make([]bool, len(p.fields))
-	for i, f := range p.fields {
-		r[i] = targets.reachesField(f.fd)
+	for i := range p.fields {
+		r[i] = targets.reachesField(p.fields[i].fd)
 	}
 	actual, _ := p.reach.LoadOrStore(targets, r)
 	return actual.([]bool)
@@ -108,7 +130,7 @@ func presenceFor(m protoreflect.Message) *presencePlan {
 
 func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 	fds := m.Descriptor().Fields()
-	p := &presencePlan{fields: make([]fieldPresence, fds.Len())}
+	p := &presencePlan{fields: make([]fieldPresence, fds.Len()), family: familyOf(m.Descriptor())}
 	var byNumber map[protoreflect.FieldNumber]reflect.StructField
 	var byOneof map[string]reflect.StructField
 	if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
@@ -117,7 +139,8 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 	}
 	for i := range fds.Len() {
 		fd := fds.Get(i)
-		f := fieldPresence{fd: fd, kind: presenceAsk}
+		f := &p.fields[i]
+		f.fd, f.kind = fd, presenceAsk
 		if p.direct {
 			if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 				if sf, ok := byOneof[string(od.Name())]; ok && sf.Type.Kind() == reflect.Interface {
@@ -131,11 +154,34 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 			} else if sf, ok := byNumber[fd.Number()]; ok {
 				f.kind, f.offset = presenceKindOf(fd, sf.Type), sf.Offset
 				f.read, f.message = valueReadOf(fd, sf.Type, false)
+				if f.read >= readStringMap {
+					f.kind = presenceMap
+				}
 			}
 		}
-		p.fields[i] = f
 	}
 	return p
+}
+
+func familyOf(d protoreflect.MessageDescriptor) messageFamily {
+	switch {
+	case d.FullName() == "google.protobuf.Any":
+		return familyAny
+	case d.ParentFile().Package() == "google.protobuf":
+		return familyWellKnown
+	}
+	return familyPlain
+}
+
+// sub is the plan of the messages of field i, one of which is m.
+func (p *presencePlan) sub(i int, m protoreflect.Message) *presencePlan {
+	f := &p.fields[i]
+	if s := f.plan.Load(); s != nil {
+		return s
+	}
+	s := presenceFor(m)
+	f.plan.Store(s)
+	return s
 }
 
 // oneofMember is the type word the oneof interface at offset holds when fd
@@ -187,11 +233,20 @@ func structFieldsByTag(t reflect.Type) (map[protoreflect.FieldNumber]reflect.Str
 }
 
 // valueReadOf is how get reads a singular field of Go type t, and for a
-// message field its Go type; readAsk where it leaves that to Get. A field
+// message field the type word of its ProtoMessage interface (messageAt);
+// readAsk where it leaves that to Get. A field
 // in a oneof is read from its wrapper, where even a scalar is held as
 // itself (a proto3 optional scalar outside one is a pointer).
-func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (valueRead, reflect.Type) {
-	if fd.IsList() || fd.IsMap() || !inOneof && fd.HasPresence() && fd.Message() == nil {
+func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (valueRead, unsafe.Pointer) {
+	switch {
+	case fd.IsList():
+		if fd.Message() != nil && t.Kind() == reflect.Slice && isGeneratedMessage(t.Elem()) {
+			return readMessageList, protoMessageTab(t.Elem())
+		}
+		return readAsk, nil
+	case fd.IsMap():
+		return directMaps[t], nil
+	case !inOneof && fd.HasPresence() && fd.Message() == nil:
 		return readAsk, nil
 	}
 	switch fd.Kind() {
@@ -224,14 +279,48 @@ func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) 
 			return readUint64, nil
 		}
 	case protoreflect.MessageKind:
-		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Implements(protoMessageType) {
-			return readMessage, t
+		if isGeneratedMessage(t) {
+			return readMessage, protoMessageTab(t)
 		}
 	}
 	return readAsk, nil
 }
 
+// directMaps are the Go map types the encoder reads directly, with how.
+var directMaps = map[reflect.Type]valueRead{
+	reflect.TypeFor[map[string]string]():           readStringMap,
+	reflect.TypeFor[map[string]*structpb.Struct](): readStructMap,
+	reflect.TypeFor[map[string]*anypb.Any]():       readAnyMap,
+}
+
+// isGeneratedMessage says whether t is a pointer to a generated message
+// struct.
+func isGeneratedMessage(t reflect.Type) bool {
+	return t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Implements(protoMessageType)
+}
+
+// protoMessageTab is the type word of a ProtoMessage interface holding a
+// t, a pointer to a generated message struct.
+func protoMessageTab(t reflect.Type) unsafe.Pointer {
+	sample := reflect.New(t.Elem()).Interface().(protoreflect.ProtoMessage)
+	return (*ifaceWords)(unsafe.Pointer(&sample)).tab
+}
+
 var protoMessageType = reflect.TypeFor[protoreflect.ProtoMessage]()
+
+// ifaceWords is how Go lays out a non-empty interface value: the type word
+// (its itab) and the data word, here a pointer to the struct.
+type ifaceWords struct{ tab, data unsafe.Pointer }
+
+// messageAt is the message of the generated struct at ptr, whose
+// ProtoMessage type word is tab. Building the interface value from its two
+// words replaces reflect.NewAt and an interface conversion, whose type
+// lookups were a tenth of printing a route table.
+func messageAt(tab, ptr unsafe.Pointer) protoreflect.Message {
+	var pm protoreflect.ProtoMessage
+	*(*ifaceWords)(unsafe.Pointer(&pm)) = ifaceWords{tab, ptr}
+	return pm.ProtoReflect()
+}
 
 // get returns the value of field i, which has reported set, as m.Get
 // would, reading the struct where the plan knows how.
@@ -269,8 +358,7 @@ func (p *presencePlan) get(m protoreflect.Message, base unsafe.Pointer, i int) p
 		if ptr == nil {
 			break
 		}
-		pm := reflect.NewAt(f.message.Elem(), ptr).Interface().(protoreflect.ProtoMessage)
-		return protoreflect.ValueOfMessage(pm.ProtoReflect())
+		return protoreflect.ValueOfMessage(messageAt(f.message, ptr))
 	}
 	return m.Get(f.fd)
 }
@@ -331,6 +419,15 @@ func (p *presencePlan) has(m protoreflect.Message, base unsafe.Pointer, i int) b
 		return *(*uint64)(at) != 0
 	case presenceOneof:
 		return *(*unsafe.Pointer)(at) == f.member
+	case presenceMap:
+		switch f.read {
+		case readStringMap:
+			return len(*(*map[string]string)(at)) != 0
+		case readStructMap:
+			return len(*(*map[string]*structpb.Struct)(at)) != 0
+		case readAnyMap:
+			return len(*(*map[string]*anypb.Any)(at)) != 0
+		}
 	}
 	return m.Has(f.fd)
 }
@@ -341,9 +438,6 @@ func (p *presencePlan) base(m protoreflect.Message) unsafe.Pointer {
 	if !p.direct {
 		return nil
 	}
-	v := reflect.ValueOf(m.Interface())
-	if v.IsNil() {
-		return nil
-	}
-	return v.UnsafePointer()
+	pm := m.Interface()
+	return (*ifaceWords)(unsafe.Pointer(&pm)).data
 }

@@ -29,7 +29,8 @@ func samePresence(t *testing.T, m proto.Message) {
 		}
 		p := presenceFor(m)
 		base := p.base(m)
-		for i, f := range p.fields {
+		for i := range p.fields {
+			f := &p.fields[i]
 			if got, want := p.has(m, base, i), m.Has(f.fd); got != want {
 				t.Errorf("%s: plan says set=%v, Has says %v", f.fd.FullName(), got, want)
 			}

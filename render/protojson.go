@@ -27,6 +27,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -200,15 +201,19 @@ func (e *jsonEncoder) key(dst []byte, name string) []byte {
 }
 
 func (e *jsonEncoder) message(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
-	desc := m.Descriptor()
-	if desc.FullName() == "google.protobuf.Any" {
+	return e.planned(dst, presenceFor(m), m, depth)
+}
+
+// planned is message for m, whose presence plan is p.
+func (e *jsonEncoder) planned(dst []byte, p *presencePlan, m protoreflect.Message, depth int) ([]byte, error) {
+	switch p.family {
+	case familyAny:
 		return e.anyMessage(dst, m, depth)
-	}
-	if desc.ParentFile().Package() == "google.protobuf" {
+	case familyWellKnown:
 		return e.wellKnown(dst, m, depth)
 	}
 	dst = append(dst, '{')
-	dst, n, err := e.fields(dst, m, depth, 0)
+	dst, n, err := e.fieldsPlanned(dst, p, m, depth, 0)
 	return e.end(dst, depth, '}', n == 0), err
 }
 
@@ -216,24 +221,37 @@ func (e *jsonEncoder) message(dst []byte, m protoreflect.Message, depth int) ([]
 // the object at depth that already has written members, and returns how
 // many members the object then has.
 func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, depth, written int) ([]byte, int, error) {
-	p := presenceFor(m)
+	return e.fieldsPlanned(dst, presenceFor(m), m, depth, written)
+}
+
+// fieldsPlanned is fields for m, whose presence plan is p. Message fields,
+// lists of messages and the common maps are read from the struct, with
+// their plans kept in p, rather than through protoreflect.
+func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.Message, depth, written int) ([]byte, int, error) {
 	base := p.base(m)
 	for i := range p.fields {
 		if !p.has(m, base, i) {
 			continue
 		}
-		fd := p.fields[i].fd
+		f := &p.fields[i]
 		dst = e.member(dst, depth, written == 0)
 		written++
-		dst = e.key(dst, fd.TextName())
+		dst = e.key(dst, f.fd.TextName())
 		var err error
-		switch v := p.get(m, base, i); {
-		case fd.IsList():
-			dst, err = e.list(dst, v.List(), fd, depth+1)
-		case fd.IsMap():
-			dst, err = e.mapValue(dst, v.Map(), fd, depth+1)
+		switch {
+		case base != nil && f.read == readMessageList:
+			dst, err = e.messageList(dst, p, i, *(*[]unsafe.Pointer)(unsafe.Add(base, f.offset)), depth+1)
+		case base != nil && f.read >= readStringMap:
+			dst, err = e.directMap(dst, f, unsafe.Add(base, f.offset), depth+1)
+		case f.read == readMessage:
+			sub := p.get(m, base, i).Message()
+			dst, err = e.planned(dst, p.sub(i, sub), sub, depth+1)
+		case f.fd.IsList():
+			dst, err = e.list(dst, p.get(m, base, i).List(), f.fd, depth+1)
+		case f.fd.IsMap():
+			dst, err = e.mapValue(dst, p.get(m, base, i).Map(), f.fd, depth+1)
 		default:
-			dst, err = e.singular(dst, v, fd, depth+1)
+			dst, err = e.singular(dst, p.get(m, base, i), f.fd, depth+1)
 		}
 		if err != nil {
 			return dst, written, err
@@ -242,40 +260,61 @@ func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, depth, written 
 	return dst, written, nil
 }
 
+// messageList prints the list of messages items, field i of a message
+// whose plan is p, read from the struct: protoreflect's List makes a
+// message value for each element through reflect.
+func (e *jsonEncoder) messageList(dst []byte, p *presencePlan, i int, items []unsafe.Pointer, depth int) ([]byte, error) {
+	tab := p.fields[i].message
+	print := func(dst []byte, k int) ([]byte, error) {
+		m := messageAt(tab, items[k])
+		return e.planned(dst, p.sub(i, m), m, depth+1)
+	}
+	return e.listOf(dst, len(items), true, print, depth)
+}
+
 // minSplitList is the length from which a list of messages is printed in
 // pieces on every CPU: even at 100 virtual hosts the HTTPS listener is
 // half of the output, and one CPU printing it alone left the other idle.
 const minSplitList = 32
 
 func (e *jsonEncoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
-	dst = append(dst, '[')
-	var err error
-	if l.Len() >= minSplitList && fd.Message() != nil {
-		dst, err = e.listInPieces(dst, l, fd, depth)
-	} else {
-		dst, err = e.elements(dst, l, fd, depth, 0, l.Len())
-	}
-	return e.end(dst, depth, ']', l.Len() == 0), err
+	print := func(dst []byte, k int) ([]byte, error) { return e.singular(dst, l.Get(k), fd, depth+1) }
+	return e.listOf(dst, l.Len(), fd.Message() != nil, print, depth)
 }
 
-// elements appends the elements from..to-1 of l, the array at depth.
-func (e *jsonEncoder) elements(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth, from, to int) ([]byte, error) {
+// elementPrinter appends element k of a list.
+type elementPrinter func(dst []byte, k int) ([]byte, error)
+
+// listOf prints the list of n elements at depth that print prints; a long
+// list of messages is printed in pieces on every CPU.
+func (e *jsonEncoder) listOf(dst []byte, n int, messages bool, print elementPrinter, depth int) ([]byte, error) {
+	dst = append(dst, '[')
+	var err error
+	if n >= minSplitList && messages {
+		dst, err = e.listInPieces(dst, n, print, depth)
+	} else {
+		dst, err = e.elements(dst, print, depth, 0, n)
+	}
+	return e.end(dst, depth, ']', n == 0), err
+}
+
+// elements appends the elements from..to-1 of the array at depth.
+func (e *jsonEncoder) elements(dst []byte, print elementPrinter, depth, from, to int) ([]byte, error) {
 	for i := from; i < to; i++ {
 		dst = e.member(dst, depth, i == 0)
 		var err error
-		if dst, err = e.singular(dst, l.Get(i), fd, depth+1); err != nil {
+		if dst, err = print(dst, i); err != nil {
 			return dst, err
 		}
 	}
 	return dst, nil
 }
 
-// listInPieces prints a long list's elements in pieces, on every CPU, and
-// appends the pieces in order.
-func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
+// listInPieces prints a long list's n elements in pieces, on every CPU,
+// and appends the pieces in order.
+func (e *jsonEncoder) listInPieces(dst []byte, n int, print elementPrinter, depth int) ([]byte, error) {
 	// Pieces enough to keep every CPU busy to the end, but not so small
 	// that scheduling them costs more than printing them.
-	n := l.Len()
 	perPiece := max(16, n/(8*runtime.GOMAXPROCS(0)))
 	pieces := make([][]byte, (n+perPiece-1)/perPiece)
 	errs := make([]error, len(pieces))
@@ -294,7 +333,7 @@ func (e *jsonEncoder) listInPieces(dst []byte, l protoreflect.List, fd protorefl
 		return func(k int) {
 			from := k * perPiece
 			hint := lastSize.Load()
-			pieces[k], errs[k] = e.elements(make([]byte, 0, hint+hint/8), l, fd, depth, from, min(from+perPiece, n))
+			pieces[k], errs[k] = e.elements(make([]byte, 0, hint+hint/8), print, depth, from, min(from+perPiece, n))
 			lastSize.Store(int64(len(pieces[k])))
 			if passing {
 				passed.printed(k, pieces, errs, e.segments)
@@ -510,8 +549,22 @@ func (e *jsonEncoder) commonWellKnown(dst []byte, m protoreflect.Message, depth 
 
 // structFields prints a Struct's fields, keys in byte order.
 func (e *jsonEncoder) structFields(dst []byte, fields map[string]*structpb.Value, depth int) ([]byte, error) {
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
+	return stringKeyed(e, dst, fields, depth, func(dst []byte, v *structpb.Value) ([]byte, error) {
+		if v == nil {
+			return dst, errFallback // protojson's error
+		}
+		return e.structValue(dst, v, depth+1)
+	})
+}
+
+// stringKeyed prints a map keyed by strings as a JSON object at depth, keys
+// in byte order (protojson's), each value printed by value.
+func stringKeyed[V any](e *jsonEncoder, dst []byte, mp map[string]V, depth int, value func([]byte, V) ([]byte, error)) ([]byte, error) {
+	// Maps here are small (a route's metadata has one or two keys): their
+	// keys are sorted on the stack.
+	var onStack [8]string
+	keys := onStack[:0]
+	for k := range mp {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
@@ -526,14 +579,36 @@ func (e *jsonEncoder) structFields(dst []byte, fields map[string]*structpb.Value
 		if e.indent {
 			dst = append(dst, ' ')
 		}
-		if fields[k] == nil {
-			return dst, errFallback // protojson's error
-		}
-		if dst, err = e.structValue(dst, fields[k], depth+1); err != nil {
+		if dst, err = value(dst, mp[k]); err != nil {
 			return dst, err
 		}
 	}
 	return e.end(dst, depth, '}', len(keys) == 0), nil
+}
+
+// directMap prints a map field of one of the Go types the presence plan
+// reads directly (see readStringMap), at depth: every route's metadata is
+// a map of Structs, which protoreflect's Map ranges over through reflect.
+func (e *jsonEncoder) directMap(dst []byte, f *fieldPresence, at unsafe.Pointer, depth int) ([]byte, error) {
+	switch f.read {
+	case readStringMap:
+		return stringKeyed(e, dst, *(*map[string]string)(at), depth, appendJSONString)
+	case readStructMap:
+		return stringKeyed(e, dst, *(*map[string]*structpb.Struct)(at), depth, func(dst []byte, v *structpb.Struct) ([]byte, error) {
+			if v == nil {
+				return dst, errFallback
+			}
+			return e.structFields(dst, v.Fields, depth+1)
+		})
+	case readAnyMap:
+		return stringKeyed(e, dst, *(*map[string]*anypb.Any)(at), depth, func(dst []byte, v *anypb.Any) ([]byte, error) {
+			if v == nil {
+				return dst, errFallback
+			}
+			return e.anyValue(dst, v.TypeUrl, v.Value, v, depth+1)
+		})
+	}
+	return dst, errFallback
 }
 
 // structValue prints a google.protobuf.Value: its kind's value alone.
@@ -598,9 +673,16 @@ func appendDuration(dst []byte, secs, nanos int64) ([]byte, error) {
 // fields of the packed message, from the cache when it was printed before
 // at the same depth.
 func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
+	if a, ok := m.Interface().(*anypb.Any); ok {
+		return e.anyValue(dst, a.GetTypeUrl(), a.GetValue(), a, depth)
+	}
 	fds := m.Descriptor().Fields()
-	typeURL := m.Get(fds.ByNumber(1)).String()
-	value := m.Get(fds.ByNumber(2)).Bytes()
+	return e.anyValue(dst, m.Get(fds.ByNumber(1)).String(), m.Get(fds.ByNumber(2)).Bytes(), nil, depth)
+}
+
+// anyValue is anyMessage for the Any a (nil when it is not an *anypb.Any)
+// holding value of typeURL.
+func (e *jsonEncoder) anyValue(dst []byte, typeURL string, value []byte, a *anypb.Any, depth int) ([]byte, error) {
 	if typeURL == "" {
 		return dst, errFallback // protojson's empty-Any and error cases
 	}
@@ -618,7 +700,7 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) 
 	}
 	start := len(dst)
 	var known proto.Message
-	if a, ok := m.Interface().(*anypb.Any); ok {
+	if a != nil {
 		known = e.decoded.get(a)
 	}
 	dst, err := e.packed(dst, typeURL, value, depth, known)

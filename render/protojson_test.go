@@ -7,6 +7,7 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
 	dubbov3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/dubbo_proxy/v3"
 	fscachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/cache/file_system_http_cache/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
@@ -102,9 +103,28 @@ func TestFastJSONScalars(t *testing.T) {
 		"value list with nil item": &structpb.Value{Kind: &structpb.Value_ListValue{ListValue: &structpb.ListValue{Values: []*structpb.Value{structpb.NewBoolValue(true), nil}}}},
 		"struct key escapes":       &structpb.Struct{Fields: map[string]*structpb.Value{"a\"b": structpb.NewNullValue(), "\xff": structpb.NewNullValue()}},
 		"unknown any":              &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/no.Such"}},
+		// The maps and lists the encoder reads from the struct.
+		"string to string map":  &extauthzv3.CheckSettings{ContextExtensions: map[string]string{"b": "x", "a": "q\"", "": "e"}},
+		"invalid utf-8 map key": &extauthzv3.CheckSettings{ContextExtensions: map[string]string{"\xff": "x"}},
+		"any map":               &corev3.Metadata{TypedFilterMetadata: map[string]*anypb.Any{"z": mustAny(t, &typev3.Percent{Value: 3}), "a": mustAny(t, st)}},
+		"any map with a nil":    &corev3.Metadata{TypedFilterMetadata: map[string]*anypb.Any{"a": nil}},
+		"struct map with a nil": &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{"a": nil, "b": st}},
+		"many struct map keys":  &corev3.Metadata{FilterMetadata: manyStructs(st, 20)},
+		"message list":          &routev3.VirtualHost{Name: "v", Routes: []*routev3.Route{{Name: "a"}, {Name: "b", Metadata: &corev3.Metadata{}}}},
+		"message list with nil": &routev3.VirtualHost{Name: "v", Routes: []*routev3.Route{{Name: "a"}, nil}},
 	} {
 		t.Run(name, func(t *testing.T) { sameAsProtojson(t, compactEncoder(), m) })
 	}
+}
+
+// manyStructs is a map of n Structs, more keys than the encoder sorts on the
+// stack.
+func manyStructs(st *structpb.Struct, n int) map[string]*structpb.Struct {
+	m := map[string]*structpb.Struct{}
+	for i := range n {
+		m[string(rune('a'+n-i))] = st
+	}
+	return m
 }
 
 // TestFastJSONCachesAnys: an Any printed once is not kept, a repeated one
