@@ -335,3 +335,28 @@ func TestPiecesPassedInOrder(t *testing.T) {
 		t.Errorf("passed %q, want 0 1 2 and not the failed piece", got)
 	}
 }
+
+// TestJSONUnpackedSame: printing a typed config from the message the
+// translation remembered gives the bytes decoding it gives, on every parity
+// case.
+func TestJSONUnpackedSame(t *testing.T) {
+	used := false
+	eachCorpusCase(t, func(name string, r *translate.Resources) {
+		if r.Unpacked == nil {
+			t.Fatalf("%s: the translation remembered no typed config", name)
+		}
+		for _, l := range r.Listeners {
+			for _, fc := range l.GetFilterChains() {
+				used = used || r.Unpacked.Get(fc.GetTransportSocket().GetTypedConfig()) != nil
+			}
+		}
+		decoding := *r
+		decoding.Unpacked = nil
+		if got, want := renderJSON(t, r), renderJSON(t, &decoding); !bytes.Equal(got, want) {
+			t.Errorf("%s: JSON from remembered messages differs from JSON from their bytes", name)
+		}
+	})
+	if !used {
+		t.Error("no parity case had a remembered TLS context")
+	}
+}

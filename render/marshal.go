@@ -31,6 +31,9 @@ type docSink interface {
 func printValidSections(r *translate.Resources, sections []typeSection, sink docSink) error {
 	e := indentedEncoder(elementPrefix)
 	e.validate = true
+	if r != nil {
+		e.unpacked = r.Unpacked
+	}
 	err := e.printAll(sections, true, sink)
 	var invalid *invalidError
 	if errors.As(err, &invalid) {

@@ -36,6 +36,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/translate"
 )
 
 // maxCachedAny bounds the size of the Anys whose JSON is remembered: the
@@ -65,8 +67,10 @@ type jsonEncoder struct {
 	validate bool
 	anys     *anyCache // by anyKey, and depth when indenting; nil caches nothing
 	// decoded, when set, gives the contents of Anys decoded before, so
-	// that they are not decoded again to be printed.
-	decoded *decodedAnys
+	// that they are not decoded again to be printed; unpacked those the
+	// translation remembered as it packed them.
+	decoded  *decodedAnys
+	unpacked *translate.Unpacked
 	// segments, on an encoder printing one resource, is passed the
 	// resource's own long list piece by piece, in order, as the pieces are
 	// printed, rather than joined into one buffer: for a big listener
@@ -701,7 +705,9 @@ func (e *jsonEncoder) anyValue(dst []byte, typeURL string, value []byte, a *anyp
 	start := len(dst)
 	var known proto.Message
 	if a != nil {
-		known = e.decoded.get(a)
+		if known = e.decoded.get(a); known == nil {
+			known = e.unpacked.Get(a)
+		}
 	}
 	dst, err := e.packed(dst, typeURL, value, depth, known)
 	if err != nil {

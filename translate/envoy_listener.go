@@ -274,6 +274,8 @@ type hcmOptions struct {
 	forwardClientCert *ForwardClientCert
 	// settings are the configuration's; nil is Contour's defaults.
 	settings *settings
+	// unpacked remembers the manager packed in the filter.
+	unpacked *Unpacked
 }
 
 // httpConnectionManager returns the envoy.filters.network.http_connection_manager
@@ -356,7 +358,9 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 	if o.websockets {
 		hcm.UpgradeConfigs = []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
-	return hcmNetworkFilter(hcm)
+	f := hcmNetworkFilter(hcm)
+	o.unpacked.remember(f.GetTypedConfig(), hcm)
+	return f
 }
 
 // serverHeaderTransformation maps Contour's setting; overwrite is Envoy's

@@ -19,4 +19,7 @@ type Resources struct {
 	Endpoints    []*endpointv3.ClusterLoadAssignment
 	Secrets      []*tlsv3.Secret
 	Runtimes     []*runtimev3.Runtime
+	// Unpacked, when set, holds the messages of the biggest typed configs
+	// in the resources above, for renderers (see Unpacked).
+	Unpacked *Unpacked
 }

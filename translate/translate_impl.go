@@ -80,7 +80,10 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	c.memo.frozen()
 	var wg sync.WaitGroup
 	built := c.memo.reuse(s)
-	wg.Go(func() { r.Listeners = listenersFor(d, s, built) })
+	if c.memo == nil {
+		r.Unpacked = &Unpacked{}
+	}
+	wg.Go(func() { r.Listeners = listenersFor(d, s, built, r.Unpacked) })
 	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
 	wg.Go(func() {
 		r.Secrets = append(secrets(d, built), metricsSecrets(s.metrics)...)

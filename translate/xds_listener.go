@@ -15,16 +15,18 @@ import (
 // Envoy listeners from the DAG. A listener exists only when it has something
 // to serve; the stats/health and admin listeners always exist.
 
-func listeners(d *DAG) []*listenerv3.Listener { return listenersFor(d, defaultSettings(), nil) }
+func listeners(d *DAG) []*listenerv3.Listener { return listenersFor(d, defaultSettings(), nil, nil) }
 
-// listenersFor builds the listeners with the configuration's settings.
-func listenersFor(d *DAG, s *settings, b *reuse) []*listenerv3.Listener {
+// listenersFor builds the listeners with the configuration's settings,
+// remembering in u the typed configs of the connection managers and filter
+// chains.
+func listenersFor(d *DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
 	out := staticListenersFor(s)
 	for _, l := range d.sortedListeners() {
 		switch l.Protocol {
 		case "http":
 			if len(l.virtualHosts()) > 0 {
-				opts := hcmOptions{websockets: l.EnableWebsockets, settings: s}
+				opts := hcmOptions{websockets: l.EnableWebsockets, settings: s, unpacked: u}
 				if s.globalAuth != nil {
 					opts.extraFilters = append(opts.extraFilters, extAuthzFilter(s.globalAuth))
 				}
@@ -40,7 +42,7 @@ func listenersFor(d *DAG, s *settings, b *reuse) []*listenerv3.Listener {
 				out = append(out, tuneListener(plainListener(l.Name, l.Address, l.Port, tcpProxyFilterWith(l.Name, l.TCPProxy, hcmAccessLogs(s, false))), s))
 			}
 		case "https":
-			if chains := secureFilterChainsFor(l, s, b); len(chains) > 0 {
+			if chains := secureFilterChainsFor(l, s, b, u); len(chains) > 0 {
 				tl := tuneListener(tlsListener(l.Name, l.Address, l.Port, chains), s)
 				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.ja3, s.ja4)}
 				if s.useProxyProtocol {
@@ -57,13 +59,13 @@ func listenersFor(d *DAG, s *settings, b *reuse) []*listenerv3.Listener {
 // secureFilterChains returns one SNI filter chain per valid secure virtual
 // host, ordered by server name.
 func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
-	return secureFilterChainsFor(l, defaultSettings(), nil)
+	return secureFilterChainsFor(l, defaultSettings(), nil, nil)
 }
 
 // secureFilterChainsFor returns one SNI filter chain per valid secure
 // virtual host, ordered by server name, then the fallback-certificate chain
 // when a virtual host enables it.
-func secureFilterChainsFor(l *Listener, s *settings, b *reuse) []*listenerv3.FilterChain {
+func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
 	alpn := alpnForVersions(s.defaultHTTP)
@@ -77,12 +79,12 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse) []*listenerv3.Fil
 			chainALPN = alpn
 		}
 		chains = append(chains, b.filterChain(l, svh, func() *listenerv3.FilterChain {
-			return secureFilterChain(l, svh, s, chainALPN, forward)
+			return secureFilterChain(l, svh, s, chainALPN, forward, u)
 		}))
 		if svh.FallbackCertificate != nil && fallback == nil {
 			lo, hi := globalTLSRange(s)
 			ftls := withClientValidation(downstreamTLSContextFor(s, secretName(svh.FallbackCertificate), lo, hi, chainALPN...), svh.ClientValidation)
-			opts := hcmOptions{fallback: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward}
+			opts := hcmOptions{fallback: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward, unpacked: u}
 			if svh.Authorization != nil {
 				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
 			}
@@ -111,13 +113,13 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse) []*listenerv3.Fil
 // secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
 // HTTP connection manager behind the virtual host's TLS context. It reads
 // nothing of svh's routes (see reuse.filterChain).
-func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *ForwardClientCert) *listenerv3.FilterChain {
+func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *ForwardClientCert, u *Unpacked) *listenerv3.FilterChain {
 	var filter *listenerv3.Filter
 	if svh.TCPProxy != nil {
 		// No ALPN: the backend negotiates protocols in its ServerHello.
 		filter = tcpProxyFilterWith(l.Name, svh.TCPProxy, hcmAccessLogs(s, true))
 	} else {
-		opts := hcmOptions{secure: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward}
+		opts := hcmOptions{secure: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward, unpacked: u}
 		if f := jwtAuthnFilter(svh.JWTProviders); f != nil {
 			opts.extraFilters = append(opts.extraFilters, f)
 		}
@@ -131,7 +133,11 @@ func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []
 		lo, hi := vhostTLSRange(s, svh.MinTLSVersion, svh.MaxTLSVersion)
 		tls = withClientValidation(downstreamTLSContextFor(s, secretName(svh.Secret), lo, hi, alpn...), svh.ClientValidation)
 	}
-	return sniFilterChain(svh.Name, tls, filter)
+	fc := sniFilterChain(svh.Name, tls, filter)
+	if tls != nil {
+		u.remember(fc.GetTransportSocket().GetTypedConfig(), tls)
+	}
+	return fc
 }
 
 // withClientValidation adds a virtual host's client certificate
