@@ -120,6 +120,9 @@ func (l *jsonLayout) segment(section, item int, segment []byte) error {
 	return err
 }
 
+// borrows: bw copies what it does not write at once.
+func (l *jsonLayout) borrows() bool { return true }
+
 // end ends item of section, whose segments are written.
 func (l *jsonLayout) end(section, item int) error {
 	if !l.inItem {

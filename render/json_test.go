@@ -189,6 +189,7 @@ func (c countingSink) segment(section, item int, _ []byte) error {
 	return nil
 }
 func (c countingSink) end(int, int) error { return nil }
+func (c countingSink) borrows() bool      { return true }
 
 // A resource's long list is handed on piece by piece, so that a big
 // resource is never held whole; a short resource is one segment.
@@ -290,6 +291,24 @@ func TestInOrderPassesSegmentsOnEarly(t *testing.T) {
 	step(func() { o.done(0, []byte("0b")) }, "0b", "end 0", "1a", "1b")
 	step(func() { o.add(1, []byte("1c")) }, "1c")
 	step(func() { o.done(1, []byte("1d")) }, "1d", "end 1", "2", "end 2")
+}
+
+// Segments lent to inOrder that it cannot pass on yet are copied: the
+// printer writes the next ones into the same buffer.
+func TestInOrderCopiesLentSegments(t *testing.T) {
+	var got []string
+	o := newInOrder(func(n int, segment []byte) error { got = append(got, string(segment)); return nil },
+		func(int) error { return nil })
+	o.lent = true
+	buf := []byte("1a")
+	o.add(1, buf)
+	copy(buf, "XX")
+	o.done(1, buf)
+	copy(buf, "YY")
+	o.done(0, []byte("0"))
+	if want := []string{"0", "1a", "XX"}; !slices.Equal(got, want) {
+		t.Errorf("passed on %q, want %q", got, want)
+	}
 }
 
 // JSONStream writes the resources before an invalid one, in order, and

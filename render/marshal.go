@@ -21,6 +21,10 @@ type document [][]byte
 type docSink interface {
 	segment(section, item int, segment []byte) error
 	end(section, item int) error
+	// borrows says the sink is done with a segment when segment returns
+	// (it copies what it keeps): the printers then print into the same
+	// buffers again. Otherwise the sink keeps the segments it is given.
+	borrows() bool
 }
 
 // printValidSections prints every resource of every section as JSON laid
@@ -74,9 +78,10 @@ func (d docTable) segment(section, item int, segment []byte) error {
 }
 
 func (d docTable) end(int, int) error { return nil }
+func (d docTable) borrows() bool      { return false }
 
-// bigDocument is the size from which a printed resource keeps the buffer
-// it was printed in rather than a copy of it.
+// bigDocument is the size from which the buffer a resource was printed in
+// is not kept for the next one: it would hold that memory to the end.
 const bigDocument = 1 << 20
 
 // printAll prints every resource of every section in e's layout, as
@@ -96,9 +101,11 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 			jobs = append(jobs, job{i, j})
 		}
 	}
+	lend := sink.borrows()
 	out := newInOrder(
 		func(n int, segment []byte) error { return sink.segment(jobs[n].section, jobs[n].item, segment) },
 		func(n int) error { return sink.end(jobs[n].section, jobs[n].item) })
+	out.lent = lend
 	forEachJob(len(jobs), func() func(int) {
 		var scratch []byte // reused between resources, so a document is allocated once, at its size
 		return func(n int) {
@@ -111,7 +118,7 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 			var passer *segmentPasser
 			if segmented {
 				one := *e // the encoder of this one resource
-				passer = &segmentPasser{pass: func(segment []byte) { out.add(n, segment) }}
+				passer = &segmentPasser{pass: func(segment []byte) { out.add(n, segment) }, lent: lend}
 				one.segments = passer
 				pe = &one
 			}
@@ -121,18 +128,19 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 				return
 			}
 			switch {
+			case lend:
+				out.done(n, printed) // the buffer is free again
+				scratch = printed
 			case passer != nil && passer.passed > 0:
 				// The segments passed on own scratch's array now.
-				out.done(n, printed)
-				scratch = nil
-			case len(printed) >= bigDocument:
-				// A copy would cost as much memory again; the
-				// next resource starts a buffer of its own.
 				out.done(n, printed)
 				scratch = nil
 			default:
 				out.done(n, slices.Clone(printed))
 				scratch = printed
+			}
+			if cap(scratch) >= bigDocument {
+				scratch = nil
 			}
 		}
 	})
@@ -143,6 +151,9 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 // order. Only what is printed ahead of the job being passed on waits in
 // memory.
 type inOrder struct {
+	// lent says segments are lent to it, as it lends them to emit: it
+	// copies those it keeps.
+	lent    bool
 	mu      sync.Mutex
 	next    int // the job to pass on next
 	pending map[int]*pendingDoc
@@ -186,7 +197,15 @@ func (o *inOrder) add(n int, segment []byte) {
 		return
 	}
 	p := o.pendingOf(n)
-	p.segments = append(p.segments, segment)
+	p.segments = append(p.segments, o.kept(segment))
+}
+
+// kept is segment as it waits: a copy when it is lent.
+func (o *inOrder) kept(segment []byte) []byte {
+	if o.lent {
+		return slices.Clone(segment)
+	}
+	return segment
 }
 
 // done is job n's last segment: the job is printed.
@@ -197,7 +216,21 @@ func (o *inOrder) done(n int, last []byte) {
 		return
 	}
 	p := o.pendingOf(n)
-	p.segments, p.done = append(p.segments, last), true
+	p.done = true
+	if n != o.next {
+		p.segments = append(p.segments, o.kept(last))
+		return
+	}
+	// The job's earlier segments were passed on already: as they came
+	// (add), or, those printed before it was next, as it became next.
+	if o.emitSegment(n, last) {
+		o.passPending()
+	}
+}
+
+// passPending passes on the jobs printed ahead, from the next one on, up
+// to one not done yet, whose segments so far it passes on.
+func (o *inOrder) passPending() {
 	for o.passing(o.next) {
 		p, ok := o.pending[o.next]
 		if !ok {
