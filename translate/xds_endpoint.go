@@ -86,6 +86,17 @@ func hasEndpoints(c *cache, svc *Service) bool {
 	return len(c.slices[namespacedName(svcObject{svc})]) > 0
 }
 
+// someServiceWithoutEndpoints says whether any Service of the input has no
+// EndpointSlice: only a route to one of them can lack endpoints.
+func (c *cache) someServiceWithoutEndpoints() bool {
+	for key := range c.services {
+		if len(c.slices[key]) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 type svcObject struct{ s *Service }
 
 func (o svcObject) GetNamespace() string { return o.s.Namespace }
