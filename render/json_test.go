@@ -293,21 +293,39 @@ func TestInOrderPassesSegmentsOnEarly(t *testing.T) {
 	step(func() { o.done(1, []byte("1d")) }, "1d", "end 1", "2", "end 2")
 }
 
-// Segments lent to inOrder that it cannot pass on yet are copied: the
-// printer writes the next ones into the same buffer.
-func TestInOrderCopiesLentSegments(t *testing.T) {
-	var got []string
-	o := newInOrder(func(n int, segment []byte) error { got = append(got, string(segment)); return nil },
-		func(int) error { return nil })
-	o.lent = true
-	buf := []byte("1a")
-	o.add(1, buf)
-	copy(buf, "XX")
-	o.done(1, buf)
-	copy(buf, "YY")
-	o.done(0, []byte("0"))
-	if want := []string{"0", "1a", "XX"}; !slices.Equal(got, want) {
-		t.Errorf("passed on %q, want %q", got, want)
+// Segments given to inOrder that it keeps (waiting, or for a sink that
+// keeps them) are copied when small, so that the printer can print into
+// the same buffer again, and taken when big; those a borrowing sink takes
+// at once are neither.
+func TestInOrderKeepsWhatItMust(t *testing.T) {
+	big := func(c byte) []byte { return bytes.Repeat([]byte{c}, keepBelow) }
+	for _, lent := range []bool{true, false} {
+		var got []string
+		o := newInOrder(func(n int, segment []byte) error { got = append(got, string(segment[:1])); return nil },
+			func(int) error { return nil })
+		o.lent = lent
+		buf := []byte("a")
+		if o.add(1, buf) {
+			t.Errorf("lent=%v: a small waiting segment was taken", lent)
+		}
+		copy(buf, "b")
+		if !o.add(1, big('c')) {
+			t.Errorf("lent=%v: a big waiting segment was not taken", lent)
+		}
+		if o.done(1, buf) {
+			t.Errorf("lent=%v: a small waiting last segment was taken", lent)
+		}
+		copy(buf, "d")
+		if taken := o.add(0, buf); taken {
+			t.Errorf("lent=%v: a small segment passed on at once was taken", lent)
+		}
+		copy(buf, "e")
+		if taken := o.done(0, big('f')); taken == lent {
+			t.Errorf("lent=%v: a big segment passed on at once: taken %v", lent, taken)
+		}
+		if want := []string{"d", "f", "a", "c", "b"}; !slices.Equal(got, want) {
+			t.Errorf("lent=%v: passed on %q, want %q", lent, got, want)
+		}
 	}
 }
 
@@ -335,7 +353,7 @@ func TestJSONStreamWritesUpToAnInvalidResource(t *testing.T) {
 // and none from the first failed one on.
 func TestPiecesPassedInOrder(t *testing.T) {
 	var got []string
-	to := &segmentPasser{pass: func(s []byte) { got = append(got, string(s)) }}
+	to := &segmentPasser{pass: func(s []byte) bool { got = append(got, string(s)); return false }}
 	pieces := [][]byte{[]byte("0"), []byte("1"), []byte("2"), []byte("3")}
 	errs := make([]error, len(pieces))
 	var pp piecesPassed

@@ -101,11 +101,10 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 			jobs = append(jobs, job{i, j})
 		}
 	}
-	lend := sink.borrows()
 	out := newInOrder(
 		func(n int, segment []byte) error { return sink.segment(jobs[n].section, jobs[n].item, segment) },
 		func(n int) error { return sink.end(jobs[n].section, jobs[n].item) })
-	out.lent = lend
+	out.lent = sink.borrows()
 	forEachJob(len(jobs), func() func(int) {
 		var scratch []byte // reused between resources, so a document is allocated once, at its size
 		return func(n int) {
@@ -115,11 +114,9 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 			jb := jobs[n]
 			s := sections[jb.section]
 			pe := e
-			var passer *segmentPasser
 			if segmented {
 				one := *e // the encoder of this one resource
-				passer = &segmentPasser{pass: func(segment []byte) { out.add(n, segment) }, lent: lend}
-				one.segments = passer
+				one.segments = &segmentPasser{pass: func(segment []byte) bool { return out.add(n, segment) }}
 				pe = &one
 			}
 			printed, err := pe.marshal(scratch[:0], s.items[jb.item])
@@ -127,19 +124,8 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 				out.fail(n, &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err})
 				return
 			}
-			switch {
-			case lend:
-				out.done(n, printed) // the buffer is free again
-				scratch = printed
-			case passer != nil && passer.passed > 0:
-				// The segments passed on own scratch's array now.
-				out.done(n, printed)
-				scratch = nil
-			default:
-				out.done(n, slices.Clone(printed))
-				scratch = printed
-			}
-			if cap(scratch) >= bigDocument {
+			scratch = printed
+			if out.done(n, printed) || cap(printed) >= bigDocument {
 				scratch = nil
 			}
 		}
@@ -150,9 +136,14 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 // inOrder passes the segments of documents printed in any order on, in job
 // order. Only what is printed ahead of the job being passed on waits in
 // memory.
+//
+// Whoever gives it a segment may print into the segment's buffer again
+// unless inOrder says it took the buffer: it takes a big segment it keeps
+// (one waiting, or one given to a sink that keeps segments) and copies a
+// small one, which costs less than a new buffer grown to size.
 type inOrder struct {
-	// lent says segments are lent to it, as it lends them to emit: it
-	// copies those it keeps.
+	// lent says emit is done with a segment when it returns (the sink
+	// copies what it keeps).
 	lent    bool
 	mu      sync.Mutex
 	next    int // the job to pass on next
@@ -185,47 +176,68 @@ func (o *inOrder) mayStart(n int) bool {
 
 func (o *inOrder) passing(n int) bool { return o.err == nil || n < o.failedAt }
 
-// add is the next segment of job n, which is not printed whole yet.
-func (o *inOrder) add(n int, segment []byte) {
+// add is the next segment of job n, which is not printed whole yet; it
+// reports whether it took the segment's buffer.
+func (o *inOrder) add(n int, segment []byte) (taken bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.passing(n) {
-		return
+		return false
 	}
 	if n == o.next {
-		o.emitSegment(n, segment)
-		return
+		taken, _ = o.emitGiven(n, segment)
+		return taken
 	}
 	p := o.pendingOf(n)
-	p.segments = append(p.segments, o.kept(segment))
+	kept, taken := keep(segment)
+	p.segments = append(p.segments, kept)
+	return taken
 }
 
-// kept is segment as it waits: a copy when it is lent.
-func (o *inOrder) kept(segment []byte) []byte {
-	if o.lent {
-		return slices.Clone(segment)
+// keepBelow is the size under which a segment kept is copied rather than
+// taken.
+const keepBelow = 64 << 10
+
+// keep is what to keep of a segment given: a copy when it is small, the
+// segment itself, taken, otherwise.
+func keep(segment []byte) (kept []byte, taken bool) {
+	if len(segment) < keepBelow {
+		return slices.Clone(segment), false
 	}
-	return segment
+	return segment, true
 }
 
-// done is job n's last segment: the job is printed.
-func (o *inOrder) done(n int, last []byte) {
+// done is job n's last segment: the job is printed. It reports whether
+// it took the segment's buffer.
+func (o *inOrder) done(n int, last []byte) (taken bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.passing(n) {
-		return
+		return false
 	}
 	p := o.pendingOf(n)
 	p.done = true
 	if n != o.next {
-		p.segments = append(p.segments, o.kept(last))
-		return
+		kept, taken := keep(last)
+		p.segments = append(p.segments, kept)
+		return taken
 	}
 	// The job's earlier segments were passed on already: as they came
 	// (add), or, those printed before it was next, as it became next.
-	if o.emitSegment(n, last) {
+	taken, ok := o.emitGiven(n, last)
+	if ok {
 		o.passPending()
 	}
+	return taken
+}
+
+// emitGiven passes a segment given for job n, the next job, on: kept
+// first when the sink keeps segments. ok is false when the sink failed.
+func (o *inOrder) emitGiven(n int, segment []byte) (taken, ok bool) {
+	if !o.lent {
+		segment, taken = keep(segment)
+	}
+	return taken, o.emitSegment(n, segment)
 }
 
 // passPending passes on the jobs printed ahead, from the next one on, up

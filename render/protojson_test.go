@@ -150,7 +150,7 @@ func TestFastJSONCachesAnys(t *testing.T) {
 // protojson's start.
 func TestSegmentPasserRest(t *testing.T) {
 	var passed []byte
-	p := &segmentPasser{pass: func(s []byte) { passed = append(passed, s...) }}
+	p := &segmentPasser{pass: func(s []byte) bool { passed = append(passed, s...); return false }}
 	p.add([]byte("{\"a\": "))
 	p.add([]byte("1, "))
 	if rest, err := p.rest([]byte(`{"a": 1, "b": 2}`)); err != nil || string(passed)+string(rest) != `{"a": 1, "b": 2}` {
