@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+	"slices"
 	"sync"
 
 	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
@@ -44,6 +45,17 @@ type typeSet struct {
 	// served are the items as the xDS cache is given them: the same, but
 	// for route tables in their wire form (wire.go).
 	served []types.Resource
+	// sums are the content hashes of the messages hashed whole: the
+	// items, and the elements of their long lists. The next snapshot
+	// takes the hash of a message it shares with this one from here.
+	sums map[proto.Message][sha256.Size]byte
+	// wire are the encodings of route tables' virtual hosts, for the
+	// route tables handed to the xDS cache (wire.go).
+	wire map[proto.Message][]byte
+	// longs are the items hashed element by element, with their long
+	// list (longList): the next snapshot carries their elements' hashes
+	// without looking for long lists in every resource it shares.
+	longs map[proto.Message]protoreflect.FieldDescriptor
 }
 
 // snapshot is what one successful reload publishes.
@@ -56,17 +68,6 @@ type snapshot struct {
 	// resources are the served resources as translate's struct, for
 	// /debug/xds; they must not be modified once published.
 	resources *translate.Resources
-	// sums are the content hashes of the messages hashed whole: the
-	// resources, and the elements of their long lists. The next snapshot
-	// takes the hash of a message it shares with this one from here.
-	sums map[proto.Message][sha256.Size]byte
-	// wire are the encodings of route tables' virtual hosts, for the
-	// route tables handed to the xDS cache (wire.go).
-	wire map[proto.Message][]byte
-	// longs are the resources hashed element by element, with their long
-	// list (longList): the next snapshot carries their elements' hashes
-	// without looking for long lists in every resource it shares.
-	longs map[proto.Message]protoreflect.FieldDescriptor
 }
 
 // servedTypes are the xDS types contourc serves, in the order Contour
@@ -88,25 +89,46 @@ var servedTypes = []string{
 // marshalled again.
 func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 	s := &snapshot{resources: r}
-	h := newHasher(prev)
 	all := sha256.New()
 	for _, typeURL := range servedTypes {
-		set, err := newTypeSet(typeURL, resourcesOf(r, typeURL), h)
-		if err != nil {
-			return nil, err
-		}
+		items := resourcesOf(r, typeURL)
 		var before *typeSet
 		if prev != nil {
 			before = prev.set(typeURL)
 		}
-		set.served = servedItems(set.items, h.wire, before)
+		var set typeSet
+		if before != nil && sameItems(before.items, items) {
+			// The very messages of the last snapshot: most types at
+			// most reloads, whose hashes are all known.
+			set = *before
+		} else {
+			h := newHasher(before)
+			var err error
+			if set, err = newTypeSet(typeURL, items, h); err != nil {
+				return nil, err
+			}
+			set.served = servedItems(set.items, h.wire, before)
+			set.sums, set.wire, set.longs = h.sums, h.wire, h.longs
+		}
 		s.sets = append(s.sets, set)
 		writeField(all, typeURL)
 		writeField(all, set.version)
 	}
 	s.version = shortHash(all)
-	s.sums, s.wire, s.longs = h.sums, h.wire, h.longs
 	return s, nil
+}
+
+// sameItems says whether a and b hold the same messages, in order.
+func sameItems(a, b []types.Resource) bool {
+	return slices.Equal(a, b)
+}
+
+// sums are the content hashes the snapshot keeps for typeURL's messages.
+func (s *snapshot) sums(typeURL string) map[proto.Message][sha256.Size]byte {
+	if set := s.set(typeURL); set != nil {
+		return set.sums
+	}
+	return nil
 }
 
 // changedSince returns what of s is left to validate when prev was
@@ -123,16 +145,19 @@ func (s *snapshot) changedSince(prev *snapshot) *translate.Resources {
 		return old == nil || old.hashes[name] != s.set(typeURL).hashes[name]
 	}
 	return &translate.Resources{
-		Listeners:    changedOnly(r.Listeners, resourcev3.ListenerType, changed, prev.sums),
-		RouteConfigs: changedOnly(r.RouteConfigs, resourcev3.RouteType, changed, prev.sums),
-		Clusters:     changedOnly(r.Clusters, resourcev3.ClusterType, changed, prev.sums),
-		Endpoints:    changedOnly(r.Endpoints, resourcev3.EndpointType, changed, prev.sums),
-		Secrets:      changedOnly(r.Secrets, resourcev3.SecretType, changed, prev.sums),
-		Runtimes:     changedOnly(r.Runtimes, resourcev3.RuntimeType, changed, prev.sums),
+		Listeners:    changedOnly(r.Listeners, resourcev3.ListenerType, changed, prev),
+		RouteConfigs: changedOnly(r.RouteConfigs, resourcev3.RouteType, changed, prev),
+		Clusters:     changedOnly(r.Clusters, resourcev3.ClusterType, changed, prev),
+		Endpoints:    changedOnly(r.Endpoints, resourcev3.EndpointType, changed, prev),
+		Secrets:      changedOnly(r.Secrets, resourcev3.SecretType, changed, prev),
+		Runtimes:     changedOnly(r.Runtimes, resourcev3.RuntimeType, changed, prev),
 	}
 }
 
-func changedOnly[T types.Resource](items []T, typeURL string, changed func(typeURL, name string) bool, validated map[proto.Message][sha256.Size]byte) []T {
+// changedOnly is the items of typeURL that changed, thinned of what prev,
+// validated, holds.
+func changedOnly[T types.Resource](items []T, typeURL string, changed func(typeURL, name string) bool, prev *snapshot) []T {
+	validated := prev.sums(typeURL)
 	var out []T
 	for _, it := range items {
 		if changed(typeURL, cachev3.GetResourceName(it)) {
@@ -294,9 +319,9 @@ type hasher struct {
 	longs      map[proto.Message]protoreflect.FieldDescriptor
 }
 
-// newHasher returns a hasher taking what it can from prev, which may be
-// nil.
-func newHasher(prev *snapshot) *hasher {
+// newHasher returns a hasher taking what it can from prev, the previous
+// snapshot's set of the same type, which may be nil.
+func newHasher(prev *typeSet) *hasher {
 	h := &hasher{longs: map[proto.Message]protoreflect.FieldDescriptor{}}
 	if prev != nil {
 		h.known, h.knownWire, h.knownLongs = prev.sums, prev.wire, prev.longs

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
@@ -193,7 +194,7 @@ func TestSnapshotReusesSharedHashes(t *testing.T) {
 	r := translateWithMemo()
 	shared := 0
 	for _, rc := range r.RouteConfigs {
-		if _, ok := first.sums[rc]; ok {
+		if _, ok := first.sums(resourcev3.RouteType)[rc]; ok {
 			shared++
 		}
 	}
@@ -294,18 +295,58 @@ func TestSnapshotCarriesElementHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := newSnapshot(r, first)
+	// Another resource of each type, so that the types are hashed again,
+	// sharing the long ones.
+	r2 := &translate.Resources{
+		Listeners:    []*listenerv3.Listener{l, {Name: "other"}},
+		RouteConfigs: []*routev3.RouteConfiguration{rc, {Name: "other"}},
+	}
+	second, err := newSnapshot(r2, first)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range l.FilterChains {
-		if _, ok := second.sums[c]; !ok {
+		if _, ok := second.sums(resourcev3.ListenerType)[c]; !ok {
 			t.Fatalf("filter chain %s: no hash handed on", c.Name)
 		}
 	}
 	for _, vh := range rc.VirtualHosts {
-		if _, ok := second.wire[vh]; !ok {
+		if _, ok := second.set(resourcev3.RouteType).wire[vh]; !ok {
 			t.Fatalf("virtual host %s: no encoding handed on", vh.Name)
 		}
+	}
+}
+
+// A type whose resources are the very messages of the previous snapshot
+// keeps that snapshot's set whole; another is hashed again. Either way the
+// versions are those of hashing afresh.
+func TestSnapshotKeepsUnchangedTypes(t *testing.T) {
+	c := &clusterv3.Cluster{Name: "a"}
+	rc := &routev3.RouteConfiguration{Name: "ingress_http"}
+	first, err := newSnapshot(&translate.Resources{Clusters: []*clusterv3.Cluster{c}, RouteConfigs: []*routev3.RouteConfiguration{rc}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := &routev3.RouteConfiguration{Name: "ingress_http", IgnorePortInHostMatching: true}
+	r := &translate.Resources{Clusters: []*clusterv3.Cluster{c}, RouteConfigs: []*routev3.RouteConfiguration{changed}}
+	second, err := newSnapshot(r, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := newSnapshot(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.version != fresh.version {
+		t.Errorf("version %s, hashed afresh %s", second.version, fresh.version)
+	}
+	if reflect.ValueOf(second.sums(resourcev3.ClusterType)).Pointer() != reflect.ValueOf(first.sums(resourcev3.ClusterType)).Pointer() {
+		t.Error("the unchanged clusters were hashed again")
+	}
+	if _, ok := second.sums(resourcev3.RouteType)[changed]; !ok {
+		t.Error("the changed route table was not hashed")
+	}
+	if second.set(resourcev3.RouteType).version == first.set(resourcev3.RouteType).version {
+		t.Error("the changed route table kept its version")
 	}
 }
