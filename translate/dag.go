@@ -2,6 +2,7 @@ package translate
 
 import (
 	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -70,6 +71,9 @@ type VirtualHost struct {
 	// sorted caches Routes(): listeners, route tables and cluster lists
 	// all ask for it. addRoute clears it.
 	sorted []*Route
+	// uses caches clusterUses, as sorted caches ordered; addRoute
+	// clears it too.
+	uses []*Cluster
 	// routesShared says another VirtualHost holds the same routes map (a
 	// copy, httpproxy_memo.go): addRoute clones it before adding.
 	routesShared bool
@@ -485,7 +489,7 @@ func (vh *VirtualHost) addRoute(r *Route) {
 		vh.routes, vh.routesShared = maps.Clone(vh.routes), false
 	}
 	vh.routes[conditionsKey(r)] = r
-	vh.sorted = nil
+	vh.sorted, vh.uses = nil, nil
 }
 
 // conflicts says whether a route of the same kind already has r's match
@@ -511,7 +515,7 @@ func (d *DAG) freeze() {
 			vhosts = append(vhosts, &svh.VirtualHost)
 		}
 	}
-	par.ForEach(len(vhosts), func(i int) { vhosts[i].ordered() })
+	par.ForEach(len(vhosts), func(i int) { vhosts[i].clusterUses() })
 	for _, l := range d.listeners {
 		l.valid, l.validSecure = l.virtualHosts(), l.secureVirtualHosts()
 		l.frozen = true
@@ -528,6 +532,31 @@ func (d *DAG) freeze() {
 	// In the order of their first use, as referencedClusters takes them.
 	d.referenced = firstByName(clusters)
 	d.frozen = true
+}
+
+// clusterUses returns the clusters the virtual host's routes use, mirrors
+// included, in route order, each once, worked out once (with ordered): the
+// walk over every route for the clusters in use was most of freezing a
+// DAG whose virtual hosts were replayed.
+func (vh *VirtualHost) clusterUses() []*Cluster {
+	if vh.uses == nil {
+		uses := []*Cluster{}
+		add := func(c *Cluster) {
+			if !slices.Contains(uses, c) {
+				uses = append(uses, c)
+			}
+		}
+		for _, r := range vh.ordered() {
+			for _, c := range r.Clusters {
+				add(c)
+			}
+			for _, m := range r.Mirrors {
+				add(m.Cluster)
+			}
+		}
+		vh.uses = uses
+	}
+	return vh.uses
 }
 
 // ordered returns the virtual host's routes in Envoy's match order,

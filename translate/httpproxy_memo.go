@@ -396,7 +396,7 @@ func (m *Memo) frozen() {
 	}
 	for _, p := range r.placed {
 		if p.kept.sorted == nil && maps.Equal(p.kept.routes, p.dag.routes) {
-			p.kept.sorted = p.dag.sorted
+			p.kept.sorted, p.kept.uses = p.dag.sorted, p.dag.uses
 		}
 	}
 	r.placed = nil

@@ -2,7 +2,6 @@ package translate
 
 import (
 	"iter"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -60,24 +59,36 @@ func firstByName(clusters []*Cluster) []*Cluster {
 // eachCluster calls f on each use of a cluster by the valid virtual hosts
 // and TCP proxies, in listener, virtual host and route order.
 func eachCluster(d *DAG, f func(*Cluster)) {
-	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Route] { return slices.Values(vh.ordered()) }, f)
+	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Cluster] { return slices.Values(vh.clusterUses()) }, f)
 }
 
 // eachClusterInAnyOrder is eachCluster for callers to whom the order does not
 // matter: it does not sort each virtual host's routes, the bulk of the cost.
 func eachClusterInAnyOrder(d *DAG, f func(*Cluster)) {
-	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Route] { return maps.Values(vh.routes) }, f)
+	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Cluster] {
+		return func(yield func(*Cluster) bool) {
+			for _, r := range vh.routes {
+				for _, c := range r.Clusters {
+					if !yield(c) {
+						return
+					}
+				}
+				for _, m := range r.Mirrors {
+					if !yield(m.Cluster) {
+						return
+					}
+				}
+			}
+		}
+	}, f)
 }
 
-func visitClusters(d *DAG, routes func(*VirtualHost) iter.Seq[*Route], f func(*Cluster)) {
+// visitClusters calls f on the clusters of each valid virtual host, as
+// clusters lists them, and of the TCP proxies.
+func visitClusters(d *DAG, clusters func(*VirtualHost) iter.Seq[*Cluster], f func(*Cluster)) {
 	add := func(vh *VirtualHost) {
-		for r := range routes(vh) {
-			for _, c := range r.Clusters {
-				f(c)
-			}
-			for _, m := range r.Mirrors {
-				f(m.Cluster)
-			}
+		for c := range clusters(vh) {
+			f(c)
 		}
 	}
 	for _, l := range d.sortedListeners() {
