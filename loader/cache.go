@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // Cache remembers what each file gave, whole, by its exact text, and what
@@ -26,11 +27,15 @@ type Cache struct {
 	files map[string]*cachedFile // what the last Load read, by file name
 	used  map[string]*cachedFile // what the current Load reads
 	hits  int
+	// stampsTrusted counts the files taken as unchanged by their stamp
+	// alone, for tests.
+	stampsTrusted atomic.Int64
 }
 
 // cachedFile is what one file gave.
 type cachedFile struct {
 	sum   [sha256.Size]byte // of its bytes as read
+	stamp fileStamp         // of those bytes, when known
 	whole partResult        // all of it; valid once complete
 	// complete says the file was read to the end, so that whole is
 	// what it gives.
@@ -65,12 +70,22 @@ func docKey(line, index int, text []byte) string {
 	return strconv.Itoa(line) + "\x00" + strconv.Itoa(index) + "\x00" + string(text)
 }
 
+// stamp is what stat says of the file at path, for a Load that keeps a
+// cache: taken before the file is read.
+func (c *Cache) stamp(path string) fileStamp {
+	if c == nil {
+		return fileStamp{}
+	}
+	return stampOf(path)
+}
+
 // unchanged returns what the file at path gave the last time, when its
-// bytes are still the same, read through a small buffer: an unchanged file
-// (nearly all of them, at each reload) is hashed without being held in
-// memory, which was a sixth of what a reload allocated. A file that
-// cannot be read, or is over limit, is left to the caller to report.
-func (c *Cache) unchanged(path string, limit int64) (partResult, bool) {
+// bytes are still the same. A file whose stamp (taken just before) vouches
+// for the bytes read last time is not read at all: hashing every file at
+// every reload was a sixth of a reload at 5,000 HTTPProxies. Otherwise it
+// is hashed through a small buffer, without being held in memory. A file
+// that cannot be read, or is over limit, is left to the caller to report.
+func (c *Cache) unchanged(path string, stamp fileStamp, limit int64) (partResult, bool) {
 	if c == nil {
 		return partResult{}, false
 	}
@@ -79,6 +94,10 @@ func (c *Cache) unchanged(path string, limit int64) (partResult, bool) {
 	c.mu.Unlock()
 	if f == nil || !f.complete {
 		return partResult{}, false
+	}
+	if f.stamp.sameFile(stamp) && f.stamp.vouches() {
+		c.stampsTrusted.Add(1)
+		return c.lookup(path, f.sum, f.stamp)
 	}
 	file, err := os.Open(path)
 	if err != nil {
@@ -93,7 +112,7 @@ func (c *Cache) unchanged(path string, limit int64) (partResult, bool) {
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
-	return c.lookup(path, sum)
+	return c.lookup(path, sum, stamp)
 }
 
 var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
@@ -102,23 +121,26 @@ var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return 
 // and whether it has that. Otherwise the file's documents are looked up
 // one by one (decode) and what it gives is recorded (keep). A nil Cache
 // never has it.
-func (c *Cache) file(name string, data []byte) (partResult, bool) {
+func (c *Cache) file(name string, data []byte, stamp fileStamp) (partResult, bool) {
 	if c == nil {
 		return partResult{}, false
 	}
-	return c.lookup(name, sha256.Sum256(data))
+	return c.lookup(name, sha256.Sum256(data), stamp)
 }
 
-// lookup is file for the bytes whose hash is sum.
-func (c *Cache) lookup(name string, sum [sha256.Size]byte) (partResult, bool) {
+// lookup is file for the bytes whose hash is sum, stamped stamp.
+func (c *Cache) lookup(name string, sum [sha256.Size]byte, stamp fileStamp) (partResult, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if f := c.files[name]; f != nil && f.complete && f.sum == sum {
+		if stamp.valid {
+			f.stamp = stamp // newer, and so the sooner to vouch
+		}
 		c.used[name] = f
 		c.hits += len(f.docs)
 		return f.whole, true
 	}
-	c.used[name] = &cachedFile{sum: sum, docs: map[string]partResult{}}
+	c.used[name] = &cachedFile{sum: sum, stamp: stamp, docs: map[string]partResult{}}
 	return partResult{}, false
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,7 +171,7 @@ func TestCacheHashesUnchangedFilesWithoutHoldingThem(t *testing.T) {
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, ok := c.unchanged(big, int64(len(text)))
+	_, ok := c.unchanged(big, stampOf(big), int64(len(text)))
 	runtime.ReadMemStats(&after)
 	if !ok {
 		t.Fatal("an unchanged file was not recognised")
@@ -178,13 +179,13 @@ func TestCacheHashesUnchangedFilesWithoutHoldingThem(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > uint64(len(text))/4 {
 		t.Errorf("recognising a %d-byte file allocated %d bytes", len(text), grew)
 	}
-	if _, ok := c.unchanged(big, int64(len(text))-1); ok {
+	if _, ok := c.unchanged(big, stampOf(big), int64(len(text))-1); ok {
 		t.Error("a file over the limit was taken from the cache")
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.unchanged(path, 1<<20); ok {
+	if _, ok := c.unchanged(path, stampOf(path), 1<<20); ok {
 		t.Error("a removed file was taken from the cache")
 	}
 }
@@ -251,5 +252,58 @@ func TestMergeSorted(t *testing.T) {
 				t.Fatalf("seed %d, object %d: %v, want %v", seed, i, keyOf(got[i]), keyOf(all[i]))
 			}
 		}
+	}
+}
+
+// A file whose stamp is unchanged, and was taken long enough after the
+// file's last change, is not read again; a file rewritten with bytes of
+// the same length and its modification time set back is still seen to
+// change (its change time moved); a stamp taken too soon after a change
+// vouches for nothing, and the file is hashed.
+func TestCacheTrustsSettledStamps(t *testing.T) {
+	if !stampOf(".").valid {
+		t.Skip("no file stamps on this system")
+	}
+	defer func(m time.Duration) { stampMargin = m }(stampMargin)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "services.yaml")
+	if err := os.WriteFile(path, []byte(cacheTestServices), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache()
+
+	stampMargin = time.Hour // every change is recent: nothing vouched for
+	loadWithCache(t, c, dir)
+	loadWithCache(t, c, dir)
+	if n := c.stampsTrusted.Load(); n != 0 {
+		t.Fatalf("%d files trusted by a stamp taken within the margin", n)
+	}
+
+	stampMargin = 0          // every change is old enough
+	loadWithCache(t, c, dir) // takes a new stamp, after the change
+	before := c.stampsTrusted.Load()
+	again := loadWithCache(t, c, dir)
+	if c.stampsTrusted.Load() != before+1 || servicePort(t, again, "b") != 80 {
+		t.Fatalf("an unchanged file with a settled stamp: trusted %d times (want %d), port %d",
+			c.stampsTrusted.Load(), before+1, servicePort(t, again, "b"))
+	}
+
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(cacheTestServices, "name: b, namespace: default}\nspec: {ports: [{port: 80}]}", "name: b, namespace: default}\nspec: {ports: [{port: 90}]}", 1)
+	if len(edited) != len(cacheTestServices) || edited == cacheTestServices {
+		t.Fatal("the edit must keep the length")
+	}
+	time.Sleep(10 * time.Millisecond) // past the change time's tick
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got := servicePort(t, loadWithCache(t, c, dir), "b"); got != 90 {
+		t.Errorf("a same-length edit with its modification time set back: port %d, want 90", got)
 	}
 }
