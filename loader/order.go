@@ -39,6 +39,17 @@ func findDuplicates(objs []Object) []error {
 	return errs
 }
 
+// hasNeighbourDuplicates says whether two neighbours of sorted, ordered as
+// sortObjects orders, have the same key.
+func hasNeighbourDuplicates(sorted []Object) bool {
+	for i := 1; i < len(sorted); i++ {
+		if keyOf(sorted[i-1]) == keyOf(sorted[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // sortObjects orders objects by kind, namespace and name: the order then
 // depends only on what the inputs say, not on file names or the order of
 // documents. Keys are unique (see findDuplicates), so the order is total.
