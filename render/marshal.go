@@ -87,7 +87,8 @@ const bigDocument = 1 << 20
 // printAll prints every resource of every section in e's layout, as
 // documents of one segment unless segmented, and hands them to sink in
 // section and item order, each as soon as it and those before it are
-// printed; sink may keep them. A segmented resource's long list is handed
+// printed (sink may keep them, or borrow them: see inOrder). A segmented
+// resource's long list is handed
 // on piece by piece as it is printed, so that a big listener need not be
 // held whole. Resources are independent, so they are shared out among the
 // CPUs. If any fails, or sink does, sink gets nothing after that

@@ -9,10 +9,13 @@ package render
 // second. A presence plan, worked out once per Go type from the struct's
 // protobuf tags, answers the same question with one memory read per field,
 // and reads the value of a set scalar or message field the same way
-// (Message.Get converts each through reflect). It falls back to Has and Get
-// for any field whose layout it does not know (maps, lists, floats, proto3
-// optional fields, types that are not generated structs); a test compares
-// both with protoreflect on every message of the fixtures and the corpus.
+// (Message.Get converts each through reflect). For the encoder it also
+// tells lists of messages and maps of strings, Structs and Anys by their Go
+// types, which it reads itself, and keeps the plans of nested messages. It
+// falls back to Has and Get for any field whose layout it does not know
+// (other maps and lists, floats, proto3 optional fields, types that are not
+// generated structs); a test compares both with protoreflect on every
+// message of the fixtures and the corpus.
 
 import (
 	"reflect"
@@ -232,11 +235,12 @@ func structFieldsByTag(t reflect.Type) (map[protoreflect.FieldNumber]reflect.Str
 	return byNumber, byOneof
 }
 
-// valueReadOf is how get reads a singular field of Go type t, and for a
-// message field the type word of its ProtoMessage interface (messageAt);
-// readAsk where it leaves that to Get. A field
-// in a oneof is read from its wrapper, where even a scalar is held as
-// itself (a proto3 optional scalar outside one is a pointer).
+// valueReadOf is how a field of Go type t is read (get reads the singular
+// ones, the encoder lists and maps), and for a message field or list of
+// messages the type word of its ProtoMessage interface (messageAt); readAsk
+// where it is left to Get. A field in a oneof is read from its wrapper,
+// where even a scalar is held as itself (a proto3 optional scalar outside
+// one is a pointer).
 func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (valueRead, unsafe.Pointer) {
 	switch {
 	case fd.IsList():
