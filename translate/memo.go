@@ -86,7 +86,7 @@ func (m *Memo) begin() {
 	if m.built == nil {
 		m.built = newBuilt()
 	}
-	m.nextBuilt = newBuilt()
+	m.nextBuilt = m.built.sizedAlike()
 }
 
 // secretVerdicts is where a translation keeps its Secret verdicts: in m,
