@@ -116,6 +116,9 @@ func endpointsName(svc *Service) string {
 
 // secretName is <ns>/<name>/<hash of the certificate>, shortened.
 func secretName(s *Secret) string {
+	if s.name != "" {
+		return s.name
+	}
 	return hashname(maxNameLength, s.Namespace, s.Name, shortSHA1(s.Cert))
 }
 
