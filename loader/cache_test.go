@@ -243,7 +243,7 @@ func TestMergeSorted(t *testing.T) {
 			runs = append(runs, sortedKeyed(run))
 		}
 		sortObjects(all)
-		got := mergeSorted(runs)
+		got, _ := mergeSorted(runs)
 		if len(got) != len(all) {
 			t.Fatalf("seed %d: %d objects merged, want %d", seed, len(got), len(all))
 		}
@@ -305,5 +305,20 @@ func TestCacheTrustsSettledStamps(t *testing.T) {
 	}
 	if got := servicePort(t, loadWithCache(t, c, dir), "b"); got != 90 {
 		t.Errorf("a same-length edit with its modification time set back: port %d, want 90", got)
+	}
+}
+
+// Duplicates across files are found whether the objects were sorted afresh
+// or merged from the runs the cache keeps.
+func TestCacheFindsDuplicates(t *testing.T) {
+	c := NewCache()
+	for i := range 2 {
+		_, err := Load([]string{"testdata/dups"}, Options{Cache: c})
+		if err == nil || !strings.Contains(err.Error(), "defined more than once") {
+			t.Errorf("load %d: %v, want the duplicate reported", i+1, err)
+		}
+	}
+	if c.Hits() == 0 {
+		t.Error("the second load took nothing from the cache: the merge path was not tested")
 	}
 }

@@ -56,11 +56,11 @@ func Load(paths []string, opts Options) (*Result, error) {
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts) })
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	errs = append(errs, fileErrs...)
-	sorted := sortedObjects(objs, parts)
+	sorted, dup := sortedObjects(objs, parts)
 	// Sorted, duplicates are neighbours: only when there are some are they
 	// looked for in input order, which says which came first. Indexing
 	// every object by key for that was a tenth of a reload's loading.
-	if hasNeighbourDuplicates(sorted) {
+	if dup {
 		errs = append(errs, findDuplicates(objs)...)
 	}
 	if len(errs) > 0 {
@@ -71,10 +71,11 @@ func Load(paths []string, opts Options) (*Result, error) {
 }
 
 // sortedObjects is objs, the objects of parts, with Endpoints mirrored and
-// sorted (sortObjects), in a slice of its own. When every part holds its
-// objects sorted too (files the decode cache keeps) and there are no
-// Endpoints to mirror, the parts are merged rather than sorted again.
-func sortedObjects(objs []Object, parts []partResult) []Object {
+// sorted (sortObjects), in a slice of its own, and whether two have the
+// same key. When every part holds its objects sorted too (files the decode
+// cache keeps) and there are no Endpoints to mirror, the parts are merged
+// rather than sorted again.
+func sortedObjects(objs []Object, parts []partResult) ([]Object, bool) {
 	runs := make([][]keyedObject, 0, len(parts))
 	for _, p := range parts {
 		if p.sorted == nil && len(p.objs) > 0 {
@@ -87,8 +88,8 @@ func sortedObjects(objs []Object, parts []partResult) []Object {
 		return mergeSorted(runs)
 	}
 	sorted := mirrorEndpoints(slices.Clone(objs))
-	sortObjects(sorted)
-	return sorted
+	dup := sortObjects(sorted)
+	return sorted, dup
 }
 
 // loadFile reads, parses and decodes one input.
