@@ -97,7 +97,7 @@ func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 			before = prev.set(typeURL)
 		}
 		var set typeSet
-		if before != nil && sameItems(before.items, items) {
+		if before != nil && slices.Equal(before.items, items) {
 			// The very messages of the last snapshot: most types at
 			// most reloads, whose hashes are all known.
 			set = *before
@@ -116,11 +116,6 @@ func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 	}
 	s.version = shortHash(all)
 	return s, nil
-}
-
-// sameItems says whether a and b hold the same messages, in order.
-func sameItems(a, b []types.Resource) bool {
-	return slices.Equal(a, b)
 }
 
 // sums are the content hashes the snapshot keeps for typeURL's messages.
