@@ -322,3 +322,41 @@ func TestCacheFindsDuplicates(t *testing.T) {
 		t.Error("the second load took nothing from the cache: the merge path was not tested")
 	}
 }
+
+// With Rehash a Load reads every file to tell whether it changed, even one
+// whose stamp vouches for the bytes read last time: a file system whose
+// stat shows stale attributes (here, a stamp set by hand) is caught.
+func TestCacheRehashDistrustsStamps(t *testing.T) {
+	if !stampOf(".").valid {
+		t.Skip("no file stamps on this system")
+	}
+	defer func(m time.Duration) { stampMargin = m }(stampMargin)
+	stampMargin = 0
+	dir := t.TempDir()
+	path := filepath.Join(dir, "services.yaml")
+	if err := os.WriteFile(path, []byte(cacheTestServices), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache()
+	loadWithCache(t, c, dir)
+	edited := strings.Replace(cacheTestServices, "{port: 80}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: c", "{port: 90}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: c", 1)
+	if len(edited) != len(cacheTestServices) || edited == cacheTestServices {
+		t.Fatal("the edit must keep the length")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Stale attributes: the cache's stamp says what stat says now.
+	c.files[path].stamp = stampOf(path)
+
+	if got := servicePort(t, loadWithCache(t, c, dir), "b"); got != 80 {
+		t.Fatalf("the stale stamp was not trusted (port %d): the test shows nothing", got)
+	}
+	res, err := Load([]string{dir}, Options{Cache: c, Rehash: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := servicePort(t, res, "b"); got != 90 {
+		t.Errorf("with Rehash: port %d, want 90", got)
+	}
+}

@@ -23,6 +23,11 @@ type Options struct {
 	// to the next, so that reloading files of which little changed
 	// decodes only what changed.
 	Cache *Cache
+	// Rehash makes a Load with a Cache read and hash every file to tell
+	// whether it changed, trusting no stat stamp: for a reload asked for
+	// by hand, perhaps because stat did not show a change (a network file
+	// system's cached attributes).
+	Rehash bool
 }
 
 func (o Options) maxFileSize() int64 {
@@ -96,7 +101,9 @@ func sortedObjects(objs []Object, parts []partResult) ([]Object, bool) {
 func loadFile(path string, opts Options) partResult {
 	var stamp fileStamp
 	if path != stdinPath {
-		stamp = opts.Cache.stamp(path)
+		if !opts.Rehash {
+			stamp = opts.Cache.stamp(path)
+		}
 		if whole, ok := opts.Cache.unchanged(path, stamp, opts.maxFileSize()); ok {
 			return whole
 		}

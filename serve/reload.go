@@ -44,7 +44,7 @@ func (s *Server) reload(ctx context.Context, reason string) {
 	// Watch new directories before reading them, so nothing written into
 	// them from now on is missed.
 	s.watch.sync()
-	b, err := s.build()
+	b, err := s.build(reason)
 	changed := false
 	if err == nil {
 		changed, err = s.publish(ctx, b)
@@ -97,7 +97,18 @@ func (s *Server) stopReleases() {
 
 // build reads and translates the files exactly as render does, then makes
 // the resources what serve sends.
-func (s *Server) build() (*build, error) {
+// reloadRequested is the reason of a reload asked for by hand (SIGHUP):
+// such a reload reads every file again rather than trusting what stat
+// says of it.
+const reloadRequested = "reload requested"
+
+// loadOptions are how a reload for reason loads the files: through the
+// decode cache, and, when asked for by hand, hashing every file.
+func loadOptions(cache *loader.Cache, reason string) loader.Options {
+	return loader.Options{Cache: cache, Rehash: reason == reloadRequested}
+}
+
+func (s *Server) build(reason string) (*build, error) {
 	opts, err := s.cfg.Options()
 	if err != nil {
 		return nil, err
@@ -113,7 +124,7 @@ func (s *Server) build() (*build, error) {
 		phases = append(phases, name, time.Since(start).Round(time.Millisecond).String())
 		start = time.Now()
 	}
-	loaded, err := loader.Load(s.cfg.Paths, loader.Options{Cache: s.decoded})
+	loaded, err := loader.Load(s.cfg.Paths, loadOptions(s.decoded, reason))
 	if err != nil {
 		return nil, err
 	}

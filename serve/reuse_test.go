@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -77,7 +78,7 @@ func reloadingServer(t *testing.T) (string, func(what string)) {
 	t.Cleanup(func() { s.closeAll(false) })
 	return dir, func(what string) {
 		t.Helper()
-		b, err := s.build()
+		b, err := s.build("files changed")
 		fresh, freshErr := freshBuild(t, dir)
 		switch {
 		case (err == nil) != (freshErr == nil):
@@ -115,7 +116,7 @@ func freshBuild(t *testing.T, dir string) (*build, error) {
 		t.Fatal(err)
 	}
 	defer s.closeAll(false)
-	return s.build()
+	return s.build("files changed")
 }
 
 // replaceDir makes dir hold the manifests of from, and nothing else.
@@ -147,4 +148,14 @@ func statusJSON(t *testing.T, st []translate.ObjectStatus) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A reload asked for by hand (SIGHUP) reads every file again; one for file
+// events trusts what stat says of the files that did not change.
+func TestReloadRequestedRehashes(t *testing.T) {
+	for reason, want := range map[string]bool{reloadRequested: true, "files changed": false, "start": false} {
+		if got := loadOptions(loader.NewCache(), reason).Rehash; got != want {
+			t.Errorf("%s: Rehash %v, want %v", reason, got, want)
+		}
+	}
 }

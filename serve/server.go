@@ -282,7 +282,7 @@ func (s *Server) loop(ctx context.Context, failed <-chan error) error {
 			timer.Stop()
 			due = nil
 			d.fired()
-			s.reload(ctx, "reload requested")
+			s.reload(ctx, reloadRequested)
 		}
 	}
 }
