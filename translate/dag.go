@@ -394,6 +394,13 @@ func (d *DAG) addListener(l *Listener) *Listener {
 	return l
 }
 
+// sizeFor gives the new listener l's maps room for about hosts virtual
+// hosts of each kind.
+func (l *Listener) sizeFor(hosts int) {
+	l.vhosts = make(map[string]*VirtualHost, hosts)
+	l.svhosts = make(map[string]*SecureVirtualHost, hosts)
+}
+
 // sortedExtensions returns the extension clusters ordered by name.
 func (d *DAG) sortedExtensions() []*ExtensionCluster {
 	out := make([]*ExtensionCluster, 0, len(d.extensions))

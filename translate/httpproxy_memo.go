@@ -228,7 +228,7 @@ func hostsTaken(d *DAG, fqdns []string) bool {
 
 // keepStatus records every HTTPProxy's status as the run left it.
 func (r *proxyRun) keepStatus(status statuses) {
-	r.status = statuses{}
+	r.status = make(statuses, len(status))
 	for key, st := range status {
 		if key.kind == "HTTPProxy" {
 			r.status[key] = st

@@ -19,13 +19,14 @@ const (
 	httpsListenerName = "ingress_https"
 )
 
-func defaultListeners(d *DAG) { defaultListenersFor(d, defaultSettings()) }
+func defaultListeners(d *DAG) { defaultListenersFor(d, defaultSettings(), 0) }
 
 // defaultListenersFor adds ingress_http and ingress_https on the
-// configured addresses and ports.
-func defaultListenersFor(d *DAG, s *settings) {
-	d.addListener(&Listener{Name: httpListenerName, Protocol: "http", Address: s.httpAddress, Port: s.httpPort, RouteConfigName: "ingress_http"})
-	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: s.httpsAddress, Port: s.httpsPort, RouteConfigName: "https"})
+// configured addresses and ports, with room for about hosts virtual hosts
+// each.
+func defaultListenersFor(d *DAG, s *settings, hosts int) {
+	d.addListener(&Listener{Name: httpListenerName, Protocol: "http", Address: s.httpAddress, Port: s.httpPort, RouteConfigName: "ingress_http"}).sizeFor(hosts)
+	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: s.httpsAddress, Port: s.httpsPort, RouteConfigName: "https"}).sizeFor(hosts)
 }
 
 // buildResources walks the DAG into Envoy resources.
@@ -190,10 +191,13 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		name := namespacedName(gw)
 		res.Gateway = &name
 	} else {
-		defaultListenersFor(d, s)
+		// About a host per HTTPProxy and Ingress: growing the maps
+		// to 5,000 of each was a third of replaying the HTTPProxy
+		// processor at each reload.
+		defaultListenersFor(d, s, len(c.httpproxies)+len(c.ingresses))
 	}
 	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
-	status := statuses{}
+	status := make(statuses, len(c.httpproxies)+len(c.extensions))
 	extensions := &extensionProcessor{cache: c, status: status}
 	extensions.run()
 	d.extensions = extensions.clusters
