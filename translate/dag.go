@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -472,7 +473,7 @@ func (l *Listener) virtualHosts() []*VirtualHost {
 			out = append(out, vh)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b *VirtualHost) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -489,7 +490,7 @@ func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
 			out = append(out, svh)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b *SecureVirtualHost) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
