@@ -362,8 +362,10 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 	// A route table's virtual hosts are kept encoded too (wire.go).
 	encode := isRouteTable(m)
 	encs := make([][]byte, list.Len())
+	elems := make([]proto.Message, list.Len())
 	par.ForEach(list.Len(), func(i int) {
 		elem := list.Get(i).Message().Interface()
+		elems[i] = elem
 		sum, known := h.known[elem]
 		if encode {
 			encs[i] = h.knownWire[elem]
@@ -389,9 +391,9 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 			return [sha256.Size]byte{}, errs[i]
 		}
 		all.Write(sums[i][:])
-		h.keep(list.Get(i).Message().Interface(), sums[i])
+		h.keep(elems[i], sums[i])
 		if encs[i] != nil {
-			h.keepWire(list.Get(i).Message().Interface(), encs[i])
+			h.keepWire(elems[i], encs[i])
 		}
 	}
 	var out [sha256.Size]byte
