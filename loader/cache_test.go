@@ -360,3 +360,39 @@ func TestCacheRehashDistrustsStamps(t *testing.T) {
 		t.Errorf("with Rehash: port %d, want 90", got)
 	}
 }
+
+// Runs that do not overlap are laid end to end in key order, whatever
+// order they come in; runs that overlap, or touch at one key, are merged.
+func TestMergeSortedDisjointRuns(t *testing.T) {
+	run := func(kind string, names ...string) []keyedObject {
+		var objs []Object
+		for _, n := range names {
+			objs = append(objs, Object{Kind: kind, Obj: &metav1.ObjectMeta{Namespace: "ns", Name: n}})
+		}
+		return sortedKeyed(objs)
+	}
+	services, secrets, maps := run("Service", "a", "b"), run("Secret", "a", "c"), run("ConfigMap", "x")
+	if disjoint([][]keyedObject{services, secrets, maps}) == nil {
+		t.Error("runs of one kind each were not found disjoint")
+	}
+	if disjoint([][]keyedObject{run("Service", "a", "c"), run("Service", "b")}) != nil {
+		t.Error("interleaved runs were found disjoint")
+	}
+	if disjoint([][]keyedObject{run("Service", "a", "b"), run("Service", "b", "c")}) != nil {
+		t.Error("runs sharing a key were found disjoint")
+	}
+	got, dup := mergeSorted([][]keyedObject{services, secrets, maps, nil})
+	var keys []string
+	for _, o := range got {
+		keys = append(keys, o.Kind+"/"+o.Obj.GetName())
+	}
+	if want := []string{"ConfigMap/x", "Secret/a", "Secret/c", "Service/a", "Service/b"}; !slices.Equal(keys, want) || dup {
+		t.Errorf("merged %v (duplicates %v), want %v and none", keys, dup, want)
+	}
+	if _, dup := mergeSorted([][]keyedObject{run("Service", "a", "a"), maps}); !dup {
+		t.Error("a duplicate within a disjoint run was missed")
+	}
+	if _, dup := mergeSorted([][]keyedObject{run("Service", "a"), run("Service", "a")}); !dup {
+		t.Error("a duplicate across runs was missed")
+	}
+}

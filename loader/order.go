@@ -90,6 +90,23 @@ func sortedKeyed(objs []Object) []keyedObject {
 // serve, whose files keep their objects sorted in the decode cache, that
 // replaces sorting every object at every reload (33 ms at 20,000).
 func mergeSorted(runs [][]keyedObject) (objs []Object, dup bool) {
+	if apart := disjoint(runs); apart != nil {
+		// Runs that do not overlap (a file per kind, as many
+		// repositories and generated corpora are laid out) are laid end
+		// to end: no merging, and no intermediate runs to allocate (8 MB
+		// a reload at 5,000 HTTPProxies).
+		n := 0
+		for _, run := range apart {
+			n += len(run)
+		}
+		objs = make([]Object, n)
+		at := 0
+		for _, run := range apart {
+			dup = copyObjects(objs[at:at+len(run)], run) || dup
+			at += len(run)
+		}
+		return objs, dup
+	}
 	for len(runs) > 1 {
 		next := runs[:0:0]
 		for i := 0; i < len(runs); i += 2 {
@@ -106,6 +123,25 @@ func mergeSorted(runs [][]keyedObject) (objs []Object, dup bool) {
 	}
 	objs = make([]Object, len(runs[0]))
 	return objs, copyObjects(objs, runs[0])
+}
+
+// disjoint returns the non-empty runs ordered by their first keys when
+// each run's keys all come before the next one's, and nil otherwise.
+func disjoint(runs [][]keyedObject) [][]keyedObject {
+	apart := make([][]keyedObject, 0, len(runs))
+	for _, run := range runs {
+		if len(run) > 0 {
+			apart = append(apart, run)
+		}
+	}
+	slices.SortFunc(apart, func(a, b []keyedObject) int { return compareKeys(a[0].key, b[0].key) })
+	for i := 1; i < len(apart); i++ {
+		last := apart[i-1][len(apart[i-1])-1].key
+		if compareKeys(last, apart[i][0].key) >= 0 {
+			return nil
+		}
+	}
+	return apart
 }
 
 // mergeTwo merges two sorted runs, taking from each, in one copy, the
