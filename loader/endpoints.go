@@ -16,6 +16,12 @@ import (
 // Kubernetes' EndpointSlice mirroring controller writes.
 const mirroringControllerName = "endpointslicemirroring-controller.k8s.io"
 
+// hasEndpoints says whether objs holds Endpoints, which mirrorEndpoints
+// turns into EndpointSlices.
+func hasEndpoints(objs []Object) bool {
+	return slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok })
+}
+
 // mirrorEndpoints replaces core/v1 Endpoints by the EndpointSlices that
 // Kubernetes' mirroring controller would make of them: Contour only reads
 // EndpointSlices. Endpoints of a service that already has a slice in the
@@ -24,12 +30,6 @@ const mirroringControllerName = "endpointslicemirroring-controller.k8s.io"
 // Unlike the real controller, mirroring does not depend on the Service
 // having no selector: offline there are no Pods for the selector to pick,
 // so Endpoints written by hand are the only endpoints there are.
-// hasEndpoints says whether objs holds Endpoints, which mirrorEndpoints
-// turns into EndpointSlices.
-func hasEndpoints(objs []Object) bool {
-	return slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok })
-}
-
 func mirrorEndpoints(objs []Object) []Object {
 	if !hasEndpoints(objs) {
 		return objs // most inputs have EndpointSlices only

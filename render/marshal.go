@@ -88,10 +88,9 @@ const bigDocument = 1 << 20
 // documents of one segment unless segmented, and hands them to sink in
 // section and item order, each as soon as it and those before it are
 // printed (sink may keep them, or borrow them: see inOrder). A segmented
-// resource's long list is handed
-// on piece by piece as it is printed, so that a big listener need not be
-// held whole. Resources are independent, so they are shared out among the
-// CPUs. If any fails, or sink does, sink gets nothing after that
+// resource's long list is handed on piece by piece as it is printed, so
+// that a big listener need not be held whole. Resources are independent,
+// so they are shared out among the CPUs. If any fails, or sink does, sink gets nothing after that
 // resource's segments printed so far, and the error is that of the first
 // failure in output order, so it is the same on every run.
 func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docSink) error {

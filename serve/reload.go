@@ -95,8 +95,6 @@ func (s *Server) stopReleases() {
 	s.releases.Wait()
 }
 
-// build reads and translates the files exactly as render does, then makes
-// the resources what serve sends.
 // reloadRequested is the reason of a reload asked for by hand (SIGHUP):
 // such a reload reads every file again rather than trusting what stat
 // says of it.
@@ -108,6 +106,8 @@ func loadOptions(cache *loader.Cache, reason string) loader.Options {
 	return loader.Options{Cache: cache, Rehash: reason == reloadRequested}
 }
 
+// build reads and translates the files exactly as render does, then makes
+// the resources what serve sends.
 func (s *Server) build(reason string) (*build, error) {
 	opts, err := s.cfg.Options()
 	if err != nil {
