@@ -580,12 +580,7 @@ func (vh *VirtualHost) clusterUses() []*Cluster {
 			}
 		}
 		for _, r := range vh.ordered() {
-			for _, c := range r.Clusters {
-				add(c)
-			}
-			for _, m := range r.Mirrors {
-				add(m.Cluster)
-			}
+			routeClusters(r, add)
 		}
 		vh.uses = uses
 	}

@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"iter"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,38 +57,36 @@ func firstByName(clusters []*Cluster) []*Cluster {
 // eachCluster calls f on each use of a cluster by the valid virtual hosts
 // and TCP proxies, in listener, virtual host and route order.
 func eachCluster(d *DAG, f func(*Cluster)) {
-	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Cluster] { return slices.Values(vh.clusterUses()) }, f)
+	visitClusters(d, func(vh *VirtualHost) {
+		for _, c := range vh.clusterUses() {
+			f(c)
+		}
+	}, f)
 }
 
 // eachClusterInAnyOrder is eachCluster for callers to whom the order does not
 // matter: it does not sort each virtual host's routes, the bulk of the cost.
 func eachClusterInAnyOrder(d *DAG, f func(*Cluster)) {
-	visitClusters(d, func(vh *VirtualHost) iter.Seq[*Cluster] {
-		return func(yield func(*Cluster) bool) {
-			for _, r := range vh.routes {
-				for _, c := range r.Clusters {
-					if !yield(c) {
-						return
-					}
-				}
-				for _, m := range r.Mirrors {
-					if !yield(m.Cluster) {
-						return
-					}
-				}
-			}
+	visitClusters(d, func(vh *VirtualHost) {
+		for _, r := range vh.routes {
+			routeClusters(r, f)
 		}
 	}, f)
 }
 
-// visitClusters calls f on the clusters of each valid virtual host, as
-// clusters lists them, and of the TCP proxies.
-func visitClusters(d *DAG, clusters func(*VirtualHost) iter.Seq[*Cluster], f func(*Cluster)) {
-	add := func(vh *VirtualHost) {
-		for c := range clusters(vh) {
-			f(c)
-		}
+// routeClusters calls f on the clusters r routes and mirrors to.
+func routeClusters(r *Route, f func(*Cluster)) {
+	for _, c := range r.Clusters {
+		f(c)
 	}
+	for _, m := range r.Mirrors {
+		f(m.Cluster)
+	}
+}
+
+// visitClusters calls add on each valid virtual host, and f on the
+// clusters of the TCP proxies.
+func visitClusters(d *DAG, add func(*VirtualHost), f func(*Cluster)) {
 	for _, l := range d.sortedListeners() {
 		for _, vh := range l.virtualHosts() {
 			add(vh)
