@@ -79,11 +79,7 @@ func newCache(objs []loader.Object, opts Options) *cache {
 		configMaps:      map[types.NamespacedName]*corev1.ConfigMap{},
 		classNames:      opts.IngressClassNames,
 	}
-	secretVisible := secretNamespaceFilter(opts)
-	visible := func(o loader.Object) bool {
-		_, isSecret := o.Obj.(*corev1.Secret)
-		return !isSecret || secretVisible(o.Obj.GetNamespace())
-	}
+	visible := visibleFilter(opts)
 	// The sources, by far the biggest index, on the other CPU.
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -136,25 +132,37 @@ func sortByQualifiedName[T metav1.Object](objs []T) {
 	})
 }
 
-// secretNamespaceFilter says which namespaces' Secrets Contour sees. With
-// root namespaces its Secret informer watches only those, plus the
-// namespaces of the configured fallback and client certificates.
-func secretNamespaceFilter(opts Options) func(namespace string) bool {
+// visibleFilter says which objects the cache indexes: all but the Secrets
+// of namespaces Contour does not watch (secretNamespaces).
+func visibleFilter(opts Options) func(loader.Object) bool {
+	namespaces := secretNamespaces(opts)
+	if namespaces == nil {
+		return func(loader.Object) bool { return true }
+	}
+	return func(o loader.Object) bool {
+		_, isSecret := o.Obj.(*corev1.Secret)
+		return !isSecret || slices.Contains(namespaces, o.Obj.GetNamespace())
+	}
+}
+
+// secretNamespaces are the namespaces whose Secrets Contour sees, sorted,
+// nil for all. With root namespaces its Secret informer watches only
+// those, plus the namespaces of the configured fallback and client
+// certificates.
+func secretNamespaces(opts Options) []string {
 	if len(opts.RootNamespaces) == 0 {
-		return func(string) bool { return true }
+		return nil
 	}
-	watched := map[string]bool{}
-	for _, ns := range opts.RootNamespaces {
-		watched[ns] = true
-	}
+	watched := slices.Clone(opts.RootNamespaces)
 	if cfg := opts.Config; cfg != nil {
 		for _, ref := range []loader.ConfigNamespacedName{cfg.TLS.FallbackCertificate, cfg.TLS.ClientCertificate} {
 			if ref.Name != "" {
-				watched[ref.Namespace] = true
+				watched = append(watched, ref.Namespace)
 			}
 		}
 	}
-	return func(namespace string) bool { return watched[namespace] }
+	slices.Sort(watched)
+	return slices.Compact(watched)
 }
 
 func (c *cache) insert(o loader.Object) {

@@ -14,13 +14,17 @@ import (
 // caller that translates the same inputs over and over with small changes
 // (serve, at every reload). Give each translation the same Memo through
 // Options.Memo; results never depend on it, only the time they take.
+// Objects are told apart by identity, as the loader's cache hands them
+// out: neither the objects nor the list given to a translation may be
+// modified afterwards.
 //
 // It holds the verdicts of Secret validations, by the Secret's content:
 // checking 5,000 serving certificates (parsing them) took 80 ms of CPU in
 // every reload at 5,000 HTTPProxies, though a one-file change changes none
 // of them. It also holds the Envoy messages the last translation built,
 // with what they were built from, which the next one returns again when
-// their inputs did not change (xds_memo.go). It keeps what the last one or
+// their inputs did not change (xds_memo.go), and its index of the objects,
+// which the next one patches (cache_memo.go). It keeps what the last one or
 // two translations used, so it grows with the inputs, not with the number
 // of reloads. A Memo serves one translation at a time.
 type Memo struct {
@@ -33,7 +37,12 @@ type Memo struct {
 	// proxies is the last run of the HTTPProxy processor, nil when it
 	// cannot be done again (httpproxy_memo.go); replayedProxies counts the
 	// times it was done again whole, for tests.
-	proxies         *proxyRun
+	proxies *proxyRun
+	// objects is the last translation's object index, which the next
+	// patches (cache_memo.go).
+	objects *indexedObjects
+	// patchedIndexes counts the times it was patched, for tests.
+	patchedIndexes  atomic.Int64
 	replayedProxies atomic.Int64
 	// replayedRoots counts the roots whose work was taken from the Memo
 	// on their own, for tests.

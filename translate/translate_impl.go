@@ -165,7 +165,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		}
 		cacheOpts.Config = shim
 	}
-	c := newCache(objs, cacheOpts)
+	c := opts.Memo.objectIndex(objs, cacheOpts)
 	c.settings = s
 	c.memo = opts.Memo
 	opts.Memo.begin()

@@ -1,0 +1,113 @@
+package translate
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/contourc/contourc/loader"
+)
+
+// TestPatchedIndexIsNewCache patches one Memo's object index through
+// every golden input and the Gateway API example changed every way one
+// object can change (gone, changed, and back), and merged with the next
+// input, under options that hide Secrets and Ingresses or not: each time
+// the index must be what newCache builds from the same objects.
+func TestPatchedIndexIsNewCache(t *testing.T) {
+	inputs, _ := filepath.Glob("../testdata/golden/*/input")
+	inputs = append(inputs, "../testdata/routetest/gateway/routes.yaml")
+	var all [][]loader.Object
+	for _, in := range inputs {
+		loaded, err := loader.Load([]string{in}, loader.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		all = append(all, loaded.Objects)
+	}
+	optionSets := []Options{{}, {RootNamespaces: []string{"default"}, IngressClassNames: []string{"contour"}}}
+	for _, opts := range optionSets {
+		memo := NewMemo()
+		check := func(what string, objs []loader.Object) {
+			t.Helper()
+			if got, want := memo.objectIndex(objs, opts), newCache(objs, opts); !sameIndex(t, got, want) {
+				t.Fatalf("%s: the patched index differs from newCache's", what)
+			}
+		}
+		for n, objs := range all {
+			name := inputs[n]
+			check(name, objs)
+			for i, o := range objs {
+				check(name+" without "+o.Kind+" "+o.Obj.GetName(), slices.Delete(slices.Clone(objs), i, i+1))
+				check(name, objs)
+				changed := slices.Clone(objs)
+				changed[i].Obj = o.Obj.(runtime.Object).DeepCopyObject().(metav1.Object)
+				check(name+" with "+o.Kind+" "+o.Obj.GetName()+" changed", changed)
+				moved := slices.Clone(objs)
+				moved[i].Source.Line++
+				check(name+" with "+o.Kind+" "+o.Obj.GetName()+" moved", moved)
+			}
+			if n+1 < len(all) {
+				check(name+" and the next input", mergedInLoaderOrder(objs, all[n+1]))
+			}
+		}
+		if memo.patchedIndexes.Load() == 0 {
+			t.Fatal("the index was never patched")
+		}
+	}
+}
+
+// TestObjectIndexOutOfOrder checks that objects out of the loader's order
+// are indexed anew, and that the Memo then keeps nothing to patch.
+func TestObjectIndexOutOfOrder(t *testing.T) {
+	loaded, err := loader.Load([]string{"../testdata/golden/basic-routing/input"}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := loaded.Objects
+	memo := NewMemo()
+	memo.objectIndex(objs, Options{})
+	reversed := slices.Clone(objs)
+	slices.Reverse(reversed)
+	if !sameIndex(t, memo.objectIndex(reversed, Options{}), newCache(reversed, Options{})) {
+		t.Fatal("the index of reversed objects differs from newCache's")
+	}
+	if memo.patchedIndexes.Load() != 0 || memo.objects != nil {
+		t.Fatalf("objects out of order were patched (%d) or kept (%v)", memo.patchedIndexes.Load(), memo.objects != nil)
+	}
+}
+
+// mergedInLoaderOrder is the objects of a and of b, in the loader's
+// order, each key once (a's).
+func mergedInLoaderOrder(a, b []loader.Object) []loader.Object {
+	out := slices.Concat(a, b)
+	slices.SortStableFunc(out, compareObjectKeys)
+	return slices.CompactFunc(out, func(x, y loader.Object) bool { return compareObjectKeys(x, y) == 0 })
+}
+
+// sameIndex compares what two caches index, leaving out what a
+// translation sets afterwards.
+func sameIndex(t *testing.T, a, b *cache) bool {
+	t.Helper()
+	view := func(c *cache) []any {
+		return []any{c.services, c.secrets, c.slices, c.delegations, c.ingresses, c.httpproxies, c.extensions,
+			c.sources, c.classNames, c.httpproxyByName, c.httpproxyExt, c.gateways, c.gatewayClasses,
+			c.httpRoutes, c.grpcRoutes, c.tlsRoutes, c.tcpRoutes, c.referenceGrants, c.backendTLSPolicies,
+			c.namespaces, c.configMaps}
+	}
+	// secretChecks, memo, verdicts and settings are not the index.
+	if n := reflect.TypeFor[cache]().NumField(); n != len(view(a))+4 {
+		t.Fatalf("cache has %d fields: add the new ones to sameIndex", n)
+	}
+	x, y := view(a), view(b)
+	for i := range x {
+		if !reflect.DeepEqual(x[i], y[i]) {
+			t.Logf("field %d differs:\n%v\n%v", i, x[i], y[i])
+			return false
+		}
+	}
+	return true
+}
