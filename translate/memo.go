@@ -118,6 +118,13 @@ func (v *secretVerdicts) begin() {
 	v.previousByObject, v.currentByObject = v.currentByObject, map[objectVerdictKey]error{}
 }
 
+// rememberSome says whether there are verdicts of an earlier translation.
+func (v *secretVerdicts) rememberSome() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.previousByObject) > 0
+}
+
 // verdict is validate(s), remembered by s's content. The validators read
 // only a Secret's type and data, which is what the content hash covers.
 func (v *secretVerdicts) verdict(s *corev1.Secret, validator uintptr, validate func(*corev1.Secret) error) error {

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 
@@ -46,5 +47,35 @@ func TestServingSecretNames(t *testing.T) {
 	}
 	if got := c.servingSecretNames(); !slices.Equal(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
+
+// TestCheckingAheadOnlyWithoutVerdicts checks that serving certificates
+// are checked ahead in a first translation, and not after one with the
+// same Memo, whose verdicts are remembered.
+func TestCheckingAheadOnlyWithoutVerdicts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	objs := mkObjects(t, mkTLSSecret(t, "ns", "cert"), mkService("ns", "app", mkPort("http", 80)),
+		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: contourv1.HTTPProxySpec{
+			VirtualHost: &contourv1.VirtualHost{Fqdn: "a.example.com", TLS: &contourv1.TLS{SecretName: "cert"}},
+			Routes:      []contourv1.Route{{Services: []contourv1.Service{{Name: "app", Port: 80}}}}}})
+	memo := NewMemo()
+	checkedAhead := func() int {
+		t.Helper()
+		memo.begin()
+		c := newCache(objs, Options{})
+		c.memo, c.verdicts = memo, memo.secretVerdicts()
+		c.checkServingSecretsAhead()
+		c.secretChecks.workers.Wait() // every check, none stopped
+		return len(c.secretChecks.results)
+	}
+	if n := checkedAhead(); n != 1 {
+		t.Fatalf("a first translation checked %d Secrets ahead, want 1", n)
+	}
+	if _, err := Translate(objs, Options{Memo: memo}); err != nil {
+		t.Fatal(err)
+	}
+	if n := checkedAhead(); n != 0 {
+		t.Fatalf("a translation after another with the same Memo checked %d Secrets ahead, want none", n)
 	}
 }
