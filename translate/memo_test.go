@@ -341,7 +341,13 @@ func TestMemoOnCorpus(t *testing.T) {
 		t.Skip("../shared/conformance not present")
 	}
 	if testing.Short() {
-		inputs = inputs[:len(inputs)/10]
+		// Every tenth, from all over the corpus: the first tenth
+		// has no HTTPProxy whose root can be replayed on its own.
+		var some []string
+		for i := 0; i < len(inputs); i += 10 {
+			some = append(some, inputs[i])
+		}
+		inputs = some
 	}
 	checkMemoAcross(t, inputs, true)
 }
