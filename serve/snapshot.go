@@ -49,9 +49,9 @@ type typeSet struct {
 	// items, and the elements of their long lists. The next snapshot
 	// takes the hash of a message it shares with this one from here.
 	sums map[proto.Message][sha256.Size]byte
-	// wire are the encodings of route tables' virtual hosts, for the
+	// wire are the stand-ins of route tables' virtual hosts, for the
 	// route tables handed to the xDS cache (wire.go).
-	wire map[proto.Message][]byte
+	wire map[proto.Message]proto.Message
 	// longs are the items hashed element by element, with their long
 	// list (longList): the next snapshot carries their elements' hashes
 	// without looking for long lists in every resource it shares.
@@ -306,11 +306,11 @@ type hasher struct {
 	known map[proto.Message][sha256.Size]byte // the previous snapshot's; read only
 	// knownWire and knownLongs are the previous snapshot's wire elements
 	// (wire.go) and long lists; read only.
-	knownWire  map[proto.Message][]byte
+	knownWire  map[proto.Message]proto.Message
 	knownLongs map[proto.Message]protoreflect.FieldDescriptor
 	mu         sync.Mutex
 	sums       map[proto.Message][sha256.Size]byte // this snapshot's
-	wire       map[proto.Message][]byte            // this snapshot's
+	wire       map[proto.Message]proto.Message     // this snapshot's
 	longs      map[proto.Message]protoreflect.FieldDescriptor
 }
 
@@ -324,7 +324,7 @@ func newHasher(prev *typeSet) *hasher {
 	// About as many as the last time: growing the maps, 40,000 entries at
 	// 5,000 HTTPProxies, was a third of hashing a reload.
 	h.sums = make(map[proto.Message][sha256.Size]byte, len(h.known))
-	h.wire = make(map[proto.Message][]byte, len(h.knownWire))
+	h.wire = make(map[proto.Message]proto.Message, len(h.knownWire))
 	return h
 }
 
@@ -343,8 +343,8 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 				if sum, ok := h.known[elem]; ok {
 					h.keep(elem, sum)
 				}
-				if b, ok := h.knownWire[elem]; ok {
-					h.keepWire(elem, b)
+				if standIn, ok := h.knownWire[elem]; ok {
+					h.keepWire(elem, standIn)
 				}
 			}
 		}
@@ -359,9 +359,9 @@ func (h *hasher) contentHash(m proto.Message) ([sha256.Size]byte, error) {
 	list := rm.Get(long).List()
 	sums := make([][sha256.Size]byte, list.Len())
 	errs := make([]error, list.Len())
-	// A route table's virtual hosts are kept encoded too (wire.go).
+	// A route table's virtual hosts get stand-ins too (wire.go).
 	encode := isRouteTable(m)
-	encs := make([][]byte, list.Len())
+	encs := make([]proto.Message, list.Len())
 	elems := make([]proto.Message, list.Len())
 	par.ForEach(list.Len(), func(i int) {
 		elem := list.Get(i).Message().Interface()
@@ -408,10 +408,10 @@ func (h *hasher) keepLong(m proto.Message, long protoreflect.FieldDescriptor) {
 	h.mu.Unlock()
 }
 
-// keepWire records the encoding of a route table's virtual host.
-func (h *hasher) keepWire(m proto.Message, b []byte) {
+// keepWire records the stand-in of a route table's virtual host.
+func (h *hasher) keepWire(m, standIn proto.Message) {
 	h.mu.Lock()
-	h.wire[m] = b
+	h.wire[m] = standIn
 	h.mu.Unlock()
 }
 

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ func servedRouteTable(t *testing.T, s *snapshot, name string) (real, served prot
 }
 
 // checkWireForm marshals served as go-control-plane does and checks that
-// it decodes to real.
+// it is real's canonical encoding.
 func checkWireForm(t *testing.T, real, served proto.Message) {
 	t.Helper()
 	b, err := cachev3.MarshalResource(served)
@@ -71,8 +72,8 @@ func checkWireForm(t *testing.T, real, served proto.Message) {
 	if !proto.Equal(&got, real) {
 		t.Error("the route table served decodes to another route table")
 	}
-	if canonical, _ := cachev3.MarshalResource(real); len(canonical) != len(b) {
-		t.Errorf("served %d bytes, the canonical encoding is %d", len(b), len(canonical))
+	if canonical, _ := cachev3.MarshalResource(real); !bytes.Equal(canonical, b) {
+		t.Errorf("served %d bytes, not the canonical encoding (%d bytes)", len(b), len(canonical))
 	}
 }
 
