@@ -467,14 +467,7 @@ func (l *Listener) virtualHosts() []*VirtualHost {
 	if l.frozen {
 		return l.valid
 	}
-	var out []*VirtualHost
-	for _, vh := range l.vhosts {
-		if len(vh.routes) > 0 {
-			out = append(out, vh)
-		}
-	}
-	slices.SortFunc(out, func(a, b *VirtualHost) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return sortedByKey(l.vhosts, func(vh *VirtualHost) bool { return len(vh.routes) > 0 })
 }
 
 // secureVirtualHosts returns the valid secure virtual hosts ordered by
@@ -484,13 +477,34 @@ func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
 	if l.frozen {
 		return l.validSecure
 	}
-	var out []*SecureVirtualHost
-	for _, svh := range l.svhosts {
-		if (svh.Secret != nil && len(svh.routes) > 0) || svh.TCPProxy != nil {
-			out = append(out, svh)
+	return sortedByKey(l.svhosts, func(svh *SecureVirtualHost) bool {
+		return (svh.Secret != nil && len(svh.routes) > 0) || svh.TCPProxy != nil
+	})
+}
+
+// sortedByKey returns the values of m that keep holds for, ordered by
+// their keys. The keys are sorted alongside their values, not read through
+// them: for virtual hosts, keyed by name, following each pointer at each
+// comparison was two thirds of freezing a DAG of 5,000.
+func sortedByKey[V any](m map[string]V, keep func(V) bool) []V {
+	type keyed struct {
+		key string
+		v   V
+	}
+	all := make([]keyed, 0, len(m))
+	for k, v := range m {
+		if keep(v) {
+			all = append(all, keyed{k, v})
 		}
 	}
-	slices.SortFunc(out, func(a, b *SecureVirtualHost) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(all, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	if len(all) == 0 {
+		return nil
+	}
+	out := make([]V, len(all))
+	for i, kv := range all {
+		out[i] = kv.v
+	}
 	return out
 }
 
@@ -531,19 +545,28 @@ func (d *DAG) freeze() {
 		l.valid, l.validSecure = l.virtualHosts(), l.secureVirtualHosts()
 		l.frozen = true
 	}
-	var clusters []*Cluster
-	seen := map[*Cluster]bool{}
-	eachCluster(d, func(c *Cluster) {
-		if !seen[c] {
-			seen[c] = true
-			clusters = append(clusters, c)
-		}
-	})
-	par.ForEach(len(clusters), func(i int) { clusters[i].name = clusterName(clusters[i]) })
+	var uses []*Cluster
+	eachCluster(d, func(c *Cluster) { uses = append(uses, c) })
+	unnamed := unnamedClusters(uses)
+	par.ForEach(len(unnamed), func(i int) { unnamed[i].name = clusterName(unnamed[i]) })
 	nameServingSecrets(d)
 	// In the order of their first use, as referencedClusters takes them.
-	d.referenced = firstByName(clusters)
+	d.referenced = firstByName(uses)
 	d.frozen = true
+}
+
+// unnamedClusters are the clusters of uses not named yet, each once: a
+// replayed virtual host's are named already.
+func unnamedClusters(uses []*Cluster) []*Cluster {
+	var unnamed []*Cluster
+	seen := map[*Cluster]bool{}
+	for _, c := range uses {
+		if c.name == "" && !seen[c] {
+			seen[c] = true
+			unnamed = append(unnamed, c)
+		}
+	}
+	return unnamed
 }
 
 // nameServingSecrets works out, once, the Envoy names of the secure

@@ -3,6 +3,8 @@ package translate
 import (
 	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A virtual host's clusters are its routes' (mirrors included) in route
@@ -21,5 +23,43 @@ func TestClusterUses(t *testing.T) {
 	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathExact, Value: "/x"}, Clusters: []*Cluster{c}})
 	if got := vh.clusterUses(); !slices.Contains(got, c) || len(got) != 4 {
 		t.Errorf("after adding a route: uses %p, want the new cluster among 4", got)
+	}
+}
+
+// TestFirstByName: clusters ordered by name, the first use of each name
+// kept, whatever pointer the later uses hold.
+func TestFirstByName(t *testing.T) {
+	cluster := func(svc string) *Cluster {
+		return &Cluster{Upstream: &Service{Namespace: "ns", Name: svc, Port: corev1.ServicePort{Port: 80}}}
+	}
+	b1, a, b2, c := cluster("b"), cluster("a"), cluster("b"), cluster("c")
+	for _, tc := range []struct {
+		name string
+		in   []*Cluster
+		want []*Cluster
+	}{
+		{"none", nil, []*Cluster{}},
+		{"ordered by name", []*Cluster{c, a, b1}, []*Cluster{a, b1, c}},
+		{"the first of equal names", []*Cluster{b2, c, b1, a, b2}, []*Cluster{a, b2, c}},
+		{"the first of equal names, the other way", []*Cluster{b1, b2}, []*Cluster{b1}},
+	} {
+		if got := firstByName(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSortedByKey: the values kept, in key order; nil for none.
+func TestSortedByKey(t *testing.T) {
+	m := map[string]int{"b": 2, "c": 3, "a": 1, "d": 4}
+	even := func(v int) bool { return v%2 == 0 }
+	if got := sortedByKey(m, even); !slices.Equal(got, []int{2, 4}) {
+		t.Errorf("got %v, want [2 4]", got)
+	}
+	if got := sortedByKey(m, func(int) bool { return true }); !slices.Equal(got, []int{1, 2, 3, 4}) {
+		t.Errorf("got %v, want [1 2 3 4]", got)
+	}
+	if got := sortedByKey(m, func(int) bool { return false }); got != nil {
+		t.Errorf("got %v, want nil", got)
 	}
 }

@@ -1,7 +1,7 @@
 package translate
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,22 +34,34 @@ func referencedClusters(d *DAG) []*Cluster {
 }
 
 // firstByName returns, ordered by name, the first of clusters with each
-// name.
+// name. Uses come in runs of one name (a virtual host's routes to one
+// Service): 50,000 uses of 5,000 names at 5,000 HTTPProxies, so a use
+// with the name of the one before is passed over before any lookup, and
+// the names are sorted alongside their clusters rather than looked up
+// again.
 func firstByName(clusters []*Cluster) []*Cluster {
-	seen := map[string]*Cluster{}
+	type named struct {
+		name string
+		c    *Cluster
+	}
+	var firsts []named
+	seen := map[string]bool{}
+	last := ""
 	for _, c := range clusters {
-		if _, ok := seen[clusterName(c)]; !ok {
-			seen[clusterName(c)] = c
+		name := clusterName(c)
+		if name == last {
+			continue
+		}
+		last = name
+		if !seen[name] {
+			seen[name] = true
+			firsts = append(firsts, named{name, c})
 		}
 	}
-	names := make([]string, 0, len(seen))
-	for n := range seen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]*Cluster, len(names))
-	for i, n := range names {
-		out[i] = seen[n]
+	slices.SortFunc(firsts, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	out := make([]*Cluster, len(firsts))
+	for i, f := range firsts {
+		out[i] = f.c
 	}
 	return out
 }
