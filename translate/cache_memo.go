@@ -42,6 +42,10 @@ type indexedObjects struct {
 	// secretNamespaces are the Secret namespaces it sees, nil for all.
 	secretNamespaces []string
 	c                *cache
+	// patched says c is the last translation's index patched, without
+	// the objects removed.
+	patched bool
+	removed []loader.Object
 }
 
 // A change of more than one object in patchedShare, and more than
@@ -64,6 +68,7 @@ func (m *Memo) objectIndex(objs []loader.Object, opts Options) *cache {
 		if removed, added, ok := objectChanges(last.objs, objs); ok {
 			if n := len(removed) + len(added); n <= patchedAnyway || n*patchedShare <= len(objs) {
 				next.c = last.c.patched(objs, removed, added, visibleFilter(opts))
+				next.patched, next.removed = true, removed
 				m.patchedIndexes.Add(1)
 				m.objects = next
 				return next.c

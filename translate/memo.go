@@ -3,6 +3,7 @@ package translate
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -86,7 +87,11 @@ func (m *Memo) begin() {
 	if m == nil {
 		return
 	}
-	m.verdicts.begin()
+	var kept *indexedObjects
+	if m.objects != nil && m.objects.patched {
+		kept = m.objects
+	}
+	m.verdicts.begin(kept)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.nextBuilt != nil {
@@ -103,26 +108,44 @@ func (m *Memo) begin() {
 func (m *Memo) secretVerdicts() *secretVerdicts {
 	if m == nil {
 		v := &secretVerdicts{}
-		v.begin()
+		v.begin(nil)
 		return v
 	}
 	return &m.verdicts
 }
 
 // begin starts a translation: the verdicts of the one before the last are
-// dropped.
-func (v *secretVerdicts) begin() {
+// dropped. When the translation's objects are the last one's, patched
+// (patched), the verdicts on Secret objects are kept but for those the
+// patch removed: the others are the very same objects, and a translation
+// that replays its HTTPProxies looks none of them up, which left the next
+// one nothing to take over.
+func (v *secretVerdicts) begin(patched *indexedObjects) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.previous, v.current = v.current, map[verdictKey]error{}
-	v.previousByObject, v.currentByObject = v.currentByObject, map[objectVerdictKey]error{}
+	if patched == nil || v.currentByObject == nil {
+		v.previousByObject, v.currentByObject = v.currentByObject, map[objectVerdictKey]error{}
+		return
+	}
+	gone := map[*corev1.Secret]bool{}
+	for _, o := range patched.removed {
+		if s, ok := o.Obj.(*corev1.Secret); ok {
+			gone[s] = true
+		}
+	}
+	if len(gone) > 0 {
+		forget := func(k objectVerdictKey, _ error) bool { return gone[k.secret] }
+		maps.DeleteFunc(v.currentByObject, forget)
+		maps.DeleteFunc(v.previousByObject, forget)
+	}
 }
 
 // rememberSome says whether there are verdicts of an earlier translation.
 func (v *secretVerdicts) rememberSome() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return len(v.previousByObject) > 0
+	return len(v.previousByObject) > 0 || len(v.currentByObject) > 0
 }
 
 // verdict is validate(s), remembered by s's content. The validators read

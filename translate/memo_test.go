@@ -295,7 +295,7 @@ func TestMemoVerdicts(t *testing.T) {
 	// A translation without a Memo keeps verdicts of its own.
 	var own secretVerdicts
 	before := calls
-	own.begin()
+	own.begin(nil)
 	_ = own.verdict(secret("good"), ptr(validate), validate)
 	_ = own.verdict(secret("good"), ptr(validate), validate)
 	if calls-before != 1 {
@@ -350,4 +350,43 @@ func TestMemoOnCorpus(t *testing.T) {
 		inputs = some
 	}
 	checkMemoAcross(t, inputs, true)
+}
+
+// TestVerdictsKeptAcrossPatches: while the objects are the last ones
+// patched, the verdicts on Secret objects still there are kept, though no
+// translation looks them up (its HTTPProxies replayed), and those on
+// removed ones are dropped; objects indexed anew drop verdicts unused by
+// the last translation, as before.
+func TestVerdictsKeptAcrossPatches(t *testing.T) {
+	calls := 0
+	validate := func(*corev1.Secret) error { calls++; return nil }
+	validator := reflect.ValueOf(validate).Pointer()
+	kept := &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"k": []byte("kept")}}
+	removed := &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"k": []byte("removed")}}
+	var v secretVerdicts
+	v.begin(nil)
+	_ = v.verdict(kept, validator, validate)
+	_ = v.verdict(removed, validator, validate)
+	patch := &indexedObjects{patched: true, removed: []loader.Object{{Kind: "Secret", Obj: removed}}}
+	v.begin(patch)
+	v.begin(patch)
+	if !v.rememberSome() {
+		t.Fatal("no verdicts remembered after two patched translations")
+	}
+	for _, byObject := range []map[objectVerdictKey]error{v.currentByObject, v.previousByObject} {
+		if _, ok := byObject[objectVerdictKey{validator, removed}]; ok {
+			t.Error("the verdict on a removed Secret is kept")
+		}
+	}
+	calls = 0
+	_ = v.verdict(kept, validator, validate)
+	if calls != 0 {
+		t.Errorf("a kept Secret was validated again %d time(s) after two patched translations", calls)
+	}
+	v.begin(nil)
+	v.begin(nil)
+	_ = v.verdict(kept, validator, validate)
+	if calls != 1 {
+		t.Errorf("objects indexed anew twice: validated %d time(s), want 1", calls)
+	}
 }
