@@ -20,7 +20,9 @@ import (
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/render"
 	"github.com/contourc/contourc/translate"
 )
@@ -486,5 +488,37 @@ func TestServeValidatesOnlyChangedResources(t *testing.T) {
 	}
 	if !changed {
 		t.Errorf("the changed route configuration was not validated: %v", validated[1:])
+	}
+}
+
+// TestJudgeCountsByKindAndValidity: objects are counted by kind and
+// validity whatever their order, and the invalid ones listed.
+func TestJudgeCountsByKindAndValidity(t *testing.T) {
+	obj := func(kind, name string) loader.Object {
+		return loader.Object{Kind: kind, Obj: &metav1.ObjectMeta{Namespace: "ns", Name: name}}
+	}
+	objs := []loader.Object{obj("Service", "a"), obj("HTTPProxy", "bad"), obj("Service", "b"),
+		obj("HTTPProxy", "good"), obj("HTTPProxy", "bad2"), obj("Secret", "s"), obj("Service", "c")}
+	s := &Server{cfg: Config{Judge: func(st translate.ObjectStatus) (bool, string) {
+		return !strings.HasPrefix(st.Name, "bad"), "it is bad"
+	}}}
+	var status []translate.ObjectStatus
+	for _, o := range objs {
+		status = append(status, translate.ObjectStatus{Kind: o.Kind, Namespace: "ns", Name: o.Obj.GetName()})
+	}
+	counts, invalid := s.judge(objs, status)
+	want := []objectCount{{"HTTPProxy", true, 1}, {"HTTPProxy", false, 2}, {"Secret", true, 1}, {"Service", true, 3}}
+	if !slices.Equal(counts, want) {
+		t.Errorf("counts %v, want %v", counts, want)
+	}
+	if len(invalid) != 2 || !strings.Contains(invalid[0], "HTTPProxy ns/bad: it is bad") {
+		t.Errorf("invalid %q", invalid)
+	}
+	// Without a judge every object is valid.
+	s.cfg.Judge = nil
+	counts, _ = s.judge(objs, status)
+	want = []objectCount{{"HTTPProxy", true, 3}, {"Secret", true, 1}, {"Service", true, 3}}
+	if !slices.Equal(counts, want) {
+		t.Errorf("without a judge: counts %v, want %v", counts, want)
 	}
 }
