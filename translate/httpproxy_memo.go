@@ -414,8 +414,8 @@ func (vh *VirtualHost) copy() *VirtualHost {
 
 // copy is svh's copy as VirtualHost.copy makes it.
 func (svh *SecureVirtualHost) copy() *SecureVirtualHost {
+	svh.routesShared = true
 	c := *svh
-	c.VirtualHost = *svh.VirtualHost.copy()
 	return &c
 }
 

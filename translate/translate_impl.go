@@ -34,13 +34,10 @@ func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources
 	return buildResourcesWith(d, c, opts, defaultSettings(), notices)
 }
 
-// noticeMissingEndpoints tells the user when the Service behind cluster dc
-// has no endpoints in the input, and reports whether it has none.
-func noticeMissingEndpoints(dc *Cluster, c *cache, opts Options, notices *[]Notice) bool {
+// noticeMissingEndpoints tells the user that the Service behind cluster dc,
+// not an ExternalName, has no endpoints in the input.
+func noticeMissingEndpoints(dc *Cluster, c *cache, opts Options, notices *[]Notice) {
 	svc := dc.Upstream
-	if svc.ExternalName != "" || hasEndpoints(c, svc) {
-		return false
-	}
 	msg := "has no endpoints in the input: its cluster " + clusterName(dc) + " has no hosts"
 	if opts.UpstreamDNS != "" {
 		msg = "has no endpoints in the input: resolving it by DNS as " + dnsTarget(svc, opts.UpstreamDNS)
@@ -48,7 +45,6 @@ func noticeMissingEndpoints(dc *Cluster, c *cache, opts Options, notices *[]Noti
 		msg += " (use --upstream-dns to resolve it by DNS)"
 	}
 	*notices = append(*notices, Notice{Source: c.source("Service", namespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
-	return true
 }
 
 // buildResourcesWith is buildResources with the configuration's settings;
@@ -103,14 +99,18 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 			r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
 			continue
 		}
-		if noticeMissingEndpoints(dc, c, opts, notices) && opts.UpstreamDNS != "" {
-			r.Clusters = append(r.Clusters, built.cluster(dc, opts.UpstreamDNS, s))
-			continue
+		eps := c.slices[namespacedName(svcObject{svc})]
+		if len(eps) == 0 {
+			noticeMissingEndpoints(dc, c, opts, notices)
+			if opts.UpstreamDNS != "" {
+				r.Clusters = append(r.Clusters, built.cluster(dc, opts.UpstreamDNS, s))
+				continue
+			}
 		}
 		r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
 		if name := endpointsName(svc); !claSeen[name] {
 			claSeen[name] = true
-			r.Endpoints = append(r.Endpoints, built.assignment(svc, c.slices[namespacedName(svcObject{svc})]))
+			r.Endpoints = append(r.Endpoints, built.assignment(svc, eps))
 		}
 	}
 	// Every valid extension is published, used or not.
