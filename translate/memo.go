@@ -35,6 +35,7 @@ type Memo struct {
 	// built is what the last translation built, and nextBuilt what the
 	// one under way builds (xds_memo.go).
 	built, nextBuilt *built
+	vhosts           vhostMemo
 	// proxies is the last run of the HTTPProxy processor, nil when it
 	// cannot be done again (httpproxy_memo.go); replayedProxies counts the
 	// times it was done again whole, for tests.
@@ -101,6 +102,7 @@ func (m *Memo) begin() {
 		m.built = newBuilt()
 	}
 	m.nextBuilt = m.built.sizedAlike()
+	m.vhosts.begin()
 }
 
 // secretVerdicts is where a translation keeps its Secret verdicts: in m,
