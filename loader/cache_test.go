@@ -362,7 +362,8 @@ func TestCacheRehashDistrustsStamps(t *testing.T) {
 }
 
 // Runs that do not overlap are laid end to end in key order, whatever
-// order they come in; runs that overlap, or touch at one key, are merged.
+// order they come in; runs that overlap, or touch at one key, are merged,
+// and only those.
 func TestMergeSortedDisjointRuns(t *testing.T) {
 	run := func(kind string, names ...string) []keyedObject {
 		var objs []Object
@@ -372,14 +373,27 @@ func TestMergeSortedDisjointRuns(t *testing.T) {
 		return sortedKeyed(objs)
 	}
 	services, secrets, maps := run("Service", "a", "b"), run("Secret", "a", "c"), run("ConfigMap", "x")
-	if disjoint([][]keyedObject{services, secrets, maps}) == nil {
-		t.Error("runs of one kind each were not found disjoint")
+	groups := func(runs ...[]keyedObject) int { return len(overlapping(runs)) }
+	if n := groups(services, secrets, maps); n != 3 {
+		t.Errorf("runs of one kind each: %d groups, want 3", n)
 	}
-	if disjoint([][]keyedObject{run("Service", "a", "c"), run("Service", "b")}) != nil {
-		t.Error("interleaved runs were found disjoint")
+	if n := groups(run("Service", "a", "c"), run("Service", "b")); n != 1 {
+		t.Errorf("interleaved runs: %d groups, want 1", n)
 	}
-	if disjoint([][]keyedObject{run("Service", "a", "b"), run("Service", "b", "c")}) != nil {
-		t.Error("runs sharing a key were found disjoint")
+	if n := groups(run("Service", "a", "b"), run("Service", "b", "c")); n != 1 {
+		t.Errorf("runs sharing a key: %d groups, want 1", n)
+	}
+	// One run inside another, next to runs apart: only those two merge.
+	if n := groups(maps, run("Service", "a", "m", "z"), secrets, run("Service", "k"), run("Service", "n", "y")); n != 3 {
+		t.Errorf("runs within a run, and apart: %d groups, want 3", n)
+	}
+	inside, _ := mergeSorted([][]keyedObject{maps, run("Service", "a", "m", "z"), secrets, run("Service", "k"), run("Service", "n", "y")})
+	var insideKeys []string
+	for _, o := range inside {
+		insideKeys = append(insideKeys, o.Kind+"/"+o.Obj.GetName())
+	}
+	if want := []string{"ConfigMap/x", "Secret/a", "Secret/c", "Service/a", "Service/k", "Service/m", "Service/n", "Service/y", "Service/z"}; !slices.Equal(insideKeys, want) {
+		t.Errorf("merged %v, want %v", insideKeys, want)
 	}
 	got, dup := mergeSorted([][]keyedObject{services, secrets, maps, nil})
 	var keys []string
