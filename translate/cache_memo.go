@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -30,10 +31,12 @@ import (
 // Both lists must be in the loader's order (kind, namespace, name, each
 // key once), which says which side of a difference is the removed object
 // and which the added one; a list in any other order, a large change, or
-// other options, build the cache anew. Lists of objects (HTTPProxies,
-// Ingresses, routes...) of a kind that changed are listed again from the
-// objects, as newCache lists them; the maps are patched. The result is the
-// cache newCache builds (cache_memo_test.go compares them).
+// other options, build the cache anew. The maps are patched, and so are
+// the lists newCache sorts by qualified name (HTTPProxies, Ingresses,
+// ExtensionServices); the lists it keeps in the objects' order (Gateway
+// API routes...) are listed again from the objects when their kind
+// changed. The result is the cache newCache builds (cache_memo_test.go
+// compares them).
 
 // indexedObjects is a cache with the objects and options it indexes.
 type indexedObjects struct {
@@ -157,17 +160,22 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 		namespaces: c.namespaces, configMaps: c.configMaps,
 	}
 	var relisted [numLists]bool
+	var sorted sortedChanges
 	touchedServices := map[types.NamespacedName]bool{}
 	for _, o := range removed {
 		delete(next.sources, objectKey{o.Kind, namespacedName(o.Obj)})
-		if l := listOf(o); l != notListed {
+		switch l := listOf(o); {
+		case sorted.remove(next, o):
+		case l != notListed:
 			relisted[l] = true
-		} else {
+		default:
 			next.unindex(o, touchedServices)
 		}
 	}
 	for _, o := range added {
 		switch l := listOf(o); {
+		case sorted.add(next, o):
+			next.sources[objectKey{o.Kind, namespacedName(o.Obj)}] = o.Source
 		case l != notListed:
 			relisted[l] = true
 			next.sources[objectKey{o.Kind, namespacedName(o.Obj)}] = o.Source
@@ -175,6 +183,9 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 			next.index(o, touchedServices)
 		}
 	}
+	next.httpproxies = patchSorted(next.httpproxies, sorted.proxies)
+	next.ingresses = patchSorted(next.ingresses, sorted.ingresses)
+	next.extensions = patchSorted(next.extensions, sorted.extensions)
 	next.relist(objs, relisted)
 	for name := range touchedServices {
 		eps := next.slices[name]
@@ -183,16 +194,105 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 	return next
 }
 
-// listID names a list of objects the cache keeps (for
-// TLSCertificateDelegations, lists by namespace), which patched lists
-// again rather than patching.
+// sortedChanges are the changes to the lists newCache sorts by qualified
+// name, which are patched: relisting them sorted 5,000 HTTPProxies again
+// at every reload that changed one.
+type sortedChanges struct {
+	proxies    listChanges[*contourv1.HTTPProxy]
+	ingresses  listChanges[*networkingv1.Ingress]
+	extensions listChanges[*contourv1alpha1.ExtensionService]
+}
+
+type listChanges[T any] struct{ removed, added []T }
+
+// remove records that o, when of a sorted list's kind, is gone, and
+// unindexes an HTTPProxy's name; it reports whether o is of such a kind.
+func (sc *sortedChanges) remove(c *cache, o loader.Object) bool {
+	switch obj := o.Obj.(type) {
+	case *contourv1.HTTPProxy:
+		sc.proxies.removed = append(sc.proxies.removed, obj)
+		name := namespacedName(obj)
+		deleteIf(c.httpproxyByName, name, obj)
+		deleteIf(c.httpproxyExt, name, o.Extensions)
+	case *networkingv1.Ingress:
+		sc.ingresses.removed = append(sc.ingresses.removed, obj)
+	case *contourv1alpha1.ExtensionService:
+		sc.extensions.removed = append(sc.extensions.removed, obj)
+	default:
+		return false
+	}
+	return true
+}
+
+// add records o, when of a sorted list's kind and admitted as insert
+// admits it, and indexes an HTTPProxy's name; it reports whether o is of
+// such a kind.
+func (sc *sortedChanges) add(c *cache, o loader.Object) bool {
+	switch obj := o.Obj.(type) {
+	case *contourv1.HTTPProxy:
+		if matchesIngressClass(httpProxyClassOf(obj), c.classNames) {
+			sc.proxies.added = append(sc.proxies.added, obj)
+			c.httpproxyByName[namespacedName(obj)] = obj
+			if o.Extensions != nil {
+				c.httpproxyExt[namespacedName(obj)] = o.Extensions
+			}
+		}
+	case *networkingv1.Ingress:
+		if matchesIngressClass(ingressClassOf(obj), c.classNames) {
+			sc.ingresses.added = append(sc.ingresses.added, obj)
+		}
+	case *contourv1alpha1.ExtensionService:
+		sc.extensions.added = append(sc.extensions.added, obj)
+	default:
+		return false
+	}
+	return true
+}
+
+// patchSorted returns list, sorted by qualified name, without the
+// objects removed and with those added, as a new slice: list may be the
+// previous cache's.
+func patchSorted[T interface {
+	comparable
+	metav1.Object
+}](list []T, ch listChanges[T]) []T {
+	if len(ch.removed) == 0 && len(ch.added) == 0 {
+		return list
+	}
+	out := make([]T, 0, len(list)+len(ch.added))
+	for _, x := range list {
+		if !slices.Contains(ch.removed, x) {
+			out = append(out, x)
+		}
+	}
+	if len(out)+len(ch.added) == 0 {
+		return nil // as newCache lists none
+	}
+	if len(ch.added) > patchedInserts {
+		out = append(out, ch.added...)
+		sortByQualifiedName(out)
+		return out
+	}
+	for _, a := range ch.added {
+		at, _ := slices.BinarySearchFunc(out, a, func(x, a T) int {
+			return compareJoined([3]string{x.GetNamespace(), "/", x.GetName()}, [3]string{a.GetNamespace(), "/", a.GetName()})
+		})
+		out = slices.Insert(out, at, a)
+	}
+	return out
+}
+
+// patchedInserts is how many objects patchSorted inserts one by one; more
+// are sorted in.
+const patchedInserts = 32
+
+// listID names a list of objects the cache keeps in the objects' order
+// (for TLSCertificateDelegations, lists by namespace), which patched
+// lists again rather than patching.
 type listID int
 
 const (
 	notListed listID = iota
-	ingressList
-	httpProxyList
-	extensionList
 	delegationList
 	httpRouteList
 	grpcRouteList
@@ -207,12 +307,6 @@ const (
 // only.
 func listOf(o loader.Object) listID {
 	switch o.Obj.(type) {
-	case *networkingv1.Ingress:
-		return ingressList
-	case *contourv1.HTTPProxy:
-		return httpProxyList
-	case *contourv1alpha1.ExtensionService:
-		return extensionList
 	case *contourv1.TLSCertificateDelegation:
 		return delegationList
 	case *gatewayv1.HTTPRoute:
@@ -288,22 +382,10 @@ func deleteIf[K, V comparable](m map[K]V, k K, v V) {
 }
 
 // relist lists the objects of the lists marked again, as newCache lists
-// them: in the objects' order, then sorted as it sorts them.
+// them: in the objects' order.
 func (c *cache) relist(objs []loader.Object, lists [numLists]bool) {
 	if lists == ([numLists]bool{}) {
 		return
-	}
-	if lists[httpProxyList] {
-		// Also indexed by name, with their extensions.
-		c.httpproxies = nil
-		c.httpproxyByName = make(map[types.NamespacedName]*contourv1.HTTPProxy, len(c.httpproxyByName))
-		c.httpproxyExt = map[types.NamespacedName]*loader.Extensions{}
-	}
-	if lists[ingressList] {
-		c.ingresses = nil
-	}
-	if lists[extensionList] {
-		c.extensions = nil
 	}
 	if lists[delegationList] {
 		c.delegations = map[string][]*contourv1.TLSCertificateDelegation{}
@@ -330,14 +412,5 @@ func (c *cache) relist(objs []loader.Object, lists [numLists]bool) {
 		if lists[listOf(o)] {
 			c.insert(o)
 		}
-	}
-	if lists[ingressList] {
-		sortByQualifiedName(c.ingresses)
-	}
-	if lists[httpProxyList] {
-		sortByQualifiedName(c.httpproxies)
-	}
-	if lists[extensionList] {
-		sortByQualifiedName(c.extensions)
 	}
 }

@@ -1,11 +1,14 @@
 package translate
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -110,4 +113,42 @@ func sameIndex(t *testing.T, a, b *cache) bool {
 		}
 	}
 	return true
+}
+
+// TestPatchSorted: objects removed by identity and added in qualified
+// name order, one by one or, past patchedInserts, sorted in; nil when none
+// is left, as newCache lists none.
+func TestPatchSorted(t *testing.T) {
+	proxy := func(ns, name string) *contourv1.HTTPProxy {
+		return &contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	names := func(list []*contourv1.HTTPProxy) []string {
+		var out []string
+		for _, p := range list {
+			out = append(out, p.Namespace+"/"+p.Name)
+		}
+		return out
+	}
+	b, d, f := proxy("ns", "b"), proxy("ns", "d"), proxy("ns", "f")
+	list := []*contourv1.HTTPProxy{b, d, f}
+	// "ns-a/a" comes first: by qualified name '-' sorts before '/'.
+	added := []*contourv1.HTTPProxy{proxy("ns-a", "a"), proxy("ns", "a"), proxy("ns", "e")}
+	got := patchSorted(list, listChanges[*contourv1.HTTPProxy]{removed: []*contourv1.HTTPProxy{d}, added: added})
+	if want := []string{"ns-a/a", "ns/a", "ns/b", "ns/e", "ns/f"}; !slices.Equal(names(got), want) {
+		t.Errorf("got %v, want %v", names(got), want)
+	}
+	if names(list)[1] != "ns/d" {
+		t.Error("the list patched was changed")
+	}
+	var many []*contourv1.HTTPProxy
+	for i := range patchedInserts + 5 {
+		many = append(many, proxy("ns", fmt.Sprintf("c-%02d", patchedInserts+5-i)))
+	}
+	got = patchSorted(list, listChanges[*contourv1.HTTPProxy]{added: many})
+	if !slices.IsSortedFunc(names(got), strings.Compare) || len(got) != len(list)+len(many) {
+		t.Errorf("with many added: %v", names(got))
+	}
+	if got := patchSorted(list, listChanges[*contourv1.HTTPProxy]{removed: list}); got != nil {
+		t.Errorf("all removed: %v, want nil", got)
+	}
 }
