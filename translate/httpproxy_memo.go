@@ -133,7 +133,9 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 		rootNamespaces: p.rootNamespaces,
 		listeners:      proxyListeners(p.dag),
 		fqdns:          fqdns,
-		roots:          map[types.NamespacedName]*rootRun{},
+		// About a root per HTTPProxy: growing it was a third of
+		// placing 5,000 roots' work.
+		roots: make(map[types.NamespacedName]*rootRun, len(p.cache.httpproxies)),
 	}
 	m.mu.Lock()
 	last := m.proxies
