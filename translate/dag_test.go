@@ -26,6 +26,22 @@ func TestClusterUses(t *testing.T) {
 	}
 }
 
+// A virtual host's first cluster of each name, in use order, worked out
+// again when a route is added.
+func TestFirstNamed(t *testing.T) {
+	named := func(name string) *Cluster { return &Cluster{name: name} }
+	b1, b2, a, c := named("b"), named("b"), named("a"), named("c")
+	vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
+	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/api"}, Clusters: []*Cluster{b1, a, b2}})
+	if got, want := vh.firstNamed(), []*Cluster{b1, a}; !slices.Equal(got, want) {
+		t.Fatalf("firsts %p, want %p", got, want)
+	}
+	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/"}, Clusters: []*Cluster{c, b2}})
+	if got, want := vh.firstNamed(), []*Cluster{b1, a, c}; !slices.Equal(got, want) {
+		t.Errorf("after adding a route: firsts %p, want %p", got, want)
+	}
+}
+
 // TestFirstByName: clusters ordered by name, the first use of each name
 // kept, whatever pointer the later uses hold.
 func TestFirstByName(t *testing.T) {

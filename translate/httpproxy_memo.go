@@ -398,7 +398,7 @@ func (m *Memo) frozen() {
 	}
 	for _, p := range r.placed {
 		if p.kept.sorted == nil && maps.Equal(p.kept.routes, p.dag.routes) {
-			p.kept.sorted, p.kept.uses = p.dag.sorted, p.dag.uses
+			p.kept.sorted, p.kept.uses, p.kept.named = p.dag.sorted, p.dag.uses, p.dag.named
 		}
 	}
 	r.placed = nil

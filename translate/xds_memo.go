@@ -249,7 +249,7 @@ func (b *reuse) filterChain(l *Listener, svh *SecureVirtualHost, build func() *l
 	key := chainKey{l.Name, svh.Name}
 	from := &b.chainFrom
 	*from = *svh
-	from.routes, from.sorted, from.uses, from.routesShared = nil, nil, nil, false
+	from.routes, from.sorted, from.uses, from.named, from.routesShared = nil, nil, nil, nil, false
 	cl := chainListener{l.Name, l.RouteConfigName, l.EnableWebsockets}
 	if old, ok := b.previous.chains[key]; ok && b.sameSettings && old.listener == cl && sameValue(&old.from, from) {
 		b.current.chains[key] = old
@@ -273,6 +273,7 @@ func sameVirtualHost(a, b *VirtualHost) bool {
 	*x, *y = *a, *b
 	x.routes, y.routes = nil, nil
 	x.uses, y.uses = nil, nil // derived from the routes, compared in order
+	x.named, y.named = nil, nil
 	x.routesShared, y.routesShared = false, false
 	same := sameValue(x, y)
 	*x, *y = VirtualHost{}, VirtualHost{} // holding nothing of the DAG
