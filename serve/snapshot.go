@@ -136,8 +136,15 @@ func (s *snapshot) changedSince(prev *snapshot) *translate.Resources {
 	}
 	r := s.resources
 	changed := func(typeURL, name string) bool {
-		old := prev.set(typeURL)
-		return old == nil || old.hashes[name] != s.set(typeURL).hashes[name]
+		old, set := prev.set(typeURL), s.set(typeURL)
+		// A type of prev's version has the same resources, all
+		// validated: most types at most reloads, whose resources were
+		// otherwise looked up by name in two maps each (20,000 at
+		// 5,000 HTTPProxies).
+		if old != nil && old.version == set.version {
+			return false
+		}
+		return old == nil || old.hashes[name] != set.hashes[name]
 	}
 	return &translate.Resources{
 		Listeners:    changedOnly(r.Listeners, resourcev3.ListenerType, changed, prev),
