@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -395,5 +397,63 @@ func TestJSONUnpackedSame(t *testing.T) {
 	})
 	if !used {
 		t.Error("no parity case had a remembered TLS context")
+	}
+}
+
+// JSONStreamOnce writes the bytes JSONStream writes, for translations
+// that remember their typed configs (Unpacked), and leaves the resources
+// and the configs let go of.
+func TestJSONStreamOnceMatchesJSONStream(t *testing.T) {
+	inputs, _ := filepath.Glob("../testdata/golden/*/input")
+	if len(inputs) == 0 {
+		t.Fatal("no golden inputs")
+	}
+	remembered := 0
+	for _, in := range inputs {
+		translated := func() *translate.Resources {
+			loaded, err := loader.Load([]string{in}, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := translate.Translate(loaded.Objects, translate.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &res.Resources
+		}
+		var want, got bytes.Buffer
+		if err := JSONStream(&want, translated()); err != nil {
+			t.Fatal(err)
+		}
+		r := translated()
+		var packed []*anypb.Any
+		for _, l := range r.Listeners {
+			for _, fc := range l.FilterChains {
+				for _, f := range fc.Filters {
+					if a := f.GetTypedConfig(); r.Unpacked.Get(a) != nil {
+						packed = append(packed, a)
+					}
+				}
+			}
+		}
+		remembered += len(packed)
+		if err := JSONStreamOnce(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want.Bytes(), got.Bytes()) {
+			t.Errorf("%s: JSONStreamOnce wrote %d bytes that differ from JSONStream's %d", in, got.Len(), want.Len())
+		}
+		if len(r.Clusters)+len(r.Endpoints)+len(r.Listeners)+len(r.RouteConfigs)+len(r.Secrets)+len(r.Runtimes) > 0 {
+			t.Errorf("%s: resources left after JSONStreamOnce", in)
+		}
+		for _, a := range packed {
+			if r.Unpacked.Get(a) != nil {
+				t.Errorf("%s: an unpacked config is still remembered", in)
+				break
+			}
+		}
+	}
+	if remembered == 0 {
+		t.Error("no translation remembered a typed config: the test checks too little")
 	}
 }

@@ -77,6 +77,9 @@ type jsonEncoder struct {
 	// that is tens of megabytes less to copy, and less to hold when the
 	// pieces are written out as they come (JSONStream).
 	segments *segmentPasser
+	// drop, on an encoder printing every resource once (JSONStreamOnce),
+	// lets go of each resource once printed, and of its unpacked configs.
+	drop bool
 }
 
 // segmentPasser passes on, in order, the segments of one resource printed
@@ -737,6 +740,9 @@ func (e *jsonEncoder) anyValue(dst []byte, typeURL string, value []byte, a *anyp
 	if a != nil {
 		if known = e.decoded.get(a); known == nil {
 			known = e.unpacked.Get(a)
+			if e.drop && known != nil {
+				e.unpacked.Forget(a) // printed once
+			}
 		}
 	}
 	dst, err := e.packed(dst, typeURL, value, depth, known)

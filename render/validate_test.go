@@ -141,6 +141,10 @@ func TestJSONRefusesInvalidResources(t *testing.T) {
 			if err := JSONStream(&out, r); err == nil || err.Error() != want.Error() {
 				t.Errorf("JSONStream error:\n %v\nwant Validate's:\n %v", err, want)
 			}
+			out.Reset()
+			if err := JSONStreamOnce(&out, r); err == nil || err.Error() != want.Error() {
+				t.Errorf("JSONStreamOnce error:\n %v\nwant Validate's:\n %v", err, want)
+			}
 		})
 	}
 }

@@ -43,3 +43,10 @@ func (u *Unpacked) remember(a *anypb.Any, m proto.Message) {
 		u.m.Store(a, m)
 	}
 }
+
+// Forget drops what u knows of a, for a renderer done with it.
+func (u *Unpacked) Forget(a *anypb.Any) {
+	if u != nil {
+		u.m.Delete(a)
+	}
+}
