@@ -70,3 +70,31 @@ func TestCollectAsUsual(t *testing.T) {
 		t.Errorf("GOGC %d after the user set 50", p)
 	}
 }
+
+// boundHeapWhileWriting bounds the heap of a run that collected and whose
+// live heap is small, and leaves a run that never collected, or whose
+// user set the pacing, alone.
+func TestBoundHeapWhileWriting(t *testing.T) {
+	withDefaultPacing(t)
+	was := collected.Load()
+	t.Cleanup(func() { collected.Store(was) })
+	debug.SetMemoryLimit(math.MaxInt64)
+
+	collected.Store(false)
+	boundHeapWhileWriting()
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Fatalf("before any collection: limit %d, want none", l)
+	}
+	collected.Store(true)
+	runtime.GC() // what a test process holds is far below the bound
+	boundHeapWhileWriting()
+	if l := debug.SetMemoryLimit(-1); l != writingHeapBound {
+		t.Fatalf("after a collection: limit %d, want %d", l, writingHeapBound)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	boundHeapWhileWriting()
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT set by the user: limit changed to %d", l)
+	}
+}

@@ -23,9 +23,10 @@ var renderers = map[string]func(io.Writer, *translate.Resources) error{
 // streamers are the formats that can also be written as they are printed,
 // so that the output is never held in memory whole; they may write part of
 // it before they fail, so they only write where that can be taken back
-// (see writeOut).
+// (see writeOut). They let go of the resources as they write them: a
+// render writes its resources once.
 var streamers = map[string]func(io.Writer, *translate.Resources) error{
-	"json": render.JSONStream,
+	"json": render.JSONStreamOnce,
 }
 
 type renderOptions struct {
@@ -77,7 +78,10 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	emit := func(w io.Writer) error { return write(w, &res.Resources) }
 	var stream func(io.Writer) error
 	if st, ok := streamers[o.format]; ok {
-		stream = func(w io.Writer) error { return st(w, &res.Resources) }
+		stream = func(w io.Writer) error {
+			boundHeapWhileWriting()
+			return st(w, &res.Resources)
+		}
 	}
 	start := time.Now()
 	if o.output == "" {
