@@ -35,20 +35,22 @@ type Memo struct {
 	// built is what the last translation built, and nextBuilt what the
 	// one under way builds (xds_memo.go).
 	built, nextBuilt *built
-	vhosts           vhostMemo
+	// vhosts are the Envoy virtual hosts built, updated in place
+	// (xds_memo.go).
+	vhosts vhostMemo
 	// proxies is the last run of the HTTPProxy processor, nil when it
 	// cannot be done again (httpproxy_memo.go); replayedProxies counts the
 	// times it was done again whole, for tests.
-	proxies *proxyRun
-	// objects is the last translation's object index, which the next
-	// patches (cache_memo.go).
-	objects *indexedObjects
-	// patchedIndexes counts the times it was patched, for tests.
-	patchedIndexes  atomic.Int64
+	proxies         *proxyRun
 	replayedProxies atomic.Int64
 	// replayedRoots counts the roots whose work was taken from the Memo
 	// on their own, for tests.
 	replayedRoots atomic.Int64
+	// objects is the last translation's object index, which the next
+	// patches (cache_memo.go); patchedIndexes counts the times it was
+	// patched, for tests.
+	objects        *indexedObjects
+	patchedIndexes atomic.Int64
 }
 
 // secretVerdicts remembers Secret validations by content. A translation
