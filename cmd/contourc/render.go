@@ -66,6 +66,7 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if !ok {
 		return fmt.Errorf("invalid --output-format %q: want yaml or json", o.format)
 	}
+	warmUp(o.format)
 	res, err := translateInput(paths, &o.input, g, s)
 	if err != nil {
 		return err
