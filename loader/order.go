@@ -61,6 +61,10 @@ func copyObjects(objs []Object, keyed []keyedObject) (dup bool) {
 	return dup
 }
 
+// Compare orders objects as Load returns them: by kind, namespace and
+// name; 0 means the same key, which Load never returns twice.
+func Compare(a, b Object) int { return compareKeys(keyOf(a), keyOf(b)) }
+
 // compareKeys orders keys by kind, namespace and name.
 func compareKeys(a, b objectKey) int {
 	return cmp.Or(

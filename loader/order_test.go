@@ -25,16 +25,24 @@ func TestDuplicateObjects(t *testing.T) {
 }
 
 // TestDeterministicOrder checks that objects come out sorted by kind,
-// namespace and name, the same whatever order the inputs are given in.
+// namespace and name (as Compare orders them), the same whatever order
+// the inputs are given in.
 func TestDeterministicOrder(t *testing.T) {
 	paths := []string{
 		"testdata/ok/list.yaml", "testdata/ok/objects.json", "testdata/ok/list.json",
 		"testdata/ok/endpoints.yaml", "testdata/ok/httpproxy-defaults.yaml",
 		"testdata/ok/gateway-defaults.yaml", "testdata/ok/core.yaml", "testdata/tree",
 	}
-	want := summarize(mustLoad(t, paths...))
+	loaded := mustLoad(t, paths...)
+	want := summarize(loaded)
 	if !sort.SliceIsSorted(want, func(i, j int) bool { return want[i] < want[j] }) {
 		t.Errorf("objects not sorted by kind, namespace, name: %v", want)
+	}
+	// Compare states that order, each key once.
+	for i := 1; i < len(loaded.Objects); i++ {
+		if Compare(loaded.Objects[i-1], loaded.Objects[i]) >= 0 {
+			t.Errorf("Compare does not order objects %d and %d as Load does", i-1, i)
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 10; i++ {

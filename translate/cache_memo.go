@@ -1,10 +1,8 @@
 package translate
 
 import (
-	"cmp"
 	"slices"
 	"sort"
-	"strings"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
@@ -89,18 +87,10 @@ func (x *indexedObjects) sameOptions(y *indexedObjects) bool {
 	return slices.Equal(x.classNames, y.classNames) && slices.Equal(x.secretNamespaces, y.secretNamespaces)
 }
 
-// compareObjectKeys orders objects as the loader does: by kind, namespace
-// and name.
-func compareObjectKeys(a, b loader.Object) int {
-	return cmp.Or(strings.Compare(a.Kind, b.Kind),
-		strings.Compare(a.Obj.GetNamespace(), b.Obj.GetNamespace()),
-		strings.Compare(a.Obj.GetName(), b.Obj.GetName()))
-}
-
 // inLoaderOrder says whether objs are in the loader's order, each key once.
 func inLoaderOrder(objs []loader.Object) bool {
 	for i := 1; i < len(objs); i++ {
-		if compareObjectKeys(objs[i-1], objs[i]) >= 0 {
+		if loader.Compare(objs[i-1], objs[i]) >= 0 {
 			return false
 		}
 	}
@@ -121,7 +111,7 @@ func objectChanges(prev, cur []loader.Object) (removed, added []loader.Object, o
 			i, j = i+1, j+1
 			continue
 		}
-		switch c := compareObjectKeys(prev[i], cur[j]); {
+		switch c := loader.Compare(prev[i], cur[j]); {
 		case c < 0:
 			removed = append(removed, prev[i])
 			i++
@@ -138,7 +128,7 @@ func objectChanges(prev, cur []loader.Object) (removed, added []loader.Object, o
 		added, addedAt = append(added, cur[j]), append(addedAt, j)
 	}
 	for _, j := range addedAt {
-		if (j > 0 && compareObjectKeys(cur[j-1], cur[j]) >= 0) || (j+1 < len(cur) && compareObjectKeys(cur[j], cur[j+1]) >= 0) {
+		if (j > 0 && loader.Compare(cur[j-1], cur[j]) >= 0) || (j+1 < len(cur) && loader.Compare(cur[j], cur[j+1]) >= 0) {
 			return nil, nil, false
 		}
 	}

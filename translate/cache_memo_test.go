@@ -87,8 +87,8 @@ func TestObjectIndexOutOfOrder(t *testing.T) {
 // order, each key once (a's).
 func mergedInLoaderOrder(a, b []loader.Object) []loader.Object {
 	out := slices.Concat(a, b)
-	slices.SortStableFunc(out, compareObjectKeys)
-	return slices.CompactFunc(out, func(x, y loader.Object) bool { return compareObjectKeys(x, y) == 0 })
+	slices.SortStableFunc(out, loader.Compare)
+	return slices.CompactFunc(out, func(x, y loader.Object) bool { return loader.Compare(x, y) == 0 })
 }
 
 // sameIndex compares what two caches index, leaving out what a
