@@ -150,32 +150,40 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 		namespaces: c.namespaces, configMaps: c.configMaps,
 	}
 	var relisted [numLists]bool
-	var sorted sortedChanges
+	var gone sortedLists
+	// The added objects of the sorted lists go through insert, which
+	// admits them (and indexes HTTPProxies by name) as newCache does, into
+	// lists of their own that are then sorted in.
+	fresh := &cache{classNames: next.classNames, httpproxyByName: next.httpproxyByName, httpproxyExt: next.httpproxyExt}
 	touchedServices := map[types.NamespacedName]bool{}
 	for _, o := range removed {
 		delete(next.sources, objectKey{o.Kind, namespacedName(o.Obj)})
-		switch l := listOf(o); {
-		case sorted.remove(next, o):
-		case l != notListed:
-			relisted[l] = true
-		default:
+		switch l := listOf(o); l {
+		case sortedList:
+			gone.remove(next, o)
+		case notListed:
 			next.unindex(o, touchedServices)
+		default:
+			relisted[l] = true
 		}
 	}
 	for _, o := range added {
-		switch l := listOf(o); {
-		case sorted.add(next, o):
-			next.sources[objectKey{o.Kind, namespacedName(o.Obj)}] = o.Source
-		case l != notListed:
-			relisted[l] = true
-			next.sources[objectKey{o.Kind, namespacedName(o.Obj)}] = o.Source
-		case visible(o):
+		if !visible(o) {
+			continue
+		}
+		next.sources[objectKey{o.Kind, namespacedName(o.Obj)}] = o.Source
+		switch l := listOf(o); l {
+		case sortedList:
+			fresh.insert(o)
+		case notListed:
 			next.index(o, touchedServices)
+		default:
+			relisted[l] = true
 		}
 	}
-	next.httpproxies = patchSorted(next.httpproxies, sorted.proxies)
-	next.ingresses = patchSorted(next.ingresses, sorted.ingresses)
-	next.extensions = patchSorted(next.extensions, sorted.extensions)
+	next.httpproxies = patchSorted(next.httpproxies, gone.proxies, fresh.httpproxies)
+	next.ingresses = patchSorted(next.ingresses, gone.ingresses, fresh.ingresses)
+	next.extensions = patchSorted(next.extensions, gone.extensions, fresh.extensions)
 	next.relist(objs, relisted)
 	for name := range touchedServices {
 		eps := next.slices[name]
@@ -184,59 +192,29 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 	return next
 }
 
-// sortedChanges are the changes to the lists newCache sorts by qualified
-// name, which are patched: relisting them sorted 5,000 HTTPProxies again
-// at every reload that changed one.
-type sortedChanges struct {
-	proxies    listChanges[*contourv1.HTTPProxy]
-	ingresses  listChanges[*networkingv1.Ingress]
-	extensions listChanges[*contourv1alpha1.ExtensionService]
+// sortedLists are the objects removed from the lists newCache sorts by
+// qualified name, which are patched: relisting them sorted 5,000
+// HTTPProxies again at every reload that changed one.
+type sortedLists struct {
+	proxies    []*contourv1.HTTPProxy
+	ingresses  []*networkingv1.Ingress
+	extensions []*contourv1alpha1.ExtensionService
 }
 
-type listChanges[T any] struct{ removed, added []T }
-
-// remove records that o, when of a sorted list's kind, is gone, and
-// unindexes an HTTPProxy's name; it reports whether o is of such a kind.
-func (sc *sortedChanges) remove(c *cache, o loader.Object) bool {
+// remove records that o, of a sorted list's kind, is gone, and unindexes
+// an HTTPProxy's name.
+func (sl *sortedLists) remove(c *cache, o loader.Object) {
 	switch obj := o.Obj.(type) {
 	case *contourv1.HTTPProxy:
-		sc.proxies.removed = append(sc.proxies.removed, obj)
+		sl.proxies = append(sl.proxies, obj)
 		name := namespacedName(obj)
 		deleteIf(c.httpproxyByName, name, obj)
 		deleteIf(c.httpproxyExt, name, o.Extensions)
 	case *networkingv1.Ingress:
-		sc.ingresses.removed = append(sc.ingresses.removed, obj)
+		sl.ingresses = append(sl.ingresses, obj)
 	case *contourv1alpha1.ExtensionService:
-		sc.extensions.removed = append(sc.extensions.removed, obj)
-	default:
-		return false
+		sl.extensions = append(sl.extensions, obj)
 	}
-	return true
-}
-
-// add records o, when of a sorted list's kind and admitted as insert
-// admits it, and indexes an HTTPProxy's name; it reports whether o is of
-// such a kind.
-func (sc *sortedChanges) add(c *cache, o loader.Object) bool {
-	switch obj := o.Obj.(type) {
-	case *contourv1.HTTPProxy:
-		if matchesIngressClass(httpProxyClassOf(obj), c.classNames) {
-			sc.proxies.added = append(sc.proxies.added, obj)
-			c.httpproxyByName[namespacedName(obj)] = obj
-			if o.Extensions != nil {
-				c.httpproxyExt[namespacedName(obj)] = o.Extensions
-			}
-		}
-	case *networkingv1.Ingress:
-		if matchesIngressClass(ingressClassOf(obj), c.classNames) {
-			sc.ingresses.added = append(sc.ingresses.added, obj)
-		}
-	case *contourv1alpha1.ExtensionService:
-		sc.extensions.added = append(sc.extensions.added, obj)
-	default:
-		return false
-	}
-	return true
 }
 
 // patchSorted returns list, sorted by qualified name, without the
@@ -245,25 +223,25 @@ func (sc *sortedChanges) add(c *cache, o loader.Object) bool {
 func patchSorted[T interface {
 	comparable
 	metav1.Object
-}](list []T, ch listChanges[T]) []T {
-	if len(ch.removed) == 0 && len(ch.added) == 0 {
+}](list, removed, added []T) []T {
+	if len(removed) == 0 && len(added) == 0 {
 		return list
 	}
-	out := make([]T, 0, len(list)+len(ch.added))
+	out := make([]T, 0, len(list)+len(added))
 	for _, x := range list {
-		if !slices.Contains(ch.removed, x) {
+		if !slices.Contains(removed, x) {
 			out = append(out, x)
 		}
 	}
-	if len(out)+len(ch.added) == 0 {
+	if len(out)+len(added) == 0 {
 		return nil // as newCache lists none
 	}
-	if len(ch.added) > patchedInserts {
-		out = append(out, ch.added...)
+	if len(added) > patchedInserts {
+		out = append(out, added...)
 		sortByQualifiedName(out)
 		return out
 	}
-	for _, a := range ch.added {
+	for _, a := range added {
 		at, _ := slices.BinarySearchFunc(out, a, func(x, a T) int {
 			return compareJoined([3]string{x.GetNamespace(), "/", x.GetName()}, [3]string{a.GetNamespace(), "/", a.GetName()})
 		})
@@ -278,11 +256,14 @@ const patchedInserts = 32
 
 // listID names a list of objects the cache keeps in the objects' order
 // (for TLSCertificateDelegations, lists by namespace), which patched
-// lists again rather than patching.
+// lists again rather than patching; sortedList stands for the lists sorted
+// by qualified name, which it patches, and notListed for the kinds kept in
+// maps only.
 type listID int
 
 const (
 	notListed listID = iota
+	sortedList
 	delegationList
 	httpRouteList
 	grpcRouteList
@@ -293,10 +274,11 @@ const (
 	numLists
 )
 
-// listOf is the list o is kept in, notListed for the kinds kept in maps
-// only.
+// listOf is the list o is kept in.
 func listOf(o loader.Object) listID {
 	switch o.Obj.(type) {
+	case *contourv1.HTTPProxy, *networkingv1.Ingress, *contourv1alpha1.ExtensionService:
+		return sortedList
 	case *contourv1.TLSCertificateDelegation:
 		return delegationList
 	case *gatewayv1.HTTPRoute:
@@ -315,8 +297,8 @@ func listOf(o loader.Object) listID {
 	return notListed
 }
 
-// index adds o, of a kind kept in maps only, as insert does, and its
-// source; touched collects the Services whose EndpointSlices changed.
+// index adds o, of a kind kept in maps only, as insert does; touched
+// collects the Services whose EndpointSlices changed.
 func (c *cache) index(o loader.Object, touched map[types.NamespacedName]bool) {
 	if eps, ok := o.Obj.(*discoveryv1.EndpointSlice); ok {
 		if svc := eps.Labels[discoveryv1.LabelServiceName]; svc != "" {
@@ -329,7 +311,6 @@ func (c *cache) index(o loader.Object, touched map[types.NamespacedName]bool) {
 	} else {
 		c.insert(o)
 	}
-	c.sources[objectKey{o.Kind, namespacedName(o.Obj)}] = o.Source
 }
 
 // unindex removes o, of a kind kept in maps only.

@@ -133,7 +133,7 @@ func TestPatchSorted(t *testing.T) {
 	list := []*contourv1.HTTPProxy{b, d, f}
 	// "ns-a/a" comes first: by qualified name '-' sorts before '/'.
 	added := []*contourv1.HTTPProxy{proxy("ns-a", "a"), proxy("ns", "a"), proxy("ns", "e")}
-	got := patchSorted(list, listChanges[*contourv1.HTTPProxy]{removed: []*contourv1.HTTPProxy{d}, added: added})
+	got := patchSorted(list, []*contourv1.HTTPProxy{d}, added)
 	if want := []string{"ns-a/a", "ns/a", "ns/b", "ns/e", "ns/f"}; !slices.Equal(names(got), want) {
 		t.Errorf("got %v, want %v", names(got), want)
 	}
@@ -144,11 +144,11 @@ func TestPatchSorted(t *testing.T) {
 	for i := range patchedInserts + 5 {
 		many = append(many, proxy("ns", fmt.Sprintf("c-%02d", patchedInserts+5-i)))
 	}
-	got = patchSorted(list, listChanges[*contourv1.HTTPProxy]{added: many})
+	got = patchSorted(list, nil, many)
 	if !slices.IsSortedFunc(names(got), strings.Compare) || len(got) != len(list)+len(many) {
 		t.Errorf("with many added: %v", names(got))
 	}
-	if got := patchSorted(list, listChanges[*contourv1.HTTPProxy]{removed: list}); got != nil {
+	if got := patchSorted(list, list, nil); got != nil {
 		t.Errorf("all removed: %v, want nil", got)
 	}
 }
