@@ -34,6 +34,7 @@ import (
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -230,9 +231,14 @@ func adminRouteConfig(paths []string) *routev3.RouteConfiguration {
 
 // hcmNetworkFilter wraps an HttpConnectionManager as a network filter.
 func hcmNetworkFilter(hcm *hcmv3.HttpConnectionManager) *listenerv3.Filter {
+	return hcmPackedFilter(mustAny(hcm))
+}
+
+// hcmPackedFilter is hcmNetworkFilter for a manager packed already.
+func hcmPackedFilter(packed *anypb.Any) *listenerv3.Filter {
 	return &listenerv3.Filter{
 		Name:       listenerHCMFilterName,
-		ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(hcm)},
+		ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: packed},
 	}
 }
 
@@ -276,6 +282,8 @@ type hcmOptions struct {
 	settings *settings
 	// unpacked remembers the manager packed in the filter.
 	unpacked *Unpacked
+	// packer packs it, nil to marshal it whole.
+	packer *hcmPacker
 }
 
 // httpConnectionManager returns the envoy.filters.network.http_connection_manager
@@ -358,7 +366,7 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 	if o.websockets {
 		hcm.UpgradeConfigs = []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
-	f := hcmNetworkFilter(hcm)
+	f := hcmPackedFilter(o.packer.pack(hcm, o))
 	o.unpacked.remember(f.GetTypedConfig(), hcm)
 	return f
 }

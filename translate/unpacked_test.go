@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -12,8 +13,10 @@ import (
 
 // TestUnpackedMatchesBytes translates every golden input without a Memo
 // and checks that every filter chain's connection manager and TLS context
-// are remembered, each as exactly the message its Any's bytes encode; with
-// a Memo nothing is remembered.
+// are remembered, each as exactly the message its Any's bytes encode, and
+// that those bytes are the message's deterministic encoding (the
+// connection managers are packed in parts, see hcmPacker); with a Memo
+// nothing is remembered.
 func TestUnpackedMatchesBytes(t *testing.T) {
 	inputs, _ := filepath.Glob("../testdata/golden/*/input")
 	if len(inputs) == 0 {
@@ -57,6 +60,9 @@ func TestUnpackedMatchesBytes(t *testing.T) {
 					}
 					if !proto.Equal(got, want) {
 						t.Errorf("%s: %s chain %q: remembered %s differs from its bytes", in, l.GetName(), fc.GetName(), a.GetTypeUrl())
+					}
+					if canonical := mustAny(got); !bytes.Equal(a.GetValue(), canonical.GetValue()) || a.GetTypeUrl() != canonical.GetTypeUrl() {
+						t.Errorf("%s: %s chain %q: %s is not packed as marshalling it whole packs it", in, l.GetName(), fc.GetName(), a.GetTypeUrl())
 					}
 				}
 			}

@@ -42,7 +42,7 @@ func listenersFor(d *DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.List
 				out = append(out, tuneListener(plainListener(l.Name, l.Address, l.Port, tcpProxyFilterWith(l.Name, l.TCPProxy, hcmAccessLogs(s, false))), s))
 			}
 		case "https":
-			if chains := secureFilterChainsFor(l, s, b, u); len(chains) > 0 {
+			if chains := secureFilterChainsFor(l, s, b, u, newHCMPacker(s)); len(chains) > 0 {
 				tl := tuneListener(tlsListener(l.Name, l.Address, l.Port, chains), s)
 				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.ja3, s.ja4)}
 				if s.useProxyProtocol {
@@ -59,13 +59,14 @@ func listenersFor(d *DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.List
 // secureFilterChains returns one SNI filter chain per valid secure virtual
 // host, ordered by server name.
 func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
-	return secureFilterChainsFor(l, defaultSettings(), nil, nil)
+	return secureFilterChainsFor(l, defaultSettings(), nil, nil, nil)
 }
 
 // secureFilterChainsFor returns one SNI filter chain per valid secure
 // virtual host, ordered by server name, then the fallback-certificate chain
-// when a virtual host enables it.
-func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked) []*listenerv3.FilterChain {
+// when a virtual host enables it. p, when set, packs their connection
+// managers.
+func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
 	alpn := alpnForVersions(s.defaultHTTP)
@@ -79,7 +80,7 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked) []*l
 			chainALPN = alpn
 		}
 		chains = append(chains, b.filterChain(l, svh, func() *listenerv3.FilterChain {
-			return secureFilterChain(l, svh, s, chainALPN, forward, u)
+			return secureFilterChain(l, svh, s, chainALPN, forward, u, p)
 		}))
 		if svh.FallbackCertificate != nil && fallback == nil {
 			lo, hi := globalTLSRange(s)
@@ -113,13 +114,13 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked) []*l
 // secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
 // HTTP connection manager behind the virtual host's TLS context. It reads
 // nothing of svh's routes (see reuse.filterChain).
-func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *ForwardClientCert, u *Unpacked) *listenerv3.FilterChain {
+func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
 	var filter *listenerv3.Filter
 	if svh.TCPProxy != nil {
 		// No ALPN: the backend negotiates protocols in its ServerHello.
 		filter = tcpProxyFilterWith(l.Name, svh.TCPProxy, hcmAccessLogs(s, true))
 	} else {
-		opts := hcmOptions{secure: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward, unpacked: u}
+		opts := hcmOptions{secure: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward, unpacked: u, packer: p}
 		if f := jwtAuthnFilter(svh.JWTProviders); f != nil {
 			opts.extraFilters = append(opts.extraFilters, f)
 		}
