@@ -212,10 +212,11 @@ func yamlItemsAt(sections []typeSection, indent int, p staticPrint) ([][]yamlIte
 	errs := make([]error, len(jobs))
 	forEachJob(len(jobs), func() func(int) {
 		var scratch []byte
+		we := e.forWorker()
 		return func(n int) {
 			jb := jobs[n]
 			s := sections[jb.section]
-			js, err := e.marshal(scratch[:0], s.items[jb.item])
+			js, err := we.marshal(scratch[:0], s.items[jb.item])
 			var item []byte
 			if err == nil {
 				scratch = js

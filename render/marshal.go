@@ -149,15 +149,16 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 	out.lent = sink.borrows()
 	forEachJob(len(jobs), func() func(int) {
 		var scratch []byte // reused between resources, so a document is allocated once, at its size
+		we := e.forWorker()
 		return func(n int) {
 			if !out.mayStart(n) {
 				return // it would not be passed on
 			}
 			jb := jobs[n]
 			s := sections[jb.section]
-			pe := e
+			pe := we
 			if segmented {
-				one := *e // the encoder of this one resource
+				one := *we // the encoder of this one resource
 				one.segments = &segmentPasser{pass: func(segment []byte) bool { return out.add(n, segment) }}
 				pe = &one
 			}

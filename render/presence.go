@@ -330,17 +330,9 @@ func messageAt(tab, ptr unsafe.Pointer) protoreflect.Message {
 // would, reading the struct where the plan knows how.
 func (p *presencePlan) get(m protoreflect.Message, base unsafe.Pointer, i int) protoreflect.Value {
 	f := &p.fields[i]
-	if base == nil {
+	at := p.valueAt(base, i)
+	if at == nil {
 		return m.Get(f.fd)
-	}
-	at := unsafe.Add(base, f.offset)
-	if f.kind == presenceOneof {
-		if f.read == readAsk || *(*unsafe.Pointer)(at) != f.member {
-			return m.Get(f.fd)
-		}
-		// The interface's data word points to the wrapper, whose one
-		// field, at its start, is the value.
-		at = *(*unsafe.Pointer)(unsafe.Add(at, unsafe.Sizeof(uintptr(0))))
 	}
 	switch f.read {
 	case readString:
@@ -365,6 +357,35 @@ func (p *presencePlan) get(m protoreflect.Message, base unsafe.Pointer, i int) p
 		return protoreflect.ValueOfMessage(messageAt(f.message, ptr))
 	}
 	return m.Get(f.fd)
+}
+
+// valueAt is where the value of field i, which has reported set, is in
+// the struct at base, or nil where the plan does not read it.
+func (p *presencePlan) valueAt(base unsafe.Pointer, i int) unsafe.Pointer {
+	f := &p.fields[i]
+	if base == nil {
+		return nil
+	}
+	at := unsafe.Add(base, f.offset)
+	if f.kind == presenceOneof {
+		if f.read == readAsk || *(*unsafe.Pointer)(at) != f.member {
+			return nil
+		}
+		// The interface's data word points to the wrapper, whose one
+		// field, at its start, is the value.
+		at = *(*unsafe.Pointer)(unsafe.Add(at, unsafe.Sizeof(uintptr(0))))
+	}
+	return at
+}
+
+// messagePointer is the message of field i, a message field read directly
+// that has reported set, as a pointer to its struct; nil where the plan
+// does not read it.
+func (p *presencePlan) messagePointer(base unsafe.Pointer, i int) unsafe.Pointer {
+	if at := p.valueAt(base, i); at != nil && p.fields[i].read == readMessage {
+		return *(*unsafe.Pointer)(at)
+	}
+	return nil
 }
 
 // presenceKindOf is how Has decides for a field of Go type t, or

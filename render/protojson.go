@@ -80,6 +80,16 @@ type jsonEncoder struct {
 	// drop, on an encoder printing every resource once (JSONStreamOnce),
 	// lets go of each resource once printed, and of its unpacked configs.
 	drop bool
+	// shared, on an encoder one goroutine prints with (forWorker), holds
+	// the JSON of messages printed more than once.
+	shared *sharedJSON
+}
+
+// forWorker is e for one goroutine to print with.
+func (e *jsonEncoder) forWorker() *jsonEncoder {
+	w := *e
+	w.shared = &sharedJSON{}
+	return &w
 }
 
 // segmentPasser passes on, in order, the segments of one resource printed
@@ -253,6 +263,10 @@ func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.
 		case base != nil && f.read >= readStringMap:
 			dst, err = e.directMap(dst, f, unsafe.Add(base, f.offset), depth+1)
 		case f.read == readMessage:
+			if at := p.messagePointer(base, i); at != nil && e.shared != nil {
+				dst, err = e.sharedMessage(dst, p, i, at, depth+1)
+				break
+			}
 			sub := p.get(m, base, i).Message()
 			dst, err = e.planned(dst, p.sub(i, sub), sub, depth+1)
 		case f.fd.IsList():
@@ -274,7 +288,7 @@ func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.
 // message value for each element through reflect.
 func (e *jsonEncoder) messageList(dst []byte, p *presencePlan, i int, items []unsafe.Pointer, depth int) ([]byte, error) {
 	tab := p.fields[i].message
-	print := func(dst []byte, k int) ([]byte, error) {
+	print := func(e *jsonEncoder, dst []byte, k int) ([]byte, error) {
 		m := messageAt(tab, items[k])
 		return e.planned(dst, p.sub(i, m), m, depth+1)
 	}
@@ -287,12 +301,12 @@ func (e *jsonEncoder) messageList(dst []byte, p *presencePlan, i int, items []un
 const minSplitList = 32
 
 func (e *jsonEncoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
-	print := func(dst []byte, k int) ([]byte, error) { return e.singular(dst, l.Get(k), fd, depth+1) }
+	print := func(e *jsonEncoder, dst []byte, k int) ([]byte, error) { return e.singular(dst, l.Get(k), fd, depth+1) }
 	return e.listOf(dst, l.Len(), fd.Message() != nil, print, depth)
 }
 
-// elementPrinter appends element k of a list.
-type elementPrinter func(dst []byte, k int) ([]byte, error)
+// elementPrinter appends element k of a list with e.
+type elementPrinter func(e *jsonEncoder, dst []byte, k int) ([]byte, error)
 
 // listOf prints the list of n elements at depth that print prints; a long
 // list of messages is printed in pieces on every CPU.
@@ -312,7 +326,7 @@ func (e *jsonEncoder) elements(dst []byte, print elementPrinter, depth, from, to
 	for i := from; i < to; i++ {
 		dst = e.member(dst, depth, i == 0)
 		var err error
-		if dst, err = print(dst, i); err != nil {
+		if dst, err = print(e, dst, i); err != nil {
 			return dst, err
 		}
 	}
@@ -340,10 +354,11 @@ func (e *jsonEncoder) listInPieces(dst []byte, n int, print elementPrinter, dept
 	// pieces are alike, and growing a buffer by doubling copies it.
 	var lastSize atomic.Int64
 	forEachJob(len(pieces), func() func(int) {
+		pe := e.forWorker()
 		return func(k int) {
 			from := k * perPiece
 			hint := lastSize.Load()
-			pieces[k], errs[k] = e.elements(pieceBuffer(int(hint+hint/8)), print, depth, from, min(from+perPiece, n))
+			pieces[k], errs[k] = pe.elements(pieceBuffer(int(hint+hint/8)), print, depth, from, min(from+perPiece, n))
 			lastSize.Store(int64(len(pieces[k])))
 			if passing {
 				passed.printed(k, pieces, errs, e.segments)

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -46,6 +47,18 @@ func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 	}
 	if w := appendIndented(nil, want, prefix); !bytes.Equal(w, ind) {
 		t.Fatalf("%T: indented:\n got %s\nwant %s", m, ind, w)
+	}
+	// A worker's encoder prints messages met before from its table: the
+	// same bytes, the second time too, when every message is met again.
+	worker := indentedEncoder(prefix).forWorker()
+	for range 2 {
+		again, err := worker.marshal(nil, m)
+		if err != nil {
+			t.Fatalf("%T: a worker's: %v", m, err)
+		}
+		if !bytes.Equal(again, ind) {
+			t.Fatalf("%T: a worker's:\n got %s\nwant %s", m, again, ind)
+		}
 	}
 }
 
@@ -176,6 +189,39 @@ func TestFastJSONFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsProtojson(t, enc, b)
+}
+
+// TestFastJSONSharedMessages: messages several fields point to are
+// printed from a worker's table as they would be printed anew, at every
+// depth, however many share its slots.
+func TestFastJSONSharedMessages(t *testing.T) {
+	meta := func(name string) *corev3.Metadata {
+		return &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{
+			"envoy.access_loggers.file": mustStruct(t, map[string]any{"io.projectcontour.name": name}),
+		}}
+	}
+	common := meta("common")
+	redirect := &routev3.Route_Redirect{Redirect: &routev3.RedirectAction{
+		SchemeRewriteSpecifier: &routev3.RedirectAction_HttpsRedirect{HttpsRedirect: true},
+	}}
+	vh := &routev3.VirtualHost{Name: "shared", Domains: []string{"*"}, Metadata: common}
+	// More distinct shared messages than slots, each met twice in a row,
+	// among routes that all share one.
+	for i := range 3 * len(sharedJSON{}.slots) {
+		own := meta(strconv.Itoa(i))
+		for range 2 {
+			vh.Routes = append(vh.Routes, &routev3.Route{
+				Match:    &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/" + strconv.Itoa(i)}},
+				Metadata: own,
+				Action:   redirect,
+			}, &routev3.Route{
+				Match:    &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Path{Path: "/common"}},
+				Metadata: common,
+				Action:   redirect,
+			})
+		}
+	}
+	sameAsProtojson(t, compactEncoder(), &routev3.RouteConfiguration{Name: "shared", VirtualHosts: []*routev3.VirtualHost{vh, vh}})
 }
 
 // TestFastJSONLongLists covers lists long enough to be printed in pieces,
