@@ -88,7 +88,7 @@ type jsonEncoder struct {
 // forWorker is e for one goroutine to print with.
 func (e *jsonEncoder) forWorker() *jsonEncoder {
 	w := *e
-	w.shared = &sharedJSON{}
+	w.shared = newSharedJSON(sharedSlots)
 	return &w
 }
 
@@ -259,7 +259,7 @@ func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.
 		var err error
 		switch {
 		case base != nil && f.read == readMessageList:
-			dst, err = e.messageList(dst, p, i, *(*[]unsafe.Pointer)(unsafe.Add(base, f.offset)), depth+1)
+			dst, err = e.sharedList(dst, p, i, *(*[]unsafe.Pointer)(unsafe.Add(base, f.offset)), depth+1)
 		case base != nil && f.read >= readStringMap:
 			dst, err = e.directMap(dst, f, unsafe.Add(base, f.offset), depth+1)
 		case f.read == readMessage:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"testing"
+	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -49,15 +50,20 @@ func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 		t.Fatalf("%T: indented:\n got %s\nwant %s", m, ind, w)
 	}
 	// A worker's encoder prints messages met before from its table: the
-	// same bytes, the second time too, when every message is met again.
-	worker := indentedEncoder(prefix).forWorker()
-	for range 2 {
-		again, err := worker.marshal(nil, m)
-		if err != nil {
-			t.Fatalf("%T: a worker's: %v", m, err)
-		}
-		if !bytes.Equal(again, ind) {
-			t.Fatalf("%T: a worker's:\n got %s\nwant %s", m, again, ind)
+	// same bytes, the second time too, when every message is met again;
+	// with one slot, every message and list inside another takes the
+	// outer one's slot.
+	for _, slots := range []int{sharedSlots, 1} {
+		worker := indentedEncoder(prefix).forWorker()
+		worker.shared = newSharedJSON(slots)
+		for range 2 {
+			again, err := worker.marshal(nil, m)
+			if err != nil {
+				t.Fatalf("%T: a worker's, %d slots: %v", m, slots, err)
+			}
+			if !bytes.Equal(again, ind) {
+				t.Fatalf("%T: a worker's, %d slots:\n got %s\nwant %s", m, slots, again, ind)
+			}
 		}
 	}
 }
@@ -207,7 +213,7 @@ func TestFastJSONSharedMessages(t *testing.T) {
 	vh := &routev3.VirtualHost{Name: "shared", Domains: []string{"*"}, Metadata: common}
 	// More distinct shared messages than slots, each met twice in a row,
 	// among routes that all share one.
-	for i := range 3 * len(sharedJSON{}.slots) {
+	for i := range 3 * sharedSlots {
 		own := meta(strconv.Itoa(i))
 		for range 2 {
 			vh.Routes = append(vh.Routes, &routev3.Route{
@@ -220,6 +226,18 @@ func TestFastJSONSharedMessages(t *testing.T) {
 				Action:   redirect,
 			})
 		}
+	}
+	// A shared message holding messages, met several times in a row.
+	forward := &routev3.Route_Route{Route: &routev3.RouteAction{
+		ClusterSpecifier: &routev3.RouteAction_Cluster{Cluster: "app"},
+		RetryPolicy:      &routev3.RetryPolicy{RetryOn: "5xx", NumRetries: wrapperspb.UInt32(3)},
+		Timeout:          durationpb.New(30 * time.Second),
+	}}
+	for i := range 4 {
+		vh.Routes = append(vh.Routes, &routev3.Route{
+			Match:  &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/forward/" + strconv.Itoa(i)}},
+			Action: forward,
+		})
 	}
 	sameAsProtojson(t, compactEncoder(), &routev3.RouteConfiguration{Name: "shared", VirtualHosts: []*routev3.VirtualHost{vh, vh}})
 }

@@ -305,10 +305,22 @@ func httpConnectionManager(statPrefix, routeConfigName string, secure bool) *lis
 // httpConnectionManagerWith is httpConnectionManager with the variations of
 // hcmOptions and the configuration's settings.
 func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions) *listenerv3.Filter {
-	s := o.settings
-	if s == nil {
-		s = defaultSettings()
+	if o.settings == nil {
+		o.settings = defaultSettings()
 	}
+	rds := &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
+		ConfigSource:    o.settings.configSource(),
+		RouteConfigName: routeConfigName,
+	}}
+	hcm, packed := o.packer.manager(statPrefix, o, rds)
+	o.unpacked.remember(packed, hcm)
+	return hcmPackedFilter(packed)
+}
+
+// hcmWithoutRoutes is the connection manager of httpConnectionManagerWith
+// but for its route specifier.
+func hcmWithoutRoutes(statPrefix string, o hcmOptions) *hcmv3.HttpConnectionManager {
+	s := o.settings
 	var filters []*hcmv3.HttpFilter
 	if o.secure {
 		filters = append(filters, misdirectedRequestLuaFilter())
@@ -322,13 +334,7 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 
 	t := s.timeouts
 	hcm := &hcmv3.HttpConnectionManager{
-		StatPrefix: statPrefix,
-		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{
-			Rds: &hcmv3.Rds{
-				ConfigSource:    s.configSource(),
-				RouteConfigName: routeConfigName,
-			},
-		},
+		StatPrefix:  statPrefix,
 		HttpFilters: filters,
 		CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{
 			IdleTimeout: envoyTimeout(t.connectionIdle),
@@ -375,9 +381,7 @@ func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions)
 	if o.websockets {
 		hcm.UpgradeConfigs = []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
-	f := hcmPackedFilter(o.packer.pack(hcm, o))
-	o.unpacked.remember(f.GetTypedConfig(), hcm)
-	return f
+	return hcm
 }
 
 // serverHeaderTransformation maps Contour's setting; overwrite is Envoy's

@@ -6,28 +6,31 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
-// hcmPacker packs HTTP connection managers that differ only in their RDS
-// route table: the per-SNI filter chains of an HTTPS listener, 5,000 of
-// them at 5,000 HTTPProxies, whose managers share every other field.
-// Marshalling each whole (its ten HTTP filters, access logs and
-// timeouts) was 60 ms of a render's CPU.
+// hcmPacker builds and packs HTTP connection managers that differ only in
+// their RDS route table: the per-SNI filter chains of an HTTPS listener,
+// 5,000 of them at 5,000 HTTPProxies, whose managers share every other
+// field. Building each (its ten HTTP filters, access logs and timeouts)
+// and marshalling it whole was 60 ms of a render's CPU.
 //
+// The first manager of a variant is built and marshalled whole. Later
+// ones share its fields, every message and list of them (a message is
+// never modified once built), which also lets a renderer print them once.
 // A manager's encoding is its fields, each whole, in an order that
 // depends on their numbers and not on their values (Go's lists the oneof
-// rds after the other fields). So the first manager of a variant is
-// marshalled whole and cut around its rds field, and each later one's
-// bytes are the part before, its own rds, and the part after: the bytes
-// marshalling it whole gives.
+// rds after the other fields), so the first one's is cut around its rds
+// field, and each later one's bytes are the part before, its own rds, and
+// the part after: the bytes marshalling it whole gives.
 //
 // A packer belongs to one build, with one settings; it is safe for
-// concurrent use.
+// concurrent use. A nil packer builds and marshals every manager whole.
 type hcmPacker struct {
 	settings *settings
 	mu       sync.Mutex
-	variants map[hcmVariant]*hcmSplit
+	variants map[hcmVariant]*hcmTemplate
 }
 
 // hcmVariant is what, besides the route table, shapes a manager that
@@ -38,47 +41,84 @@ type hcmVariant struct {
 	secure, fallback, websockets bool
 }
 
-// hcmSplit is a variant's encoding without rds, cut where rds goes.
-type hcmSplit struct{ before, after []byte }
+// hcmTemplate is a variant's first manager's fields, and its encoding cut
+// where rds goes.
+type hcmTemplate struct {
+	fields        messageFields
+	before, after []byte
+}
 
 const hcmRdsField protowire.Number = 3
 
 func newHCMPacker(s *settings) *hcmPacker {
-	return &hcmPacker{settings: s, variants: map[hcmVariant]*hcmSplit{}}
+	return &hcmPacker{settings: s, variants: map[hcmVariant]*hcmTemplate{}}
 }
 
-// pack returns hcm, built by httpConnectionManagerWith with o, packed.
-func (p *hcmPacker) pack(hcm *hcmv3.HttpConnectionManager, o hcmOptions) *anypb.Any {
-	rds, ok := hcm.RouteSpecifier.(*hcmv3.HttpConnectionManager_Rds)
-	if p == nil || !ok || o.settings != p.settings || len(o.extraFilters) > 0 || o.forwardClientCert != nil {
-		return mustAny(hcm)
+// manager returns the manager of httpConnectionManagerWith for o with
+// the route specifier rds, and its packed form.
+func (p *hcmPacker) manager(statPrefix string, o hcmOptions, rds *hcmv3.HttpConnectionManager_Rds) (*hcmv3.HttpConnectionManager, *anypb.Any) {
+	if p == nil || o.settings != p.settings || len(o.extraFilters) > 0 || o.forwardClientCert != nil {
+		hcm := hcmWithoutRoutes(statPrefix, o)
+		hcm.RouteSpecifier = rds
+		return hcm, mustAny(hcm)
 	}
-	v := hcmVariant{hcm.StatPrefix, o.secure, o.fallback, o.websockets}
+	v := hcmVariant{statPrefix, o.secure, o.fallback, o.websockets}
 	p.mu.Lock()
-	split, ok := p.variants[v]
+	t, ok := p.variants[v]
 	p.mu.Unlock()
 	if !ok {
+		hcm := hcmWithoutRoutes(statPrefix, o)
+		hcm.RouteSpecifier = rds
 		a := mustAny(hcm)
 		if start, end, found := fieldSpan(a.Value, hcmRdsField); found {
 			p.mu.Lock()
-			p.variants[v] = &hcmSplit{before: a.Value[:start], after: a.Value[end:]}
+			p.variants[v] = &hcmTemplate{fields: fieldsOf(hcm), before: a.Value[:start], after: a.Value[end:]}
 			p.mu.Unlock()
 		}
-		return a
+		return hcm, a
 	}
+	hcm := &hcmv3.HttpConnectionManager{}
+	t.fields.setIn(hcm)
+	hcm.RouteSpecifier = rds
 	ownRds, err := proto.MarshalOptions{Deterministic: true}.Marshal(rds.Rds)
 	if err != nil {
 		panic(err)
 	}
-	b := make([]byte, 0, len(split.before)+len(split.after)+len(ownRds)+protowire.SizeTag(hcmRdsField)+protowire.SizeVarint(uint64(len(ownRds))))
-	b = append(b, split.before...)
+	b := make([]byte, 0, len(t.before)+len(t.after)+len(ownRds)+protowire.SizeTag(hcmRdsField)+protowire.SizeVarint(uint64(len(ownRds))))
+	b = append(b, t.before...)
 	b = protowire.AppendTag(b, hcmRdsField, protowire.BytesType)
 	b = protowire.AppendBytes(b, ownRds)
-	b = append(b, split.after...)
-	return &anypb.Any{TypeUrl: hcmTypeURL, Value: b}
+	b = append(b, t.after...)
+	return hcm, &anypb.Any{TypeUrl: hcmTypeURL, Value: b}
 }
 
 var hcmTypeURL = "type.googleapis.com/" + string((&hcmv3.HttpConnectionManager{}).ProtoReflect().Descriptor().FullName())
+
+// messageFields are the populated fields of a message and their values.
+type messageFields []fieldValue
+
+type fieldValue struct {
+	fd protoreflect.FieldDescriptor
+	v  protoreflect.Value
+}
+
+func fieldsOf(m proto.Message) messageFields {
+	var fields messageFields
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		fields = append(fields, fieldValue{fd, v})
+		return true
+	})
+	return fields
+}
+
+// setIn sets the fields in m, a message of their type: the same messages,
+// and lists sharing their arrays.
+func (fields messageFields) setIn(m proto.Message) {
+	r := m.ProtoReflect()
+	for _, f := range fields {
+		r.Set(f.fd, f.v)
+	}
+}
 
 // fieldSpan returns where field n of the encoded message b starts and
 // ends, when b holds it once, as a singular message field.

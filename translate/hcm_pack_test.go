@@ -7,13 +7,15 @@ import (
 
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
-// TestHCMPackerMatchesWholeMarshal: managers packed in parts are byte for
-// byte what marshalling them whole gives, for each variant, for the first
-// manager of a variant and for later ones; the variants the packer cannot
-// key (extra filters, forwarded client certificates, other settings) are
-// marshalled whole too.
+// TestHCMPackerMatchesWholeMarshal: managers a packer builds are the
+// managers built anew, packed byte for byte as marshalling them whole
+// packs them, for each variant, the first manager of a variant and later
+// ones; later ones share the first's messages and lists. The variants the
+// packer cannot key (extra filters, forwarded client certificates, other
+// settings) are built and marshalled whole.
 func TestHCMPackerMatchesWholeMarshal(t *testing.T) {
 	s := defaultSettings()
 	other := defaultSettings()
@@ -29,14 +31,25 @@ func TestHCMPackerMatchesWholeMarshal(t *testing.T) {
 		"other settings":      {secure: true, settings: other},
 	}
 	for name, o := range variants {
+		var first *hcmv3.HttpConnectionManager
 		for _, table := range []string{"https/a.example.com", "https/b.example.com", "https/a-much-longer-name.example.com"} {
-			o := o
-			o.packer = p
-			got := httpConnectionManagerWith("ingress_https", table, o).GetTypedConfig()
-			o.packer = nil
-			want := httpConnectionManagerWith("ingress_https", table, o).GetTypedConfig()
+			packed, whole := o, o
+			packed.packer, packed.unpacked = p, &Unpacked{}
+			whole.unpacked = &Unpacked{}
+			got := httpConnectionManagerWith("ingress_https", table, packed).GetTypedConfig()
+			want := httpConnectionManagerWith("ingress_https", table, whole).GetTypedConfig()
 			if got.GetTypeUrl() != want.GetTypeUrl() || !bytes.Equal(got.GetValue(), want.GetValue()) {
 				t.Errorf("%s, %s: packed in parts differs from marshalled whole", name, table)
+			}
+			hcm := packed.unpacked.Get(got).(*hcmv3.HttpConnectionManager)
+			if !proto.Equal(hcm, whole.unpacked.Get(want)) {
+				t.Errorf("%s, %s: the manager differs from one built anew", name, table)
+			}
+			if first == nil {
+				first = hcm
+			} else if _, keyed := p.variants[hcmVariant{"ingress_https", o.secure, o.fallback, o.websockets}]; keyed && o.settings == s && o.extraFilters == nil && o.forwardClientCert == nil &&
+				(&hcm.HttpFilters[0] != &first.HttpFilters[0] || hcm.CommonHttpProtocolOptions != first.CommonHttpProtocolOptions) {
+				t.Errorf("%s, %s: a later manager does not share the first one's fields", name, table)
 			}
 		}
 	}
