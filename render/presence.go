@@ -84,6 +84,7 @@ const (
 	readUint64                       // uint64
 	readMessage                      // pointer to a generated message
 	readMessageList                  // slice of pointers to generated messages (the encoder only)
+	readStringList                   // []string (the encoder only)
 	// The maps the encoder reads directly; get leaves them to Get.
 	readStringMap // map[string]string
 	readStructMap // map[string]*structpb.Struct
@@ -246,6 +247,9 @@ func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) 
 	case fd.IsList():
 		if fd.Message() != nil && t.Kind() == reflect.Slice && isGeneratedMessage(t.Elem()) {
 			return readMessageList, protoMessageTab(t.Elem())
+		}
+		if fd.Kind() == protoreflect.StringKind && t == reflect.TypeFor[[]string]() {
+			return readStringList, nil
 		}
 		return readAsk, nil
 	case fd.IsMap():

@@ -260,6 +260,8 @@ func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.
 		switch {
 		case base != nil && f.read == readMessageList:
 			dst, err = e.sharedList(dst, p, i, *(*[]unsafe.Pointer)(unsafe.Add(base, f.offset)), depth+1)
+		case base != nil && f.read == readStringList:
+			dst, err = e.stringList(dst, *(*[]string)(unsafe.Add(base, f.offset)), depth+1)
 		case base != nil && f.read >= readStringMap:
 			dst, err = e.directMap(dst, f, unsafe.Add(base, f.offset), depth+1)
 		case f.read == readMessage:
@@ -303,6 +305,13 @@ const minSplitList = 32
 func (e *jsonEncoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
 	print := func(e *jsonEncoder, dst []byte, k int) ([]byte, error) { return e.singular(dst, l.Get(k), fd, depth+1) }
 	return e.listOf(dst, l.Len(), fd.Message() != nil, print, depth)
+}
+
+// stringList prints a list of strings read from the struct: protoreflect's
+// List converts each element through reflect.
+func (e *jsonEncoder) stringList(dst []byte, items []string, depth int) ([]byte, error) {
+	print := func(_ *jsonEncoder, dst []byte, k int) ([]byte, error) { return appendJSONString(dst, items[k]) }
+	return e.listOf(dst, len(items), false, print, depth)
 }
 
 // elementPrinter appends element k of a list with e.
