@@ -249,3 +249,27 @@ func TestVerbosePrintsPhaseTimings(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUProfile: the hidden --cpu-profile writes a CPU profile of the
+// command (pprof's gzipped protobuf), and a profile it cannot create
+// fails the run before the command does anything.
+func TestCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	c := runCLI(t, "", "--cpu-profile", path, "check", examplesDir)
+	c.wantExit(t, 0)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("the profile is not gzipped: % x", b[:min(len(b), 8)])
+	}
+	bad := runCLI(t, "", "--cpu-profile", filepath.Join(t.TempDir(), "missing", "cpu.prof"), "render", examplesDir)
+	bad.wantExit(t, exitFailure)
+	if bad.stdout != "" {
+		t.Errorf("render ran although its profile could not be created:\n%s", bad.stdout)
+	}
+	if help := runCLI(t, "", "--help"); strings.Contains(help.stdout, "cpu-profile") {
+		t.Error("--help lists the hidden --cpu-profile")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,21 +43,61 @@ func findings(err error) error { return &exitError{code: exitFindings, err: err}
 // globalFlags are the root's persistent flags, shared by every command.
 type globalFlags struct {
 	verbose bool
+	// cpuProfile is the hidden --cpu-profile: where to write a CPU profile
+	// of the command, for a report of a slow run.
+	cpuProfile string
+	profiling  *os.File
 }
 
 // run executes contourc with args and returns the process exit code.
 func run(args []string, s IOStreams) int {
-	root := newRootCmd(s)
+	g := &globalFlags{}
+	root := newRootCmdWith(s, g)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if perr := g.stopProfile(); err == nil {
+		err = perr
+	}
 	if err == nil {
 		return exitOK
 	}
 	return report(s.ErrOut, cmd, err)
 }
 
-func newRootCmd(s IOStreams) *cobra.Command {
-	g := &globalFlags{}
+// startProfile starts the CPU profile --cpu-profile asks for.
+func (g *globalFlags) startProfile() error {
+	if g.cpuProfile == "" {
+		return nil
+	}
+	f, err := os.Create(g.cpuProfile)
+	if err != nil {
+		return failure(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return failure(err)
+	}
+	g.profiling = f
+	return nil
+}
+
+// stopProfile ends and writes the CPU profile, if one was started.
+func (g *globalFlags) stopProfile() error {
+	if g.profiling == nil {
+		return nil
+	}
+	pprof.StopCPUProfile()
+	err := g.profiling.Close()
+	g.profiling = nil
+	if err != nil {
+		return failure(err)
+	}
+	return nil
+}
+
+func newRootCmd(s IOStreams) *cobra.Command { return newRootCmdWith(s, &globalFlags{}) }
+
+func newRootCmdWith(s IOStreams, g *globalFlags) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "contourc",
 		Short: "Contour without the Kubernetes API server",
@@ -71,6 +113,9 @@ func newRootCmd(s IOStreams) *cobra.Command {
 	root.SetErr(s.ErrOut)
 	root.SetVersionTemplate("contourc {{.Version}}\n")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "print more about what was read and skipped on stderr")
+	root.PersistentFlags().StringVar(&g.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to `FILE` (for go tool pprof)")
+	_ = root.PersistentFlags().MarkHidden("cpu-profile")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return g.startProfile() }
 	root.AddCommand(newRenderCmd(s, g), newCheckCmd(s, g), newVersionCmd(s))
 	root.AddCommand(newDiffCmd(s, g))
 	root.AddCommand(newServeCmd(s, g), newBootstrapCmd(s))
