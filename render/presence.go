@@ -467,6 +467,20 @@ func (p *presencePlan) base(m protoreflect.Message) unsafe.Pointer {
 	if !p.direct {
 		return nil
 	}
+	// A generated message's reflection is its state, the struct's first
+	// field: the same address. Unwrapping the message through Interface
+	// instead goes through reflect, a tenth of printing a listener.
+	if w := (*ifaceWords)(unsafe.Pointer(&m)); w.tab == messageStateTab {
+		return w.data
+	}
 	pm := m.Interface()
 	return (*ifaceWords)(unsafe.Pointer(&pm)).data
 }
+
+// messageStateTab is the type word of a protoreflect.Message holding a
+// generated message's state, which every non-nil generated message's
+// ProtoReflect returns.
+var messageStateTab = func() unsafe.Pointer {
+	m := (&structpb.Struct{}).ProtoReflect()
+	return (*ifaceWords)(unsafe.Pointer(&m)).tab
+}()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"testing"
+	"unsafe"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -29,6 +30,12 @@ func samePresence(t *testing.T, m proto.Message) {
 		}
 		p := presenceFor(m)
 		base := p.base(m)
+		if p.direct {
+			pm := m.Interface()
+			if want := (*ifaceWords)(unsafe.Pointer(&pm)).data; base != want {
+				t.Errorf("%s: the plan's base is %p, the message is at %p", m.Descriptor().FullName(), base, want)
+			}
+		}
 		for i := range p.fields {
 			f := &p.fields[i]
 			if got, want := p.has(m, base, i), m.Has(f.fd); got != want {
