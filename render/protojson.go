@@ -263,7 +263,7 @@ func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.
 		case base != nil && f.read == readStringList:
 			dst, err = e.stringList(dst, *(*[]string)(unsafe.Add(base, f.offset)), depth+1)
 		case base != nil && f.read >= readStringMap:
-			dst, err = e.directMap(dst, f, unsafe.Add(base, f.offset), depth+1)
+			dst, err = e.sharedMap(dst, f, unsafe.Add(base, f.offset), depth+1)
 		case f.read == readMessage:
 			if at := p.messagePointer(base, i); at != nil && e.shared != nil {
 				dst, err = e.sharedMessage(dst, p, i, at, depth+1)

@@ -197,9 +197,9 @@ func TestFastJSONFixtures(t *testing.T) {
 	sameAsProtojson(t, enc, b)
 }
 
-// TestFastJSONSharedMessages: messages several fields point to are
-// printed from a worker's table as they would be printed anew, at every
-// depth, however many share its slots.
+// TestFastJSONSharedMessages: messages, lists and maps several fields
+// point to are printed from a worker's table as they would be printed
+// anew, at every depth, however many share its slots.
 func TestFastJSONSharedMessages(t *testing.T) {
 	meta := func(name string) *corev3.Metadata {
 		return &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{
@@ -210,6 +210,11 @@ func TestFastJSONSharedMessages(t *testing.T) {
 	redirect := &routev3.Route_Redirect{Redirect: &routev3.RedirectAction{
 		SchemeRewriteSpecifier: &routev3.RedirectAction_HttpsRedirect{HttpsRedirect: true},
 	}}
+	disabled, err := anypb.New(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perFilter := map[string]*anypb.Any{"envoy.filters.http.ext_authz": disabled, "envoy.filters.http.other": disabled}
 	vh := &routev3.VirtualHost{Name: "shared", Domains: []string{"*"}, Metadata: common}
 	// More distinct shared messages than slots, each met twice in a row,
 	// among routes that all share one.
@@ -221,9 +226,10 @@ func TestFastJSONSharedMessages(t *testing.T) {
 				Metadata: own,
 				Action:   redirect,
 			}, &routev3.Route{
-				Match:    &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Path{Path: "/common"}},
-				Metadata: common,
-				Action:   redirect,
+				Match:                &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Path{Path: "/common"}},
+				Metadata:             common,
+				Action:               redirect,
+				TypedPerFilterConfig: perFilter,
 			})
 		}
 	}

@@ -30,8 +30,8 @@ const sharedSlots = 256
 func newSharedJSON(slots int) *sharedJSON { return &sharedJSON{slots: make([]sharedSlot, slots)} }
 
 type sharedSlot struct {
-	message unsafe.Pointer // or the array of a list
-	n       int            // the list's length
+	message unsafe.Pointer // or the array of a list, or a map
+	n       int            // the list's length; -1 for a map
 	depth   int
 	json    []byte // nil until printed twice
 }
@@ -63,8 +63,21 @@ func (e *jsonEncoder) sharedList(dst []byte, p *presencePlan, i int, items []uns
 	})
 }
 
-// print appends the JSON of the message or list at (of n elements), which
-// print appends, from the table when it holds it.
+// sharedMap is directMap for the map field f at at, from e's table when
+// the same map was printed before (every HTTP-to-HTTPS redirect shares
+// one per-filter map).
+func (e *jsonEncoder) sharedMap(dst []byte, f *fieldPresence, at unsafe.Pointer, depth int) ([]byte, error) {
+	m := *(*unsafe.Pointer)(at) // a map value is a pointer to the map
+	if e.shared == nil || m == nil {
+		return e.directMap(dst, f, at, depth)
+	}
+	return e.shared.print(dst, m, -1, depth, func(dst []byte) ([]byte, error) {
+		return e.directMap(dst, f, at, depth)
+	})
+}
+
+// print appends the JSON of the message, list (of n elements) or map at,
+// which print appends, from the table when it holds it.
 func (t *sharedJSON) print(dst []byte, at unsafe.Pointer, n, depth int, print func([]byte) ([]byte, error)) ([]byte, error) {
 	slot := &t.slots[uintptr(at)>>4%uintptr(len(t.slots))]
 	if slot.holds(at, n, depth) && slot.json != nil {
