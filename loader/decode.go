@@ -73,9 +73,9 @@ func (d *decoder) decodePlanned(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	case v.Kind() == reflect.Struct:
 		d.decodeStruct(n, v, plan.fields)
 	case v.Kind() == reflect.Map:
-		d.decodeMap(n, v)
+		d.decodeMap(n, v, plan)
 	case v.Kind() == reflect.Slice:
-		d.decodeSlice(n, v)
+		d.decodeSlice(n, v, plan)
 	case v.Kind() == reflect.Interface:
 		d.decodeViaJSON(n, v)
 	default:
@@ -156,7 +156,8 @@ func (d *decoder) fillAbsent(n *yaml.Node, v reflect.Value, si *structInfo, give
 	}
 }
 
-func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
+// decodeMap decodes a mapping into the map v, whose plan is plan.
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	if n.Kind != yaml.MappingNode {
 		d.wrongType(n, "an object")
 		return
@@ -169,7 +170,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
 	if v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(n.Content)/2))
 	}
-	plan := planFor(derefType(t.Elem()))
+	elem := plan.elemPlan(t)
 	pairs := mappingPairs(n)
 	for i := 0; i+1 < len(pairs); i += 2 {
 		k, val := resolveAlias(pairs[i]), pairs[i+1]
@@ -185,15 +186,16 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
 			d.fieldErrorf(k.Line, k.Value, "duplicate key %q")
 			continue
 		}
-		elem := reflect.New(t.Elem()).Elem()
+		value := reflect.New(t.Elem()).Elem()
 		d.path = append(d.path, k.Value)
-		d.decodePlanned(val, elem, plan)
+		d.decodePlanned(val, value, elem)
 		d.path = d.path[:len(d.path)-1]
-		v.SetMapIndex(key, elem)
+		v.SetMapIndex(key, value)
 	}
 }
 
-func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value) {
+// decodeSlice decodes a sequence into the slice v, whose plan is plan.
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	if v.Type().Elem().Kind() == reflect.Uint8 {
 		d.decodeBytes(n, v)
 		return
@@ -203,10 +205,10 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value) {
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
-	plan := planFor(derefType(v.Type().Elem()))
+	elem := plan.elemPlan(v.Type())
 	for i, item := range n.Content {
 		d.path = append(d.path, indexSegment(i))
-		d.decodePlanned(item, s.Index(i), plan)
+		d.decodePlanned(item, s.Index(i), elem)
 		d.path = d.path[:len(d.path)-1]
 	}
 	v.Set(s)
