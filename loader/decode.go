@@ -147,8 +147,13 @@ func (d *decoder) fillAbsent(n *yaml.Node, v reflect.Value, si *structInfo, give
 		switch {
 		case given[f.ord]:
 		case f.rule.def != nil:
+			fv := fieldValue(v, f.index)
+			if def, ok := f.scalarDefault(fv.Type()); ok {
+				setCopy(fv, def)
+				continue
+			}
 			d.path = append(d.path, f.name)
-			d.decode(f.rule.def, fieldValue(v, f.index))
+			d.decode(f.rule.def, fv)
 			d.path = d.path[:len(d.path)-1]
 		case f.rule.required:
 			d.fieldErrorf(n.Line, f.name, "required field %q is missing")

@@ -99,3 +99,40 @@ func TestMatcherRemembersBoundedly(t *testing.T) {
 		t.Errorf("remembers %d values, want at most %d", len(m.seen), maxRemembered)
 	}
 }
+
+// TestDefaultsFilledAsDecoded: every default, filled into two absent
+// fields (the second time from the decoded copy scalarDefault keeps),
+// equals the default decoded from its YAML, and the two fields share no
+// pointer.
+func TestDefaultsFilledAsDecoded(t *testing.T) {
+	copied := 0
+	for k, r := range fieldRules {
+		if r.def == nil {
+			continue
+		}
+		si := planFor(k.owner).fields
+		f := si.byName[k.name]
+		want := reflect.New(k.owner).Elem()
+		d := &decoder{}
+		d.decode(r.def, fieldValue(want, f.index))
+		var filled [2]reflect.Value
+		for i := range filled {
+			filled[i] = reflect.New(k.owner).Elem()
+			d := &decoder{}
+			d.fillAbsent(r.def, filled[i], &structInfo{ruled: []*fieldInfo{f}}, make([]bool, len(si.list)))
+			if !reflect.DeepEqual(filled[i].Interface(), want.Interface()) {
+				t.Errorf("%s.%s filled as %#v, want %#v", k.owner, k.name, fieldValue(filled[i], f.index).Interface(), fieldValue(want, f.index).Interface())
+			}
+		}
+		a, b := fieldValue(filled[0], f.index), fieldValue(filled[1], f.index)
+		if a.Kind() == reflect.Pointer && !a.IsNil() && a.Pointer() == b.Pointer() {
+			t.Errorf("%s.%s: two fields share one default pointer", k.owner, k.name)
+		}
+		if _, ok := f.scalarDefault(a.Type()); ok {
+			copied++
+		}
+	}
+	if copied == 0 {
+		t.Error("no default is copied: the test checks too little")
+	}
+}
