@@ -226,6 +226,9 @@ func appendIndex(prefix []int, i int) []int {
 // fieldValue returns the field at index in struct v, allocating embedded
 // struct pointers on the way as encoding/json does.
 func fieldValue(v reflect.Value, index []int) reflect.Value {
+	if len(index) == 1 { // a field of the struct itself, the common case
+		return v.Field(index[0])
+	}
 	for i, x := range index {
 		if i > 0 && v.Kind() == reflect.Pointer {
 			if v.IsNil() {
