@@ -57,19 +57,20 @@ func newHCMPacker(s *settings) *hcmPacker {
 // manager returns the manager of httpConnectionManagerWith for o with
 // the route specifier rds, and its packed form.
 func (p *hcmPacker) manager(statPrefix string, o hcmOptions, rds *hcmv3.HttpConnectionManager_Rds) (*hcmv3.HttpConnectionManager, *anypb.Any) {
-	if p == nil || o.settings != p.settings || len(o.extraFilters) > 0 || o.forwardClientCert != nil {
+	whole := func() (*hcmv3.HttpConnectionManager, *anypb.Any) {
 		hcm := hcmWithoutRoutes(statPrefix, o)
 		hcm.RouteSpecifier = rds
 		return hcm, mustAny(hcm)
+	}
+	if p == nil || o.settings != p.settings || len(o.extraFilters) > 0 || o.forwardClientCert != nil {
+		return whole()
 	}
 	v := hcmVariant{statPrefix, o.secure, o.fallback, o.websockets}
 	p.mu.Lock()
 	t, ok := p.variants[v]
 	p.mu.Unlock()
 	if !ok {
-		hcm := hcmWithoutRoutes(statPrefix, o)
-		hcm.RouteSpecifier = rds
-		a := mustAny(hcm)
+		hcm, a := whole()
 		if start, end, found := fieldSpan(a.Value, hcmRdsField); found {
 			p.mu.Lock()
 			p.variants[v] = &hcmTemplate{fields: fieldsOf(hcm), before: a.Value[:start], after: a.Value[end:]}
@@ -102,6 +103,7 @@ type fieldValue struct {
 	v  protoreflect.Value
 }
 
+// fieldsOf returns the populated fields of m.
 func fieldsOf(m proto.Message) messageFields {
 	var fields messageFields
 	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
