@@ -7,13 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
-	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
-
 	"github.com/contourc/contourc/translate"
 )
 
@@ -58,38 +51,11 @@ func printSections(r *translate.Resources, sections []typeSection, sink docSink,
 		// The encoder stops at the first problem; Validate's error
 		// names each invalid resource and where in it the problem is.
 		// Those let go of were printed, so valid.
-		if drop {
-			r = unprinted(sections)
-		}
-		if verr := Validate(r); verr != nil {
+		if verr := validateSections(sections); verr != nil {
 			return verr
 		}
 	}
 	return err
-}
-
-// unprinted are the resources of sections not let go of.
-func unprinted(sections []typeSection) *translate.Resources {
-	r := &translate.Resources{}
-	for _, s := range sections {
-		for _, m := range s.items {
-			switch m := m.(type) {
-			case *clusterv3.Cluster:
-				r.Clusters = append(r.Clusters, m)
-			case *endpointv3.ClusterLoadAssignment:
-				r.Endpoints = append(r.Endpoints, m)
-			case *listenerv3.Listener:
-				r.Listeners = append(r.Listeners, m)
-			case *routev3.RouteConfiguration:
-				r.RouteConfigs = append(r.RouteConfigs, m)
-			case *tlsv3.Secret:
-				r.Secrets = append(r.Secrets, m)
-			case *runtimev3.Runtime:
-				r.Runtimes = append(r.Runtimes, m)
-			}
-		}
-	}
-	return r
 }
 
 // marshalAll prints every resource of every section in e's layout and

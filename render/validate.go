@@ -45,29 +45,31 @@ func Validate(r *translate.Resources) error {
 	if r == nil {
 		return nil
 	}
+	return validateSections(typeSections(r))
+}
+
+// validationOrder is the order of the resource kinds in Validate's errors.
+var validationOrder = []string{"listener", "route configuration", "cluster", "cluster load assignment", "secret", "runtime"}
+
+// validateSections is Validate for the resources of sections, those let go
+// of (nil, see JSONStreamOnce) left out.
+func validateSections(sections []typeSection) error {
 	type job struct {
 		kind, name string
 		m          proto.Message
 	}
 	var jobs []job
-	add := func(kind, name string, m proto.Message) { jobs = append(jobs, job{kind, name, m}) }
-	for _, l := range r.Listeners {
-		add("listener", l.GetName(), l)
-	}
-	for _, rc := range r.RouteConfigs {
-		add("route configuration", rc.GetName(), rc)
-	}
-	for _, c := range r.Clusters {
-		add("cluster", c.GetName(), c)
-	}
-	for _, cla := range r.Endpoints {
-		add("cluster load assignment", cla.GetClusterName(), cla)
-	}
-	for _, s := range r.Secrets {
-		add("secret", s.GetName(), s)
-	}
-	for _, rt := range r.Runtimes {
-		add("runtime", rt.GetName(), rt)
+	for _, kind := range validationOrder {
+		for _, s := range sections {
+			if s.kind != kind {
+				continue
+			}
+			for i, m := range s.items {
+				if m != nil {
+					jobs = append(jobs, job{kind, s.names[i], m})
+				}
+			}
+		}
 	}
 	// Resources are checked on every CPU, each worker checking the Anys
 	// repeated across its resources once; errors keep resource order.
