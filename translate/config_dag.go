@@ -13,7 +13,6 @@ import (
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
@@ -104,7 +103,7 @@ func withDefaultHeaders(def, user *HeadersPolicy, allowHost bool, dynamic map[st
 			}
 			continue
 		}
-		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+		if msgs := headerNameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
 		}
 		if _, exists := out.Set[key]; !exists {
@@ -113,7 +112,7 @@ func withDefaultHeaders(def, user *HeadersPolicy, allowHost bool, dynamic map[st
 	}
 	for _, entry := range def.Remove {
 		key := http.CanonicalHeaderKey(entry)
-		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+		if msgs := headerNameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
 		}
 		if !slices.Contains(out.Remove, key) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Per-route HTTPProxy policies: redirects, path rewrites, internal
@@ -179,7 +178,7 @@ func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (str
 			sourceIP, p.SourceIP = true, true
 		case hp.HeaderHashOptions != nil:
 			name := http.CanonicalHeaderKey(hp.HeaderHashOptions.HeaderName)
-			if msgs := validation.IsHTTPHeaderName(name); len(msgs) != 0 {
+			if msgs := headerNameProblems(name); len(msgs) != 0 {
 				ignore("ignoring invalid header hash policy options with invalid header name %q: %v", name, msgs)
 				continue
 			}

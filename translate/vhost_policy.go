@@ -11,7 +11,6 @@ import (
 	"time"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Virtual-host (and route) policies of HTTPProxy: CORS, rate limits and
@@ -195,7 +194,7 @@ func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*LocalRateLimit, error) 
 		if _, dup := out.ResponseHeaders[key]; dup {
 			return nil, fmt.Errorf("duplicate header addition: %q", key)
 		}
-		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+		if msgs := headerNameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid header name %q: %v", key, msgs)
 		}
 		out.ResponseHeaders[key] = escapeHeaderValue(h.Value, nil)
