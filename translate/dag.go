@@ -521,19 +521,23 @@ func sortedByKey[V any](m map[string]V, keep func(V) bool) []V {
 }
 
 // addRoute adds r, replacing a route with the same match conditions.
-func (vh *VirtualHost) addRoute(r *Route) {
+func (vh *VirtualHost) addRoute(r *Route) { vh.addKeyedRoute(conditionsKey(r), r) }
+
+// addKeyedRoute is addRoute for a route whose conditionsKey is key.
+func (vh *VirtualHost) addKeyedRoute(key string, r *Route) {
 	if vh.routesShared {
 		vh.routes, vh.routesShared = maps.Clone(vh.routes), false
 	}
-	vh.routes[conditionsKey(r)] = r
+	vh.routes[key] = r
 	vh.sorted, vh.uses, vh.named = nil, nil, nil
 }
 
-// conflicts says whether a route of the same kind already has r's match
-// conditions (Gateway API rules must not override each other).
-func (vh *VirtualHost) conflicts(r *Route) bool {
-	existing, ok := vh.routes[conditionsKey(r)]
-	return ok && existing.Kind == r.Kind
+// conflicts says whether a route of kind already has the match conditions
+// whose conditionsKey is key (Gateway API rules must not override each
+// other).
+func (vh *VirtualHost) conflicts(key, kind string) bool {
+	existing, ok := vh.routes[key]
+	return ok && existing.Kind == kind
 }
 
 // freeze marks the DAG complete and works out, once, what the resource

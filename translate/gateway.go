@@ -26,6 +26,8 @@ type gatewayProcessor struct {
 	listeners  []*gatewayListener
 	// attached counts, per Gateway listener, the routes attached to it.
 	attached map[string]int32
+	// converted holds the HTTPRoutes' rules converted ahead (convertAhead).
+	converted map[*gatewayv1.HTTPRoute][]convertedRule
 }
 
 // defaultGatewayController is Contour's Gateway controller name.
@@ -94,7 +96,11 @@ func (p *gatewayProcessor) run() {
 	for _, l := range gw.Spec.Listeners {
 		p.listeners = append(p.listeners, p.computeListener(l, v))
 	}
-	for _, r := range sortedRoutes(p.cache.httpRoutes) {
+	httpRoutes := sortedRoutes(p.cache.httpRoutes)
+	if !notProgrammed {
+		p.convertAhead(httpRoutes)
+	}
+	for _, r := range httpRoutes {
 		p.processRoute(kindHTTPRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
 	for _, r := range sortedRoutes(p.cache.tlsRoutes) {

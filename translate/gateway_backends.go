@@ -9,7 +9,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -60,7 +59,7 @@ func knownAppProtocol(p string) bool {
 
 // applyHeaderFilter sets *dst from a header modifier filter: only the first
 // filter of a kind counts, and invalid entries degrade the route.
-func applyHeaderFilter(dst **HeadersPolicy, f *gatewayv1.HTTPHeaderFilter, request bool, parent *routeParent) {
+func applyHeaderFilter(dst **HeadersPolicy, f *gatewayv1.HTTPHeaderFilter, request bool, parent conditionSink) {
 	if f == nil || *dst != nil {
 		return
 	}
@@ -92,7 +91,7 @@ func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*Headers
 				out.HostRewrite = h.Value
 				continue
 			}
-			if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+			if msgs := headerNameProblems(key); len(msgs) != 0 {
 				errs = append(errs, fmt.Sprintf("invalid %s header %q: %v", op, key, msgs))
 				continue
 			}
@@ -117,7 +116,7 @@ func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*Headers
 			errs = append(errs, fmt.Sprintf("duplicate header removal: %q", key))
 			continue
 		}
-		if msgs := validation.IsHTTPHeaderName(key); len(msgs) != 0 {
+		if msgs := headerNameProblems(key); len(msgs) != 0 {
 			errs = append(errs, fmt.Sprintf("invalid remove header %q: %v", key, msgs))
 			continue
 		}
@@ -164,10 +163,11 @@ func prefixRemoval(matches []gatewayMatch, prefix string) (regex string, ok bool
 	return "", false
 }
 
-// addGatewayRoutes adds a rule's routes to the listener's virtual hosts
-// for hosts, unless a route of the same kind already has one of its
-// matches; false means the rule conflicted and was dropped.
-func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, routes []*Route) bool {
+// addGatewayRoutes adds a rule's routes, whose conditionsKeys are keys, to
+// the listener's virtual hosts for hosts, unless a route of the same kind
+// already has one of its matches; false means the rule conflicted and was
+// dropped.
+func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, routes []*Route, keys []string) bool {
 	dl := p.dag.listeners[l.envoyListener]
 	vhost := func(host string) *VirtualHost {
 		if l.secret != nil {
@@ -177,8 +177,8 @@ func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, 
 		return dl.ensureVirtualHost(host)
 	}
 	for _, h := range hosts {
-		for _, r := range routes {
-			if vhost(h).conflicts(r) {
+		for i, r := range routes {
+			if vhost(h).conflicts(keys[i], r.Kind) {
 				return false
 			}
 		}
@@ -187,11 +187,20 @@ func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, 
 		if l.secret != nil {
 			dl.ensureSecureVirtualHost(h).Secret = l.secret
 		}
-		for _, r := range routes {
-			vhost(h).addRoute(r)
+		for i, r := range routes {
+			vhost(h).addKeyedRoute(keys[i], r)
 		}
 	}
 	return true
+}
+
+// conditionsKeys are the conditionsKeys of routes.
+func conditionsKeys(routes []*Route) []string {
+	keys := make([]string, len(routes))
+	for i, r := range routes {
+		keys[i] = conditionsKey(r)
+	}
+	return keys
 }
 
 // ruleConflicts reports rules dropped for conflicting with other routes.

@@ -40,6 +40,9 @@ func (p *gatewayProcessor) backendTLSPolicy(svc *Service) *gatewayv1.BackendTLSP
 // cluster: the cluster speaks TLS with Contour's parameters and verifies
 // the backend. An invalid policy is reported on the policy and ignored.
 func (p *gatewayProcessor) backendTLS(c *Cluster, ref gatewayv1.ParentReference) {
+	if len(p.cache.backendTLSPolicies) == 0 {
+		return // without reading c, made on another CPU
+	}
 	pol := p.backendTLSPolicy(c.Upstream)
 	if pol == nil {
 		return

@@ -45,7 +45,7 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 			}
 			return r
 		})
-		if !p.addGatewayRoutes(l, hosts, routes) {
+		if !p.addGatewayRoutes(l, hosts, routes, conditionsKeys(routes)) {
 			invalid++
 		}
 	}

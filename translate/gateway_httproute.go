@@ -22,44 +22,83 @@ type httpRule struct {
 	timeout                         *Timeout
 }
 
+// httpRoute adds route's rules to the listener's virtual hosts for hosts,
+// with what converting them reported on the parentRef.
 func (p *gatewayProcessor) httpRoute(route *gatewayv1.HTTPRoute, parent *routeParent, ref gatewayv1.ParentReference, l *gatewayListener, hosts []string) {
 	invalid := 0
-	for index, rule := range route.Spec.Rules {
-		matches := p.httpMatches(rule.Matches, parent)
-		timeout, err := httpRouteTimeout(rule.Timeouts)
-		if err != nil {
-			parent.add("Accepted", "False", "UnsupportedValue", err.Error())
+	for _, rule := range p.httpRulesOf(route) {
+		rule.conditions.addTo(parent)
+		// A BackendTLSPolicy's status names the parentRef, so it is
+		// applied here, in route order, rather than while converting.
+		for _, c := range rule.backends {
+			p.backendTLS(c, ref)
+		}
+		if rule.dropped {
 			continue
 		}
-		hr := p.httpFilters(route, rule.Filters, parent)
-		hr.timeout = timeout
-		if hr.hostRewrite != "" {
-			// URLRewrite's hostname wins over a Host header modifier.
-			if hr.requestHeaders == nil {
-				hr.requestHeaders = &HeadersPolicy{}
-			}
-			hr.requestHeaders.HostRewrite = hr.hostRewrite
-		}
-		var routes []*Route
-		if hr.redirect != nil {
-			routes = httpRedirectRoutes(matches, hr, index, route)
-		} else {
-			clusters, total, ok := p.httpClusters(route, rule.BackendRefs, parent, ref)
-			if !ok {
-				continue
-			}
-			routes = httpClusterRoutes(matches, hr, clusters, total, index, route)
-		}
-		if !p.addGatewayRoutes(l, hosts, routes) {
+		if !p.addGatewayRoutes(l, hosts, rule.routes, rule.keys) {
 			invalid++
 		}
 	}
 	ruleConflicts(parent, kindHTTPRoute, invalid, len(route.Spec.Rules))
 }
 
+// convertedRule is one HTTPRoute rule converted apart from the parentRef
+// and listener it is added for.
+type convertedRule struct {
+	conditions conditionRecord // what converting it reported
+	routes     []*Route
+	keys       []string   // the routes' conditionsKeys
+	backends   []*Cluster // the rule's valid backends
+	dropped    bool       // nothing of the rule is added
+}
+
+// convertHTTPRules converts each rule of route; it reads only the cache,
+// so routes can be converted side by side.
+func (p *gatewayProcessor) convertHTTPRules(route *gatewayv1.HTTPRoute) []convertedRule {
+	out := make([]convertedRule, len(route.Spec.Rules))
+	for index, rule := range route.Spec.Rules {
+		p.convertHTTPRule(route, index, rule, &out[index])
+	}
+	return out
+}
+
+func (p *gatewayProcessor) convertHTTPRule(route *gatewayv1.HTTPRoute, index int, rule gatewayv1.HTTPRouteRule, out *convertedRule) {
+	report := &out.conditions
+	matches := p.httpMatches(rule.Matches, report)
+	timeout, err := httpRouteTimeout(rule.Timeouts)
+	if err != nil {
+		report.add("Accepted", "False", "UnsupportedValue", err.Error())
+		out.dropped = true
+		return
+	}
+	hr := p.httpFilters(route, rule.Filters, report)
+	hr.timeout = timeout
+	if hr.hostRewrite != "" {
+		// URLRewrite's hostname wins over a Host header modifier.
+		if hr.requestHeaders == nil {
+			hr.requestHeaders = &HeadersPolicy{}
+		}
+		hr.requestHeaders.HostRewrite = hr.hostRewrite
+	}
+	if hr.redirect != nil {
+		out.routes = httpRedirectRoutes(matches, hr, index, route)
+		out.keys = conditionsKeys(out.routes)
+		return
+	}
+	clusters, total, ok := p.httpClusters(route, rule.BackendRefs, report)
+	if !ok {
+		out.dropped = true
+		return
+	}
+	out.backends = clusters
+	out.routes = httpClusterRoutes(matches, hr, clusters, total, index, route)
+	out.keys = conditionsKeys(out.routes)
+}
+
 // httpMatches converts a rule's matches; an invalid match is reported and
 // left out.
-func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent *routeParent) []gatewayMatch {
+func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent conditionSink) []gatewayMatch {
 	var out []gatewayMatch
 	for _, m := range in {
 		path, ok := httpPathMatch(m.Path, parent)
@@ -85,7 +124,7 @@ func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent *ro
 	return out
 }
 
-func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent *routeParent) (PathMatch, bool) {
+func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent conditionSink) (PathMatch, bool) {
 	if m == nil {
 		return PathMatch{Kind: PathPrefix, Value: "/"}, true
 	}
@@ -238,7 +277,7 @@ func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*Timeout, error) {
 
 // httpFilters reads a rule's filters; for each type but RequestMirror the
 // first instance wins.
-func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gatewayv1.HTTPRouteFilter, parent *routeParent) *httpRule {
+func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gatewayv1.HTTPRouteFilter, parent conditionSink) *httpRule {
 	hr := &httpRule{}
 	for _, f := range filters {
 		switch f.Type {
@@ -288,7 +327,7 @@ func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gat
 
 // httpRedirect converts a RequestRedirect filter; an empty replacement
 // means "/".
-func httpRedirect(r *gatewayv1.HTTPRequestRedirectFilter, parent *routeParent) (*Redirect, bool) {
+func httpRedirect(r *gatewayv1.HTTPRequestRedirectFilter, parent conditionSink) (*Redirect, bool) {
 	out := &Redirect{}
 	if r.Hostname != nil {
 		out.Hostname = string(*r.Hostname)
@@ -325,7 +364,7 @@ func orSlash(s *string) string {
 
 // httpClusters resolves a rule's backendRefs; invalid ones are reported and
 // dropped. ok is false when the rule has no backendRefs at all.
-func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent *routeParent, parentRef gatewayv1.ParentReference) ([]*Cluster, uint32, bool) {
+func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent conditionSink) ([]*Cluster, uint32, bool) {
 	if len(refs) == 0 {
 		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
 		return nil, 0, false
@@ -339,7 +378,6 @@ func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatew
 			continue
 		}
 		cl := &Cluster{Upstream: svc, Protocol: svc.Protocol, OmitTLSParams: true}
-		p.backendTLS(cl, parentRef)
 		for _, f := range ref.Filters {
 			switch f.Type {
 			case gatewayv1.HTTPRouteFilterRequestHeaderModifier:

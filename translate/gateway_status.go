@@ -155,6 +155,26 @@ func (rp *routeParent) add(typ, status, reason, message string) {
 	rp.get().Conditions.set(rp.route.generation, typ, status, reason, message)
 }
 
+// conditionSink takes the conditions converting a route reports: a
+// parentRef's status, or a record to add to one later.
+type conditionSink interface {
+	add(typ, status, reason, message string)
+}
+
+// conditionRecord keeps conditions, in the order reported, for addTo.
+type conditionRecord []Condition
+
+func (r *conditionRecord) add(typ, status, reason, message string) {
+	*r = append(*r, Condition{Type: typ, Status: status, Reason: reason, Message: message})
+}
+
+// addTo reports the recorded conditions to sink, in order.
+func (r conditionRecord) addTo(sink conditionSink) {
+	for _, c := range r {
+		sink.add(c.Type, c.Status, c.Reason, c.Message)
+	}
+}
+
 func (rp *routeParent) has(typ string) bool {
 	return rp.status != nil && rp.status.Conditions.has(typ)
 }
