@@ -38,8 +38,14 @@ import (
 // chunkDocuments returns an iterator over the documents of a chunk's text:
 // the fast parser's when it accepts the text, yaml.v3's otherwise. Like
 // yaml.v3's Decoder, the iterator returns io.EOF after the last document.
-func chunkDocuments(text []byte, arena *nodeArena) func() (*yaml.Node, error) {
-	if docs, ok := fastParseYAML(text, arena); ok {
+//
+// src is text as a string, whose substrings the nodes' values are; ""
+// makes a copy.
+func chunkDocuments(text []byte, src string, arena *nodeArena) func() (*yaml.Node, error) {
+	if src == "" {
+		src = string(text)
+	}
+	if docs, ok := fastParseYAMLFrom(text, src, arena); ok {
 		return func() (*yaml.Node, error) {
 			if len(docs) == 0 {
 				return nil, io.EOF
@@ -94,6 +100,13 @@ var fastYAMLStrict = false
 // returns for it, one per Decode call. ok is false when the text is outside
 // the subset the parser knows; the text must then be parsed by yaml.v3.
 func fastParseYAML(text []byte, arena *nodeArena) (docs []*yaml.Node, ok bool) {
+	return fastParseYAMLFrom(text, string(text), arena)
+}
+
+// fastParseYAMLFrom is fastParseYAML for text whose string form, src, the
+// caller has: scalars without escapes are substrings of it, so most nodes
+// cost no string allocation.
+func fastParseYAMLFrom(text []byte, src string, arena *nodeArena) (docs []*yaml.Node, ok bool) {
 	lines, nonASCII, scannable := fastYAMLPrescan(text)
 	if !scannable {
 		return nil, false
@@ -107,19 +120,19 @@ func fastParseYAML(text []byte, arena *nodeArena) (docs []*yaml.Node, ok bool) {
 		}
 	}()
 	p := fastYAML{
-		// One conversion for the whole chunk: scalars without escapes are
-		// substrings of it, so most nodes cost no string allocation.
-		src:      string(text),
+		src:      src,
 		nonASCII: nonASCII,
 		indent:   -1,
 		// Sized to what the chunk needs (see estimateNodes); the cap keeps
 		// a long block scalar from sizing a slab it will not fill.
 		slabSize: min(estimateNodes(text, lines), 1024),
 		ptrsSize: min(estimateNodes(text, lines), 1024),
-		stack:    make([]*yaml.Node, 0, 64),
+		stack:    arena.stack(),
 		arena:    arena,
 	}
-	return p.stream(), true
+	docs = p.stream()
+	arena.keepStack(p.stack)
+	return docs, true
 }
 
 // estimateNodes is about how many nodes a chunk of lines lines parses to.
@@ -1228,6 +1241,9 @@ func isYAMLStyleFloat(s string) bool {
 // resolveNumberTag resolves a plain scalar starting with a sign or a digit,
 // like the 'D' and 'S' cases of yaml.v3's resolve.
 func resolveNumberTag(s string) string {
+	if tag, ok := commonNumberTag(s); ok {
+		return tag
+	}
 	if looksLikeTimestamp(s) {
 		return tagTimestamp
 	}
@@ -1268,6 +1284,36 @@ func resolveNumberTag(s string) string {
 		}
 	}
 	return tagStr
+}
+
+// commonNumberTag tags, without strconv, the two shapes most scalars that
+// start like a number have: a decimal integer that fits in an int64 (a
+// port, a count), and digits with two or more dots (an address, a
+// version), which is neither a number nor a timestamp. strconv reports
+// the second with an error value each, 10,000 of them loading 5,000
+// HTTPProxies. Anything else is left to resolveNumberTag.
+func commonNumberTag(s string) (string, bool) {
+	digits := s
+	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
+		digits = digits[1:]
+	}
+	dots := 0
+	for i := 0; i < len(digits); i++ {
+		switch c := digits[i]; {
+		case c == '.':
+			dots++
+		case c < '0' || c > '9':
+			return "", false
+		}
+	}
+	switch {
+	case dots >= 2:
+		return tagStr, true
+	case dots == 0 && len(digits) > 0 && len(digits) <= 18 && (digits[0] != '0' || len(digits) == 1):
+		// No leading zero: base 0 would read "012" as octal.
+		return tagInt, true
+	}
+	return "", false
 }
 
 // timestampFormats are the layouts yaml.v3 accepts as timestamps.

@@ -188,6 +188,11 @@ func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) 
 // loadYAML parses and decodes the documents of a YAML stream in parallel.
 func loadYAML(name string, data []byte, lim limits, cache *Cache, skipped map[string]int) ([]Object, []error) {
 	chunks := splitYAMLStream(data)
+	if cache == nil {
+		// data was read for this load and normalised, and is not
+		// written again.
+		viewChunks(chunks, data)
+	}
 	parts := make([]partResult, len(chunks))
 	forEachParallel(len(chunks), func(i int) {
 		ch := chunks[i]
