@@ -242,6 +242,24 @@ func TestResolvePlainTag(t *testing.T) {
 	t.Logf("compared %d plain scalars", compared)
 }
 
+// TestCommonNumberTag checks the shortcut for integers and dotted digits
+// against yaml.v3 on the shapes it decides and those next to them.
+func TestCommonNumberTag(t *testing.T) {
+	for _, s := range []string{"0", "7", "80", "-1", "+42", "-0", "012", "089", "0.5", "1.", "10.0.0.1", "1.2.3",
+		"1..2", "..", "-1.2.3", "+10.0.0.1", "123456789012345678", "1234567890123456789", "12345678901234567890",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "18446744073709551615",
+		"18446744073709551616", "1_000", "0x1f", "1e3", "2024-01-02", "1:30", "+", "-5.5.5"} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte("k: "+s+"\n"), &doc); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		want := doc.Content[0].Content[1].Tag
+		if got := resolvePlainTag(s); got != want {
+			t.Errorf("resolvePlainTag(%q) = %s, yaml.v3 says %s", s, got, want)
+		}
+	}
+}
+
 // TestFastYAMLHook checks that parseYAMLChunk takes the fast parser's
 // documents when it accepts a chunk, moved to the chunk's lines, and still
 // reports yaml.v3's errors, at the right line, when it does not.

@@ -41,8 +41,11 @@ func validateMeta(obj metav1.Object, spec *kindSpec) []metaProblem {
 			out = append(out, metaProblem{[]string{"metadata", "labels"}, e.Error()})
 		}
 	}
-	for _, e := range apivalidation.ValidateAnnotations(obj.GetAnnotations(), field.NewPath("metadata", "annotations")) {
-		out = append(out, metaProblem{[]string{"metadata", "annotations"}, e.Error()})
+	// Most objects have no annotations: no path to build for them.
+	if annotations := obj.GetAnnotations(); len(annotations) > 0 {
+		for _, e := range apivalidation.ValidateAnnotations(annotations, field.NewPath("metadata", "annotations")) {
+			out = append(out, metaProblem{[]string{"metadata", "annotations"}, e.Error()})
+		}
 	}
 	return out
 }
