@@ -25,8 +25,14 @@ import (
 // sortRoutes sorts routes in place in Envoy match order.
 func sortRoutes(routes []*Route) {
 	for _, r := range routes {
-		sort.Stable(headerMatchOrder(r.HeaderMatch))
-		sort.Stable(queryMatchOrder(r.QueryMatch))
+		// Most routes have one condition or none: nothing to sort, and
+		// no sort.Interface to allocate.
+		if len(r.HeaderMatch) > 1 {
+			sort.Stable(headerMatchOrder(r.HeaderMatch))
+		}
+		if len(r.QueryMatch) > 1 {
+			sort.Stable(queryMatchOrder(r.QueryMatch))
+		}
 	}
 	// The keys are computed once: building one costs more than comparing.
 	keyed := make([]keyedRoute, len(routes))
