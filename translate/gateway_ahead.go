@@ -7,10 +7,10 @@ import (
 
 // HTTPRoutes are attached one after the other, in Contour's order, since
 // the first route to claim a match keeps it. Converting their rules reads
-// only the cache, and was most of the processor's time (about 60 of 100
-// ms at 5,000 HTTPRoutes, on one CPU while the other idled), so the
-// routes attached to the Gateway are converted first, on every CPU, and
-// attaching takes their conversions in order.
+// only the cache, and was most of the processor's 110–120 ms at 5,000
+// HTTPRoutes, on one CPU while the other idled; so the routes attached to
+// the Gateway are converted first, on every CPU, and attaching takes their
+// conversions in order.
 
 // httpRoutesInOrder turns convertAhead off, for tests that compare the
 // two.

@@ -2,8 +2,6 @@ package translate
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -118,14 +116,10 @@ spec:
 	return b.String()
 }
 
-// loadYAMLForTest loads YAML text as the loader loads a file.
+// loadYAMLForTest loads YAML text as the loader loads standard input.
 func loadYAMLForTest(t *testing.T, text string) []loader.Object {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "input.yaml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := loader.Load([]string{path}, loader.Options{})
+	res, err := loader.Load([]string{"-"}, loader.Options{Stdin: strings.NewReader(text)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,25 +71,24 @@ func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[strin
 	return out, nil
 }
 
-// validHeaderValue refuses what Envoy refuses in a header value: NUL, CR
-// and LF. Contour passes them on, and Envoy then rejects the whole route
-// configuration; contourc reports the header instead.
 // headerNameProblems is validation.IsHTTPHeaderName without its regular
 // expression for the names it accepts: a name of letters, digits and
 // dashes, which every header policy checks for each header (a tenth of
 // converting an HTTPRoute's rules).
 func headerNameProblems(name string) []string {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
-			return validation.IsHTTPHeaderName(name)
-		}
+	if name != "" && strings.IndexFunc(name, notHeaderNameChar) < 0 {
+		return nil
 	}
-	if name == "" {
-		return validation.IsHTTPHeaderName(name)
-	}
-	return nil
+	return validation.IsHTTPHeaderName(name)
 }
 
+func notHeaderNameChar(c rune) bool {
+	return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-')
+}
+
+// validHeaderValue refuses what Envoy refuses in a header value: NUL, CR
+// and LF. Contour passes them on, and Envoy then rejects the whole route
+// configuration; contourc reports the header instead.
 func validHeaderValue(name, value string) error {
 	if strings.ContainsAny(value, "\x00\r\n") {
 		return fmt.Errorf("invalid header value for %q: must not contain NUL, CR or LF", name)

@@ -150,15 +150,7 @@ spec:
   - matches: [{path: {type: PathPrefix, value: /gw}}]
     backendRefs: [{name: kuard, port: 80}]
 `
-	load := func(text string) []loader.Object {
-		t.Helper()
-		loaded, err := loader.Load([]string{"-"}, loader.Options{Stdin: strings.NewReader(text)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return loaded.Objects
-	}
-	withRoute := load(common + route)
+	withRoute := loadYAMLForTest(t, common+route)
 	// The same objects but the HTTPRoute: the processor's inputs are
 	// the same pointers.
 	withoutRoute := slices.DeleteFunc(slices.Clone(withRoute), func(o loader.Object) bool { return o.Kind == "HTTPRoute" })
