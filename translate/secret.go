@@ -70,7 +70,7 @@ type pemBlock = pem.Block
 func pemBlocks(data []byte, visit func(*pemBlock) error) error {
 	for hasPEMHeader(data) {
 		var block *pem.Block
-		block, data = pem.Decode(data)
+		block, data = decodePEM(data)
 		if block == nil {
 			return errors.New("failed to parse PEM block")
 		}
