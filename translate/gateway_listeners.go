@@ -136,6 +136,9 @@ func hostnameOf(l gatewayv1.Listener) string {
 
 // validHostname accepts DNS names and wildcard DNS names, not IPs.
 func validHostname(h string) error {
+	if plainDNSName(h) {
+		return nil
+	}
 	if net.ParseIP(h) != nil {
 		return fmt.Errorf("invalid hostname %q: must be a DNS name, not an IP address", h)
 	}
@@ -150,6 +153,32 @@ func validHostname(h string) error {
 	}
 	return nil
 }
+
+// plainDNSName accepts, without apimachinery's regular expression (6 ms
+// at 5,000 HTTPRoutes), a DNS-1123 subdomain with a letter in it, so not
+// an IP address: dot-separated labels of lower-case letters, digits and
+// dashes that start and end with a letter or digit, 253 bytes at most.
+// Anything else is left to validHostname's checks and their messages.
+func plainDNSName(h string) bool {
+	if len(h) > validation.DNS1123SubdomainMaxLength || !strings.ContainsFunc(h, isLowerLetter) {
+		return false
+	}
+	for label := range strings.SplitSeq(h, ".") {
+		if label == "" || !isLowerAlnum(label[0]) || !isLowerAlnum(label[len(label)-1]) {
+			return false
+		}
+		for i := 1; i < len(label)-1; i++ {
+			if c := label[i]; !isLowerAlnum(c) && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isLowerLetter(c rune) bool { return 'a' <= c && c <= 'z' }
+
+func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
 // gatewayListener is a Gateway listener as routes see it.
 type gatewayListener struct {

@@ -2,11 +2,17 @@ package translate
 
 import (
 	"fmt"
+	"math/rand"
+	"net"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
@@ -210,5 +216,81 @@ func TestGatewaySelection(t *testing.T) {
 				t.Errorf("served %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSortedRoutes checks Contour's route order, by creation time and then
+// by "namespace/name" as a string, against a plain sort on random routes,
+// with equal times and names that order differently field by field.
+func TestSortedRoutes(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	parts := []string{"a", "a-b", "a.b", "ab", "b", "a/"}
+	var routes []*gatewayv1.HTTPRoute
+	for range 300 {
+		r := &gatewayv1.HTTPRoute{}
+		r.Namespace, r.Name = parts[rng.Intn(len(parts))], parts[rng.Intn(len(parts))]
+		r.CreationTimestamp = metav1.NewTime(base.Add(time.Duration(rng.Intn(4)) * time.Second))
+		routes = append(routes, r)
+	}
+	want := slices.Clone(routes)
+	sort.SliceStable(want, func(i, j int) bool {
+		ti, tj := want[i].CreationTimestamp, want[j].CreationTimestamp
+		if !ti.Equal(&tj) {
+			return ti.Before(&tj)
+		}
+		return want[i].Namespace+"/"+want[i].Name < want[j].Namespace+"/"+want[j].Name
+	})
+	got := sortedRoutes(routes)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("route %d: %s/%s at %v, want %s/%s at %v", i, got[i].Namespace, got[i].Name, got[i].CreationTimestamp, want[i].Namespace, want[i].Name, want[i].CreationTimestamp)
+		}
+	}
+}
+
+// TestValidHostname compares validHostname, which accepts plain DNS names
+// without a regular expression, with the checks it falls back to, on
+// random names, addresses and lengths around the limit.
+func TestValidHostname(t *testing.T) {
+	slow := func(h string) error {
+		if net.ParseIP(h) != nil {
+			return fmt.Errorf("invalid hostname %q: must be a DNS name, not an IP address", h)
+		}
+		var errs []string
+		if strings.Contains(h, "*") {
+			errs = validation.IsWildcardDNS1123Subdomain(h)
+		} else {
+			errs = validation.IsDNS1123Subdomain(h)
+		}
+		if errs != nil {
+			return fmt.Errorf("invalid hostname %q: %v", h, errs)
+		}
+		return nil
+	}
+	names := []string{"", "a", "app-00001.example.com", "1.2.3.4", "1.2.3", "::1", "fe80::1", "*.example.com", "a..b", ".a", "a.",
+		"-a", "a-", "A.example.com", "a_b", strings.Repeat("a", 253), strings.Repeat("a", 254), strings.Repeat("a", 70) + ".com",
+		strings.Repeat("ab.", 84) + "c", "é.com", "0a", "a0", "1-1.com"}
+	rng := rand.New(rand.NewSource(9))
+	pieces := []string{"a", "z", "0", "9", "-", ".", "*", "A", "_", ":", "é", "example", "1"}
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.Intn(8) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		names = append(names, b.String())
+	}
+	plain := 0
+	for _, h := range names {
+		got, want := validHostname(h), slow(h)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("validHostname(%q) = %v, want %v", h, got, want)
+		}
+		if plainDNSName(h) {
+			plain++
+		}
+	}
+	if plain < 1000 {
+		t.Fatalf("only %d names took the fast path: the test compares little", plain)
 	}
 }
