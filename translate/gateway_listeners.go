@@ -139,6 +139,12 @@ func validHostname(h string) error {
 	if plainDNSName(h) {
 		return nil
 	}
+	return checkHostname(h)
+}
+
+// checkHostname is validHostname for any name, with apimachinery's
+// messages.
+func checkHostname(h string) error {
 	if net.ParseIP(h) != nil {
 		return fmt.Errorf("invalid hostname %q: must be a DNS name, not an IP address", h)
 	}

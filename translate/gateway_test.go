@@ -3,7 +3,6 @@ package translate
 import (
 	"fmt"
 	"math/rand"
-	"net"
 	"slices"
 	"sort"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
@@ -253,21 +251,6 @@ func TestSortedRoutes(t *testing.T) {
 // without a regular expression, with the checks it falls back to, on
 // random names, addresses and lengths around the limit.
 func TestValidHostname(t *testing.T) {
-	slow := func(h string) error {
-		if net.ParseIP(h) != nil {
-			return fmt.Errorf("invalid hostname %q: must be a DNS name, not an IP address", h)
-		}
-		var errs []string
-		if strings.Contains(h, "*") {
-			errs = validation.IsWildcardDNS1123Subdomain(h)
-		} else {
-			errs = validation.IsDNS1123Subdomain(h)
-		}
-		if errs != nil {
-			return fmt.Errorf("invalid hostname %q: %v", h, errs)
-		}
-		return nil
-	}
 	names := []string{"", "a", "app-00001.example.com", "1.2.3.4", "1.2.3", "::1", "fe80::1", "*.example.com", "a..b", ".a", "a.",
 		"-a", "a-", "A.example.com", "a_b", strings.Repeat("a", 253), strings.Repeat("a", 254), strings.Repeat("a", 70) + ".com",
 		strings.Repeat("ab.", 84) + "c", "é.com", "0a", "a0", "1-1.com"}
@@ -282,7 +265,7 @@ func TestValidHostname(t *testing.T) {
 	}
 	plain := 0
 	for _, h := range names {
-		got, want := validHostname(h), slow(h)
+		got, want := validHostname(h), checkHostname(h)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("validHostname(%q) = %v, want %v", h, got, want)
 		}
