@@ -42,9 +42,6 @@ import (
 // src is text as a string, whose substrings the nodes' values are; ""
 // makes a copy.
 func chunkDocuments(text []byte, src string, arena *nodeArena) func() (*yaml.Node, error) {
-	if src == "" {
-		src = string(text)
-	}
 	if docs, ok := fastParseYAMLFrom(text, src, arena); ok {
 		return func() (*yaml.Node, error) {
 			if len(docs) == 0 {
@@ -100,12 +97,12 @@ var fastYAMLStrict = false
 // returns for it, one per Decode call. ok is false when the text is outside
 // the subset the parser knows; the text must then be parsed by yaml.v3.
 func fastParseYAML(text []byte, arena *nodeArena) (docs []*yaml.Node, ok bool) {
-	return fastParseYAMLFrom(text, string(text), arena)
+	return fastParseYAMLFrom(text, "", arena)
 }
 
 // fastParseYAMLFrom is fastParseYAML for text whose string form, src, the
-// caller has: scalars without escapes are substrings of it, so most nodes
-// cost no string allocation.
+// caller may have ("" makes a copy): scalars without escapes are
+// substrings of it, so most nodes cost no string allocation.
 func fastParseYAMLFrom(text []byte, src string, arena *nodeArena) (docs []*yaml.Node, ok bool) {
 	lines, nonASCII, scannable := fastYAMLPrescan(text)
 	if !scannable {
@@ -119,6 +116,9 @@ func fastParseYAMLFrom(text []byte, src string, arena *nodeArena) (docs []*yaml.
 			docs, ok = nil, false
 		}
 	}()
+	if src == "" {
+		src = string(text)
+	}
 	p := fastYAML{
 		src:      src,
 		nonASCII: nonASCII,
