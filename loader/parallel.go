@@ -3,33 +3,34 @@ package loader
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // forEachParallel calls fn for every i in [0, n) on up to GOMAXPROCS
 // goroutines. Callers store results by index, so the outcome does not
 // depend on scheduling.
+//
+// Workers take the next index from a counter: handing indexes out over a
+// channel needed the sending goroutine scheduled for each one, and with
+// thousands of small documents a file, loading kept 1.7 of 2 CPUs busy
+// instead of 1.95 (1.4 on the last file), and check of 5,000 HTTPProxies
+// took 20 ms more.
 func forEachParallel(n int, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
-		for i := 0; i < n; i++ {
+		for i := range n {
 			fn(i)
 		}
 		return
 	}
-	next := make(chan int)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				fn(i)
 			}
-		}()
+		})
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 }
