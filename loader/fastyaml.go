@@ -26,6 +26,7 @@ package loader
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"strconv"
 	"strings"
@@ -155,21 +156,42 @@ func estimateNodes(text []byte, lines int) int {
 // breaks or a byte order mark. It also counts lines, to size node slabs.
 func fastYAMLPrescan(text []byte) (lines int, nonASCII, ok bool) {
 	for i := 0; i < len(text); {
-		switch asciiClass[text[i]] {
-		case asciiPlain:
-			i++
-		case asciiControl:
-			return 0, false, false
-		default:
-			r, size := utf8.DecodeRune(text[i:])
-			if !printableNonASCII(r, size) {
+		// Eight bytes at a time while they are printable ASCII: most of
+		// a manifest, and all of a Secret's base64; a byte at a time was
+		// 27 ms of CPU loading 5,000 HTTPProxies.
+		if i+8 <= len(text) && printableASCIIWord(binary.LittleEndian.Uint64(text[i:])) {
+			i += 8
+			continue
+		}
+		// Then the next eight (or more, when a character crosses
+		// them) one at a time.
+		for end := min(i+8, len(text)); i < end; {
+			switch asciiClass[text[i]] {
+			case asciiPlain:
+				i++
+			case asciiControl:
 				return 0, false, false
+			default:
+				r, size := utf8.DecodeRune(text[i:])
+				if !printableNonASCII(r, size) {
+					return 0, false, false
+				}
+				nonASCII = true
+				i += size
 			}
-			nonASCII = true
-			i += size
 		}
 	}
 	return bytes.Count(text, []byte{'\n'}) + 1, nonASCII, true
+}
+
+// printableASCIIWord reports whether all eight bytes of w are printable
+// ASCII (0x20 to 0x7e).
+func printableASCIIWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// A byte below n has its high bit set by subtracting n from it, and
+	// had it clear before (n <= 0x80; exact for the word as a whole).
+	below := func(x uint64, n uint64) uint64 { return (x - ones*n) &^ x & highs }
+	return w&highs == 0 && below(w, 0x20) == 0 && below(w^(ones*0x7f), 1) == 0
 }
 
 // Classes of bytes for fastYAMLPrescan.
