@@ -156,13 +156,20 @@ func (y *yamlWriter) sequence(i, indent int) (int, error) {
 // scalar writes the string, number or literal at src[i] and ends the line.
 func (y *yamlWriter) scalar(i int) (int, error) {
 	if y.src[i] == '"' {
-		s, next, err := y.str(i)
+		end := stringEnd(y.src, i)
+		raw := y.src[i:end]
+		if quotedAlike(raw) {
+			y.out = append(y.out, raw...)
+			y.out = append(y.out, '\n')
+			return end, nil
+		}
+		s, err := decodeJSONString(raw)
 		if err != nil {
 			return i, err
 		}
 		y.out = appendYAMLString(y.out, s)
 		y.out = append(y.out, '\n')
-		return next, nil
+		return end, nil
 	}
 	start := i
 	for i < len(y.src) && !strings.ContainsRune(",]} \t\r\n", rune(y.src[i])) {
@@ -176,30 +183,38 @@ func (y *yamlWriter) scalar(i int) (int, error) {
 	return i, nil
 }
 
-// str decodes the JSON string at src[i], returning the index after it. A
-// string without escapes is src's own bytes, not a copy (a copy of every key
-// and value was a thirteenth of -o yaml's CPU): callers only append it to
-// the output, and src does not change while it is converted.
+// str decodes the JSON string at src[i], returning the index after it.
 func (y *yamlWriter) str(i int) (string, int, error) {
 	if i >= len(y.src) || y.src[i] != '"' {
 		return "", i, errBadJSON
 	}
 	end := stringEnd(y.src, i)
-	raw := y.src[i:end]
-	if len(raw) < 2 || raw[len(raw)-1] != '"' {
-		return "", i, errBadJSON // not closed
+	s, err := decodeJSONString(y.src[i:end])
+	if err != nil {
+		return "", i, err
+	}
+	return s, end, nil
+}
+
+// decodeJSONString decodes the quoted JSON string raw. A string without
+// escapes is raw's own bytes, not a copy (a copy of every key and value was
+// a thirteenth of -o yaml's CPU): callers only append it to the output,
+// and the source does not change while it is converted.
+func decodeJSONString(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", errBadJSON // not closed
 	}
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return unsafe.String(&raw[1], len(raw)-2), end, nil
+		return unsafe.String(&raw[1], len(raw)-2), nil
 	}
 	if s, ok := unquoteJSON(raw); ok {
-		return s, end, nil
+		return s, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", i, fmt.Errorf("yaml: %w", err)
+		return "", fmt.Errorf("yaml: %w", err)
 	}
-	return s, end, nil
+	return s, nil
 }
 
 // unquoteJSON decodes a quoted JSON string with the escapes the encoder
@@ -273,9 +288,42 @@ func (y *yamlWriter) isEmpty(i int) bool {
 }
 
 func (y *yamlWriter) indent(n int) {
-	for range n {
-		y.out = append(y.out, ' ')
+	for n > len(spaces) {
+		y.out = append(y.out, spaces...)
+		n -= len(spaces)
 	}
+	y.out = append(y.out, spaces[:n]...)
+}
+
+const spaces = "                                                                "
+
+// quotedAlike reports whether the quoted JSON string raw is, byte for
+// byte, what appendYAMLString writes for its value: a string with an
+// escape is never plain, and when every escape is \", \\, \n, \t or \r
+// and every other byte printable ASCII, appendQuoted writes the same
+// escapes. The Lua scripts in every filter chain are such strings;
+// decoding and quoting them again was a twentieth of converting a
+// bootstrap.
+func quotedAlike(raw []byte) bool {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return false
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return false // perhaps plain
+	}
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\\':
+			if i+1 >= len(body) || !strings.ContainsRune(`"\ntr`, rune(body[i+1])) {
+				return false
+			}
+			i++
+		case c < 0x20 || c >= 0x7f || c == '"':
+			return false
+		}
+	}
+	return true
 }
 
 func closing(open byte) byte {

@@ -158,3 +158,40 @@ func TestAppendQuotedMatchesRuneByRune(t *testing.T) {
 		}
 	}
 }
+
+// A JSON string quotedAlike admits is copied as it is: it must be what
+// decoding it and writing the YAML string gives.
+func TestQuotedAlikeCopiesWhatQuotingWrites(t *testing.T) {
+	pieces := []string{"a", "Z", " ", "-", "#", ":", `\"`, `\\`, `\n`, `\t`, `\r`, `\b`, `\f`, `\/`,
+		`\u0001`, `\u007f`, "é", "\u2028", "\x01", "\x7f"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	admitted := 0
+	for range 20000 {
+		var b strings.Builder
+		b.WriteByte('"')
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		b.WriteByte('"')
+		raw := []byte(b.String())
+		if !json.Valid(raw) || !quotedAlike(raw) {
+			continue
+		}
+		admitted++
+		s, err := decodeJSONString(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := appendYAMLString(nil, s); !bytes.Equal(raw, want) {
+			t.Fatalf("%s: copied, but quoting writes %s", raw, want)
+		}
+	}
+	if admitted < 1000 {
+		t.Fatalf("only %d strings admitted", admitted)
+	}
+	for _, raw := range []string{`"plain"`, `""`, `"a\bb"`, `"a\/b"`, `"a\u0001"`, "\"\x01\\n\"", `"é\n"`} {
+		if quotedAlike([]byte(raw)) {
+			t.Errorf("%s admitted", raw)
+		}
+	}
+}
