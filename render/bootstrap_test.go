@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -325,6 +326,11 @@ func TestBootstrapInvalidWritesNothing(t *testing.T) {
 			}
 			if buf.Len() != 0 {
 				t.Errorf("wrote %d bytes despite the error", buf.Len())
+			}
+			// Streamed, part of it may be written, but the error is
+			// the same.
+			if serr := BootstrapStream(io.Discard, r); serr == nil || serr.Error() != err.Error() {
+				t.Errorf("BootstrapStream: error %v, want %v", serr, err)
 			}
 		})
 	}

@@ -3,16 +3,17 @@ package render
 // The static bootstrap as YAML, printed on every CPU.
 //
 // Nearly all of a bootstrap is its static resources. Each is printed as JSON
-// and turned into the YAML of a sequence item on its own, in parallel; the
-// rest of the bootstrap (node, admin, runtime) is printed the ordinary way,
-// and the static_resources block is put where a single pass would have put
-// it: right after node, proto field 1, as static_resources is field 2. A
-// test compares the result with the single pass.
+// and turned into the YAML of a sequence item on its own, in parallel, and
+// passed on in order as soon as those before it are, so that a file can be
+// written as it is printed; the rest of the bootstrap (node, admin,
+// runtime) is printed the ordinary way, and the static_resources block is
+// put where a single pass would have put it: right after node, proto field
+// 1, as static_resources is field 2. A test compares the result with the
+// single pass.
 
 import (
 	"bytes"
 	"errors"
-	"slices"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -41,34 +42,61 @@ func (p staticPrint) encoder() *jsonEncoder {
 // segments to write one after the other (joining them would copy the
 // whole output once more); the same bootstrap always gives the same bytes.
 func bootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint) ([][]byte, error) {
-	sr := b.GetStaticResources()
-	static, err := staticResourcesYAML(sr, p)
+	var out [][]byte
+	err := writeBootstrapYAML(b, p, func(segment []byte) error {
+		out = append(out, segment)
+		return nil
+	}, false)
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// writeBootstrapYAML hands emit the segments of bootstrapYAML in order, each
+// as soon as it and those before it are printed. With lent, emit is done
+// with a segment when it returns, and its buffer is printed into again;
+// otherwise emit keeps it. On an error emit may have been given part of
+// the bootstrap.
+func writeBootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint, emit func([]byte) error, lent bool) error {
+	sr := b.GetStaticResources()
 	b.StaticResources = nil
 	restJSON, err := compactEncoder().marshal(nil, b)
 	b.StaticResources = sr
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rest, err := jsonToYAML(restJSON)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(static) > 0 && bytes.Equal(rest, []byte("{}\n")) {
+	if sr != nil && bytes.Equal(rest, []byte("{}\n")) {
 		rest = nil // the static resources are all there is
 	}
 	at := afterFirstKey(rest, "node:")
-	out := make([][]byte, 0, len(static)+3)
-	out = append(out, []byte(bootstrapHeader), rest[:at])
-	out = append(out, static...)
-	return append(out, rest[at:]), nil
+	jobs := []yamlJob{{text: []byte(bootstrapHeader)}, {text: rest[:at]}}
+	static, err := staticResourceJobs(sr, p)
+	if err != nil {
+		return err
+	}
+	jobs = append(jobs, static...)
+	jobs = append(jobs, yamlJob{text: rest[at:]})
+	return printYAMLJobs(jobs, p, emit, lent)
 }
 
-// staticResourcesYAML prints the static_resources block, as segments, or
-// nothing when sr is nil.
-func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrint) ([][]byte, error) {
+// yamlJob is one piece of a bootstrap's YAML: a resource to print as a
+// sequence item whose "- " is at indent, or a fixed text.
+type yamlJob struct {
+	text       []byte
+	m          proto.Message
+	kind, name string
+	indent     int
+}
+
+// staticResourceJobs are the pieces of the static_resources block, or none
+// when sr is nil. A listener with many filter chains is printed in pieces
+// (chainJobs).
+func staticResourceJobs(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrint) ([]yamlJob, error) {
 	if sr == nil {
 		return nil, nil
 	}
@@ -78,29 +106,34 @@ func staticResourcesYAML(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrin
 		staticSection("cluster", sr.GetClusters()),
 		staticSection("secret", sr.GetSecrets()),
 	}
-	items, err := yamlItems(sections, p)
-	if err != nil {
-		return nil, err
-	}
-	out := [][]byte{[]byte("static_resources:")}
+	jobs := []yamlJob{{text: []byte("static_resources:")}}
 	empty := true
 	for i, s := range sections {
 		if len(s.items) == 0 {
 			continue // protojson leaves out empty lists
 		}
 		if empty {
-			out = append(out, []byte("\n"))
+			jobs = append(jobs, yamlJob{text: []byte("\n")})
 			empty = false
 		}
-		out = append(out, []byte("  "+keys[i]+":\n"))
-		for _, item := range items[i] {
-			out = append(out, item...)
+		jobs = append(jobs, yamlJob{text: []byte("  " + keys[i] + ":\n")})
+		for j, m := range s.items {
+			l, ok := m.(*listenerv3.Listener)
+			if !ok || len(l.GetFilterChains()) < minSplitList {
+				jobs = append(jobs, yamlJob{m: m, kind: s.kind, name: s.names[j], indent: staticItemIndent})
+				continue
+			}
+			chains, err := chainJobs(l, p)
+			if err != nil {
+				return nil, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err}
+			}
+			jobs = append(jobs, chains...)
 		}
 	}
 	if empty {
-		out = append(out, []byte(" {}\n"))
+		jobs = append(jobs, yamlJob{text: []byte(" {}\n")})
 	}
-	return out, nil
+	return jobs, nil
 }
 
 // staticSection is a section of static resources in the bootstrap's own
@@ -116,44 +149,6 @@ func staticSection[T interface {
 	return s
 }
 
-// yamlItem is one printed resource: segments written one after the other.
-type yamlItem [][]byte
-
-// yamlItems prints every resource of every section as a YAML sequence item
-// at staticItemIndent, on every CPU, keeping order; the error is that of
-// the first failing resource. A listener with many filter chains is
-// printed in pieces (spliceChains).
-func yamlItems(sections []typeSection, p staticPrint) ([][]yamlItem, error) {
-	sections = slices.Clone(sections)
-	var spliced []splicedChains
-	for i := range sections {
-		sections[i].items = slices.Clone(sections[i].items)
-		for j, m := range sections[i].items {
-			if l, ok := m.(*listenerv3.Listener); ok && len(l.GetFilterChains()) >= minSplitList {
-				sections[i].items[j] = withChainMarker(l)
-				spliced = append(spliced, splicedChains{section: i, item: j, listener: l})
-			}
-		}
-	}
-	items, err := yamlItemsAt(sections, staticItemIndent, p)
-	if err != nil {
-		return nil, err
-	}
-	for _, sc := range spliced {
-		if items[sc.section][sc.item], err = spliceChains(items[sc.section][sc.item], sc.listener, p); err != nil {
-			return nil, &ResourceError{Kind: "listener", Name: sc.listener.GetName(), Err: err}
-		}
-	}
-	return items, nil
-}
-
-// splicedChains is a listener printed with a marker for its filter chains,
-// at items[section][item].
-type splicedChains struct {
-	section, item int
-	listener      *listenerv3.Listener
-}
-
 // chainMarker names the one filter chain of a listener's stand-in: a plain
 // word that cannot be a real chain's name (those are server names or
 // Contour's fixed ones).
@@ -167,78 +162,77 @@ func withChainMarker(l *listenerv3.Listener) *listenerv3.Listener {
 	return stand
 }
 
-// spliceChains replaces the marker chain's line in a listener's item with
-// l's filter chains, printed on every CPU at the marker's indentation, as
-// the single pass would have printed them there.
-func spliceChains(item yamlItem, l *listenerv3.Listener, p staticPrint) (yamlItem, error) {
-	whole := item[0] // a listener with the marker is printed in one piece
-	line := []byte("- name: " + chainMarker + "\n")
-	at := bytes.Index(whole, line)
-	if len(item) != 1 || at < 0 {
-		return nil, errors.New("yaml: the filter chains' place was not found")
-	}
-	start := bytes.LastIndexByte(whole[:at], '\n') + 1
-	indent := at - start
-	chains := typeSection{kind: "listener", items: make([]proto.Message, len(l.GetFilterChains())), names: make([]string, len(l.GetFilterChains()))}
-	for i, fc := range l.GetFilterChains() {
-		chains.items[i], chains.names[i] = fc, l.GetName()
-	}
-	printed, err := yamlItemsAt([]typeSection{chains}, indent, p)
+// chainJobs are the pieces of a listener with many filter chains: the
+// listener printed with a marker chain in their place, cut at the marker's
+// line, and between the two parts each chain, to print at the marker's
+// indentation, as the single pass would have printed them there.
+func chainJobs(l *listenerv3.Listener, p staticPrint) ([]yamlJob, error) {
+	js, err := p.encoder().forWorker().marshal(nil, withChainMarker(l))
 	if err != nil {
 		return nil, err
 	}
-	out := yamlItem{whole[:start]}
-	for _, chain := range printed[0] {
-		out = append(out, chain...)
+	whole, err := appendYAMLSequenceItem(nil, js, staticItemIndent)
+	if err != nil {
+		return nil, err
 	}
-	return append(out, whole[at+len(line):]), nil
+	line := []byte("- name: " + chainMarker + "\n")
+	at := bytes.Index(whole, line)
+	if at < 0 {
+		return nil, errors.New("yaml: the filter chains' place was not found")
+	}
+	start := bytes.LastIndexByte(whole[:at], '\n') + 1
+	jobs := []yamlJob{{text: whole[:start]}}
+	for _, fc := range l.GetFilterChains() {
+		jobs = append(jobs, yamlJob{m: fc, kind: "listener", name: l.GetName(), indent: at - start})
+	}
+	return append(jobs, yamlJob{text: whole[at+len(line):]}), nil
 }
 
-// yamlItemsAt prints every resource of every section as a YAML sequence
-// item whose "- " is at indent, on every CPU, keeping order. Each resource
-// is printed as JSON into its worker's buffer and turned into YAML at once,
-// so the JSON of all of them is never held together.
-func yamlItemsAt(sections []typeSection, indent int, p staticPrint) ([][]yamlItem, error) {
+// printYAMLJobs prints the jobs on every CPU and hands each to emit in
+// order as soon as it and those before it are printed (see inOrder), so
+// that only what is printed ahead waits in memory. Each resource is printed
+// as JSON into its worker's buffer and turned into YAML at once. The error
+// is that of the first failing job in order; emit gets nothing from it on.
+func printYAMLJobs(jobs []yamlJob, p staticPrint, emit func([]byte) error, lent bool) error {
 	e := p.encoder()
-	type job struct{ section, item int }
-	var jobs []job
-	items := make([][]yamlItem, len(sections))
-	for i, s := range sections {
-		items[i] = make([]yamlItem, len(s.items))
-		for j := range s.items {
-			jobs = append(jobs, job{i, j})
-		}
-	}
-	errs := make([]error, len(jobs))
+	out := newInOrder(func(_ int, segment []byte) error { return emit(segment) }, func(int) error { return nil })
+	out.lent = lent
 	forEachJob(len(jobs), func() func(int) {
-		var scratch []byte
+		var scratch, item []byte
 		we := e.forWorker()
 		return func(n int) {
-			jb := jobs[n]
-			s := sections[jb.section]
-			js, err := we.marshal(scratch[:0], s.items[jb.item])
-			var item []byte
-			if err == nil {
-				scratch = js
-				item, err = yamlSequenceItem(js, indent)
-			}
-			if err != nil {
-				errs[n] = &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err}
+			if !out.mayStart(n) {
 				return
 			}
-			items[jb.section][jb.item] = yamlItem{item}
+			jb := jobs[n]
+			if jb.m == nil {
+				out.done(n, jb.text)
+				return
+			}
+			js, err := we.marshal(scratch[:0], jb.m)
+			if err == nil {
+				scratch = js
+				item, err = appendYAMLSequenceItem(item[:0], js, jb.indent)
+			}
+			if err != nil {
+				out.fail(n, &ResourceError{Kind: jb.kind, Name: jb.name, Err: err})
+				return
+			}
+			if out.done(n, item) || cap(item) >= bigDocument {
+				item = nil
+			}
 		}
 	})
-	if bad := nonNil(errs); len(bad) > 0 {
-		return nil, bad[0]
-	}
-	return items, nil
+	return out.err
 }
 
-// yamlSequenceItem converts one JSON object into a block sequence item whose
-// "- " is at indent.
-func yamlSequenceItem(doc []byte, indent int) ([]byte, error) {
-	y := &yamlWriter{src: doc, out: make([]byte, 0, len(doc)+len(doc)/2)}
+// appendYAMLSequenceItem appends one JSON object converted into a block
+// sequence item whose "- " is at indent.
+func appendYAMLSequenceItem(dst, doc []byte, indent int) ([]byte, error) {
+	if cap(dst) == 0 {
+		dst = make([]byte, 0, len(doc)+len(doc)/2)
+	}
+	y := &yamlWriter{src: doc, out: dst}
 	i := skipSpace(doc, 0)
 	if i >= len(doc) || doc[i] != '{' {
 		return nil, errors.New("yaml: resource is not a JSON object")

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"testing"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
@@ -40,21 +41,24 @@ func sameAsSinglePass(t *testing.T, b *bootstrapv3.Bootstrap) {
 	}
 }
 
-// renderedAsSinglePass fails unless Bootstrap, which prints with what the
-// checks decoded, writes what the single pass prints of the bootstrap built
-// anew.
+// renderedAsSinglePass fails unless Bootstrap and BootstrapStream, which
+// print with what the checks decoded, write what the single pass prints of
+// the bootstrap built anew.
 func renderedAsSinglePass(t *testing.T, r *translate.Resources) {
 	t.Helper()
-	var got bytes.Buffer
-	if err := Bootstrap(&got, r); err != nil {
-		t.Fatal(err)
-	}
 	b, err := BuildBootstrap(r, BootstrapOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := singlePassYAML(t, b); !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("Bootstrap differs from the single pass:\n got %.600s\nwant %.600s", got.Bytes(), want)
+	want := singlePassYAML(t, b)
+	for name, write := range map[string]func(io.Writer, *translate.Resources) error{"Bootstrap": Bootstrap, "BootstrapStream": BootstrapStream} {
+		var got bytes.Buffer
+		if err := write(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s differs from the single pass:\n got %.600s\nwant %.600s", name, got.Bytes(), want)
+		}
 	}
 }
 

@@ -207,24 +207,27 @@ func TestRenderOutputFile(t *testing.T) {
 }
 
 // With standard output a file (render > file) and with --output, -o json
-// is written as it is printed; the bytes are those written to a pipe.
-func TestRenderJSONToFilesAsToPipes(t *testing.T) {
-	want := renderOK(t, "", "-o", "json", examplesDir)
-	dir := t.TempDir()
-	stdout, err := os.Create(filepath.Join(dir, "stdout.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdout.Close()
-	var errOut bytes.Buffer
-	if code := run([]string{"render", "-o", "json", examplesDir}, IOStreams{Out: stdout, ErrOut: &errOut}); code != exitOK {
-		t.Fatalf("exit code %d: %s", code, errOut.String())
-	}
-	viaFlag := filepath.Join(dir, "flag.json")
-	runCLI(t, "", "render", "-o", "json", "--output", viaFlag, examplesDir).wantExit(t, exitOK)
-	for _, path := range []string{stdout.Name(), viaFlag} {
-		if b, _ := os.ReadFile(path); !bytes.Equal(b, want) {
-			t.Errorf("%s differs from what render writes to a pipe at %s", filepath.Base(path), firstDifference(want, b))
+// and -o yaml are written as they are printed; the bytes are those written
+// to a pipe.
+func TestRenderToFilesAsToPipes(t *testing.T) {
+	for _, format := range []string{"json", "yaml"} {
+		want := renderOK(t, "", "-o", format, examplesDir)
+		dir := t.TempDir()
+		stdout, err := os.Create(filepath.Join(dir, "stdout."+format))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stdout.Close()
+		var errOut bytes.Buffer
+		if code := run([]string{"render", "-o", format, examplesDir}, IOStreams{Out: stdout, ErrOut: &errOut}); code != exitOK {
+			t.Fatalf("-o %s: exit code %d: %s", format, code, errOut.String())
+		}
+		viaFlag := filepath.Join(dir, "flag."+format)
+		runCLI(t, "", "render", "-o", format, "--output", viaFlag, examplesDir).wantExit(t, exitOK)
+		for _, path := range []string{stdout.Name(), viaFlag} {
+			if b, _ := os.ReadFile(path); !bytes.Equal(b, want) {
+				t.Errorf("%s differs from what render writes to a pipe at %s", filepath.Base(path), firstDifference(want, b))
+			}
 		}
 	}
 }

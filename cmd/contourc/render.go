@@ -23,10 +23,14 @@ var renderers = map[string]func(io.Writer, *translate.Resources) error{
 // streamers are the formats that can also be written as they are printed,
 // so that the output is never held in memory whole; they may write part of
 // it before they fail, so they only write where that can be taken back
-// (see writeOut). They let go of the resources as they write them: a
-// render writes its resources once.
+// (see writeOut). JSON lets go of the resources as it writes them (a
+// render writes its resources once), and bounds the heap to match.
 var streamers = map[string]func(io.Writer, *translate.Resources) error{
-	"json": render.JSONStreamOnce,
+	"json": func(w io.Writer, r *translate.Resources) error {
+		boundHeapWhileWriting()
+		return render.JSONStreamOnce(w, r)
+	},
+	"yaml": render.BootstrapStream,
 }
 
 type renderOptions struct {
@@ -79,10 +83,7 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	emit := func(w io.Writer) error { return write(w, &res.Resources) }
 	var stream func(io.Writer) error
 	if st, ok := streamers[o.format]; ok {
-		stream = func(w io.Writer) error {
-			boundHeapWhileWriting()
-			return st(w, &res.Resources)
-		}
+		stream = func(w io.Writer) error { return st(w, &res.Resources) }
 	}
 	start := time.Now()
 	if o.output == "" {
