@@ -209,7 +209,9 @@ func (w *walker) enter(s step, m protoreflect.Message) (bool, error) {
 // error: nothing could be checked or rewritten inside it, and protojson could
 // not print it either.
 func (w *walker) walkAny(a *anypb.Any) (bool, error) {
-	if w.memo == nil {
+	// A large Any (a filter chain's connection manager) is unique: a walk
+	// that only reads need not remember it, nor build its key.
+	if w.memo == nil || !w.rewrites && len(a.GetValue()) > maxCachedAny {
 		return w.walkAnyContent(a, "")
 	}
 	// Built once at its size and viewed as a string, not copied: a
