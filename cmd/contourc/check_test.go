@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -119,5 +120,39 @@ func TestWriteAnnotationEscapes(t *testing.T) {
 	writeAnnotation(&buf, "warning", "", 0, "contourc", "no source")
 	if want := "::warning title=contourc::no source\n"; buf.String() != want {
 		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+}
+
+// countingWriter counts the writes made to it.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// check's output reaches standard output in a few large writes, whatever
+// the format: the table writer alone wrote each cell and its padding.
+func TestCheckWritesThroughABuffer(t *testing.T) {
+	var manifest strings.Builder
+	for i := range 200 {
+		manifest.WriteString(strings.NewReplacer("name: app\n  namespace", "name: app"+strconv.Itoa(i)+"\n  namespace",
+			"app.example.com", "app"+strconv.Itoa(i)+".example.com").Replace(serviceWithoutEndpoints))
+		manifest.WriteString("---\n")
+	}
+	path := writeManifest(t, manifest.String())
+	for _, format := range []string{"table", "json", "yaml", "github"} {
+		out := &countingWriter{}
+		var errOut bytes.Buffer
+		run([]string{"check", "-o", format, path}, IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &errOut})
+		if out.Len() < 200*20 {
+			t.Fatalf("-o %s: only %d bytes written: %s", format, out.Len(), errOut.String())
+		}
+		if out.writes > 4 {
+			t.Errorf("-o %s: %d writes for %d bytes", format, out.writes, out.Len())
+		}
 	}
 }
