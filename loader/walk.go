@@ -56,6 +56,23 @@ func expandPaths(paths []string) ([]string, []error) {
 	return files, errs
 }
 
+// InputSize is the total size of the files Load would read for paths,
+// standard input and paths it cannot read counting as nothing: for a
+// caller that sizes its memory to the input before loading it.
+func InputSize(paths []string) int64 {
+	files, _ := expandPaths(paths)
+	var n int64
+	for _, f := range files {
+		if f == stdinPath {
+			continue
+		}
+		if info, err := os.Stat(f); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
 // expandPath lists the manifest files at p.
 func expandPath(p string) ([]string, error) {
 	info, err := os.Stat(p)

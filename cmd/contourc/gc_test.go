@@ -98,3 +98,53 @@ func TestBoundHeapWhileWriting(t *testing.T) {
 		t.Errorf("GOMEMLIMIT set by the user: limit changed to %d", l)
 	}
 }
+
+func TestStatusCollectionAt(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		input, physical, want int64
+	}{
+		{input: 0, physical: 8 << 30, want: firstCollectionAt},
+		{input: 14 * mib, physical: 8 << 30, want: firstCollectionAt}, // 224 MiB: below it
+		{input: 56 * mib, physical: 8 << 30, want: 896 * mib},
+		{input: 56 * mib, physical: 2 << 30, want: 512 * mib}, // a quarter of the machine
+		{input: 80 * mib, physical: 0, want: 1 << 30},         // unknown: 1 GiB at most
+		{input: 56 * mib, physical: 512 * mib, want: firstCollectionAt},
+	} {
+		if got := statusCollectionAt(tc.input, tc.physical); got != tc.want {
+			t.Errorf("statusCollectionAt(%d, %d) = %d, want %d", tc.input, tc.physical, got, tc.want)
+		}
+	}
+}
+
+// A run that only works out status, on a large input, puts its first
+// collection off further; not once it has collected, nor when the user set
+// the pacing.
+func TestDeferFirstCollectionForStatus(t *testing.T) {
+	withDefaultPacing(t)
+	was := collected.Load()
+	t.Cleanup(func() { collected.Store(was) })
+	if physicalMemory() < 4<<30 {
+		t.Skip("needs a machine of 4 GiB or more")
+	}
+	const input = 40 << 20
+	collected.Store(false)
+	deferFirstCollection()
+	deferFirstCollectionForStatus(input)
+	if l := debug.SetMemoryLimit(-1); l != statusHeapPerInputByte*input {
+		t.Fatalf("limit %d, want %d", l, statusHeapPerInputByte*input)
+	}
+	deferFirstCollection()
+	collected.Store(true)
+	deferFirstCollectionForStatus(input)
+	if l := debug.SetMemoryLimit(-1); l != firstCollectionAt {
+		t.Errorf("after a collection: limit %d, want %d", l, firstCollectionAt)
+	}
+	collected.Store(false)
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	debug.SetMemoryLimit(math.MaxInt64)
+	deferFirstCollectionForStatus(input)
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT set by the user: limit changed to %d", l)
+	}
+}
