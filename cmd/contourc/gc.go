@@ -42,38 +42,42 @@ func deferFirstCollection() {
 	runtime.SetFinalizer(sentinel, func(*struct{ p *int }) { collectAsUsual() })
 }
 
-// statusHeapPerInputByte is about the most heap check builds per byte of
-// input before it exits: 14 at 5,000 and 20,000 HTTPProxies (200 and 750
-// MiB for 14 and 56 MB of YAML).
-const statusHeapPerInputByte = 16
+// heapPerInputByte is about the most heap a run builds per byte of input
+// before it prints: 14 for check at 5,000 and 20,000 HTTPProxies (200 and
+// 750 MiB for 14 and 56 MB of YAML), and for render -o json about as much
+// when it starts printing.
+const heapPerInputByte = 16
 
-// deferFirstCollectionForStatus puts a run's first collection off further,
-// to statusHeapPerInputByte times the input's size when that is more than
-// firstCollectionAt, for a run that only works out status (check): its
-// heap is the objects and the DAG it built, nearly all of it live to the
-// end, so collecting finds little. At 20,000 HTTPProxies check collected
-// twice, which was a quarter of its CPU and made it 5 to 6 times slower
-// than at 5,000, where it never collected; its peak rises from 590 to 750
-// MiB. A quarter of the machine's memory bounds it, and a run that has
-// collected or whose user set the pacing is left alone.
-func deferFirstCollectionForStatus(inputBytes int64) {
+// deferFirstCollectionForInput puts a run's first collection off further,
+// to heapPerInputByte times the input's size when that is more than
+// firstCollectionAt. Until a run prints, its heap is the objects, the DAG
+// and the resources it builds, nearly all of it live, so collecting on
+// the way finds little: at 20,000 HTTPProxies check collected twice, a
+// quarter of its CPU, where at 5,000 it never did, and render -o json
+// collected four times before printing. Deferred, check takes 1.3-1.5
+// instead of 1.6-2.0 s (its peak rises from 590 to 750 MiB) and render -o
+// json 4.5-4.9 instead of 5.6-6.2 s (990 instead of 1,250 MiB, with
+// boundHeapWhileWriting's collection); at 5,000 nothing changes. A
+// quarter of the machine's memory bounds it, and a run that has collected
+// or whose user set the pacing is left alone.
+func deferFirstCollectionForInput(inputBytes int64) {
 	if userPacing() || collected.Load() {
 		return
 	}
-	if limit := statusCollectionAt(inputBytes, physicalMemory()); limit > firstCollectionAt {
+	if limit := inputCollectionAt(inputBytes, physicalMemory()); limit > firstCollectionAt {
 		debug.SetMemoryLimit(limit)
 	}
 }
 
-// statusCollectionAt is where deferFirstCollectionForStatus puts the first
+// inputCollectionAt is where deferFirstCollectionForInput puts the first
 // collection, given the input's size and the machine's memory (0 when
 // unknown, which bounds it at 1 GiB).
-func statusCollectionAt(inputBytes, physical int64) int64 {
+func inputCollectionAt(inputBytes, physical int64) int64 {
 	bound := int64(1 << 30)
 	if physical > 0 {
 		bound = physical / 4
 	}
-	return max(firstCollectionAt, min(statusHeapPerInputByte*inputBytes, bound))
+	return max(firstCollectionAt, min(heapPerInputByte*inputBytes, bound))
 }
 
 // physicalMemory is the machine's memory in bytes, from /proc/meminfo, or
@@ -129,6 +133,13 @@ func boundHeapWhileWriting() {
 	if userPacing() || !collected.Load() {
 		return
 	}
+	// The heap live at the last collection can be far from what it is
+	// now: a collection put off in proportion to the input comes midway
+	// through the translation, and the resources built after it are live
+	// too. Bounded by the older figure, printing 20,000 HTTPProxies
+	// collected ten times. Collecting now measures it, and takes the
+	// place of the collection the bound would start at once anyway.
+	runtime.GC()
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(sample)
 	if sample[0].Value.Kind() != metrics.KindUint64 {

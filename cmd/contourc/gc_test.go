@@ -99,7 +99,7 @@ func TestBoundHeapWhileWriting(t *testing.T) {
 	}
 }
 
-func TestStatusCollectionAt(t *testing.T) {
+func TestInputCollectionAt(t *testing.T) {
 	const mib = 1 << 20
 	for _, tc := range []struct {
 		input, physical, want int64
@@ -111,16 +111,15 @@ func TestStatusCollectionAt(t *testing.T) {
 		{input: 80 * mib, physical: 0, want: 1 << 30},         // unknown: 1 GiB at most
 		{input: 56 * mib, physical: 512 * mib, want: firstCollectionAt},
 	} {
-		if got := statusCollectionAt(tc.input, tc.physical); got != tc.want {
-			t.Errorf("statusCollectionAt(%d, %d) = %d, want %d", tc.input, tc.physical, got, tc.want)
+		if got := inputCollectionAt(tc.input, tc.physical); got != tc.want {
+			t.Errorf("inputCollectionAt(%d, %d) = %d, want %d", tc.input, tc.physical, got, tc.want)
 		}
 	}
 }
 
-// A run that only works out status, on a large input, puts its first
-// collection off further; not once it has collected, nor when the user set
+// A run on a large input puts its first collection off further; not once it has collected, nor when the user set
 // the pacing.
-func TestDeferFirstCollectionForStatus(t *testing.T) {
+func TestDeferFirstCollectionForInput(t *testing.T) {
 	withDefaultPacing(t)
 	was := collected.Load()
 	t.Cleanup(func() { collected.Store(was) })
@@ -130,20 +129,20 @@ func TestDeferFirstCollectionForStatus(t *testing.T) {
 	const input = 40 << 20
 	collected.Store(false)
 	deferFirstCollection()
-	deferFirstCollectionForStatus(input)
-	if l := debug.SetMemoryLimit(-1); l != statusHeapPerInputByte*input {
-		t.Fatalf("limit %d, want %d", l, statusHeapPerInputByte*input)
+	deferFirstCollectionForInput(input)
+	if l := debug.SetMemoryLimit(-1); l != heapPerInputByte*input {
+		t.Fatalf("limit %d, want %d", l, heapPerInputByte*input)
 	}
 	deferFirstCollection()
 	collected.Store(true)
-	deferFirstCollectionForStatus(input)
+	deferFirstCollectionForInput(input)
 	if l := debug.SetMemoryLimit(-1); l != firstCollectionAt {
 		t.Errorf("after a collection: limit %d, want %d", l, firstCollectionAt)
 	}
 	collected.Store(false)
 	t.Setenv("GOMEMLIMIT", "1GiB")
 	debug.SetMemoryLimit(math.MaxInt64)
-	deferFirstCollectionForStatus(input)
+	deferFirstCollectionForInput(input)
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Errorf("GOMEMLIMIT set by the user: limit changed to %d", l)
 	}

@@ -136,9 +136,7 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	if err != nil {
 		return nil, err
 	}
-	if f.statusOnly {
-		deferFirstCollectionForStatus(loader.InputSize(paths))
-	}
+	deferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
 	loaded, err := loader.Load(paths, loader.Options{Stdin: s.In})
 	if err != nil {
