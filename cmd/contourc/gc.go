@@ -58,8 +58,9 @@ const heapPerInputByte = 16
 // instead of 1.6-2.0 s (its peak rises from 590 to 750 MiB) and render -o
 // json 4.5-4.9 instead of 5.6-6.2 s (990 instead of 1,250 MiB, with
 // boundHeapWhileWriting's collection); at 5,000 nothing changes. A
-// quarter of the machine's memory bounds it, and a run that has collected
-// or whose user set the pacing is left alone.
+// quarter of the memory the process may use (its machine's or cgroup's)
+// bounds it, and a run that has collected or whose user set the pacing is
+// left alone.
 func deferFirstCollectionForInput(inputBytes int64) {
 	if userPacing() || collected.Load() {
 		return
@@ -70,8 +71,8 @@ func deferFirstCollectionForInput(inputBytes int64) {
 }
 
 // inputCollectionAt is where deferFirstCollectionForInput puts the first
-// collection, given the input's size and the machine's memory (0 when
-// unknown, which bounds it at 1 GiB).
+// collection, given the input's size and the memory the process may use
+// (0 when unknown, which bounds it at 1 GiB).
 func inputCollectionAt(inputBytes, physical int64) int64 {
 	bound := int64(1 << 30)
 	if physical > 0 {
@@ -80,14 +81,36 @@ func inputCollectionAt(inputBytes, physical int64) int64 {
 	return max(firstCollectionAt, min(heapPerInputByte*inputBytes, bound))
 }
 
-// physicalMemory is the machine's memory in bytes, from /proc/meminfo, or
-// 0 where that cannot be read.
+// physicalMemory is the memory this process may use, in bytes: the
+// machine's (/proc/meminfo), or its container's when a cgroup limits it to
+// less, as CI runners often do; 0 where neither can be read.
 func physicalMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
+	memory := int64(0)
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		memory = memTotal(string(b))
 	}
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, path := range cgroupMemoryLimits {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// "max", or a huge number, when the cgroup sets no limit.
+		limit, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err == nil && limit > 0 && (memory == 0 || limit < memory) {
+			memory = limit
+		}
+	}
+	return memory
+}
+
+// cgroupMemoryLimits are where cgroup v2 and v1 say how much memory the
+// process's group may use.
+var cgroupMemoryLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+
+// memTotal reads MemTotal from /proc/meminfo's text, in bytes; 0 when it
+// is not there.
+func memTotal(meminfo string) int64 {
+	for _, line := range strings.Split(meminfo, "\n") {
 		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -146,4 +148,56 @@ func TestDeferFirstCollectionForInput(t *testing.T) {
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Errorf("GOMEMLIMIT set by the user: limit changed to %d", l)
 	}
+}
+
+func TestMemTotal(t *testing.T) {
+	meminfo := "MemFree:         1024 kB\nMemTotal:       24731284 kB\nBuffers: 1 kB\n"
+	if got := memTotal(meminfo); got != 24731284<<10 {
+		t.Errorf("memTotal = %d, want %d", got, int64(24731284)<<10)
+	}
+	for _, bad := range []string{"", "MemFree: 1 kB\n", "MemTotal: lots\n"} {
+		if got := memTotal(bad); got != 0 {
+			t.Errorf("memTotal(%q) = %d, want 0", bad, got)
+		}
+	}
+}
+
+// A cgroup limit below the machine's memory is the process's memory; "max"
+// and unreadable files are no limit.
+func TestPhysicalMemoryHonoursCgroupLimits(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	was := cgroupMemoryLimits
+	t.Cleanup(func() { cgroupMemoryLimits = was })
+	machine := physicalMemoryWithout(t)
+	if machine < 1<<30 {
+		t.Skip("needs a machine of 1 GiB or more")
+	}
+	for _, tc := range []struct {
+		limits []string
+		want   int64
+	}{
+		{[]string{write("v2", "536870912\n")}, 512 << 20},
+		{[]string{write("v2max", "max\n"), write("v1", "268435456\n")}, 256 << 20},
+		{[]string{write("unlimited", "9223372036854771712\n")}, machine},
+		{[]string{filepath.Join(dir, "missing")}, machine},
+	} {
+		cgroupMemoryLimits = tc.limits
+		if got := physicalMemory(); got != tc.want {
+			t.Errorf("limits %v: %d, want %d", tc.limits, got, tc.want)
+		}
+	}
+}
+
+// physicalMemoryWithout is the machine's memory, no cgroup considered.
+func physicalMemoryWithout(t *testing.T) int64 {
+	t.Helper()
+	cgroupMemoryLimits = nil
+	return physicalMemory()
 }
