@@ -89,7 +89,11 @@ func skipSpace(src []byte, i int) int {
 func newLine(dst []byte, prefix string, depth int) []byte {
 	dst = append(dst, '\n')
 	dst = append(dst, prefix...)
-	n := depth * len(indentUnit)
+	return appendSpaces(dst, depth*len(indentUnit))
+}
+
+// appendSpaces appends n spaces, copied from indentSpaces.
+func appendSpaces(dst []byte, n int) []byte {
 	for n > len(indentSpaces) {
 		dst = append(dst, indentSpaces...)
 		n -= len(indentSpaces)
@@ -97,5 +101,6 @@ func newLine(dst []byte, prefix string, depth int) []byte {
 	return append(dst, indentSpaces[:n]...)
 }
 
-// indentSpaces is a run of spaces for newLine; deeper lines take several.
+// indentSpaces is a run of spaces for appendSpaces; deeper lines take
+// several.
 const indentSpaces = "                                                                "

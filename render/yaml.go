@@ -287,15 +287,7 @@ func (y *yamlWriter) isEmpty(i int) bool {
 	return j < len(y.src) && y.src[j] == closing(y.src[i])
 }
 
-func (y *yamlWriter) indent(n int) {
-	for n > len(spaces) {
-		y.out = append(y.out, spaces...)
-		n -= len(spaces)
-	}
-	y.out = append(y.out, spaces[:n]...)
-}
-
-const spaces = "                                                                "
+func (y *yamlWriter) indent(n int) { y.out = appendSpaces(y.out, n) }
 
 // quotedAlike reports whether the quoted JSON string raw is, byte for
 // byte, what appendYAMLString writes for its value: a string with an
