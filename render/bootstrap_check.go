@@ -20,6 +20,8 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/contourc/contourc/internal/par"
 )
 
 // staticCheck is one unit of checking: a resource, or one filter chain of
@@ -56,7 +58,7 @@ func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources, decoded *de
 		checks = append(checks, staticCheck{kind: "secret", name: s.GetName(), m: s})
 	}
 	found := make([][]error, len(checks))
-	forEachJob(len(checks), func() func(int) {
+	par.Workers(len(checks), func() func(int) {
 		memo := map[string][]byte{} // typed configs this worker found clean
 		return func(i int) { found[i] = checkOne(checks[i], rc, memo, decoded, validateUnits) }
 	})

@@ -18,6 +18,8 @@ import (
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/contourc/contourc/internal/par"
 )
 
 // staticItemIndent is where the "- " of a static resource goes: under
@@ -197,7 +199,7 @@ func printYAMLJobs(jobs []yamlJob, p staticPrint, emit func([]byte) error, lent 
 	e := p.encoder()
 	out := newInOrder(func(_ int, segment []byte) error { return emit(segment) }, func(int) error { return nil })
 	out.lent = lent
-	forEachJob(len(jobs), func() func(int) {
+	par.Workers(len(jobs), func() func(int) {
 		var scratch, item []byte
 		we := e.forWorker()
 		return func(n int) {

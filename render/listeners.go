@@ -10,6 +10,8 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/contourc/contourc/internal/par"
 )
 
 // staticListeners returns copies of listeners, sorted by name, with route
@@ -46,7 +48,7 @@ func inlineListener(l *listenerv3.Listener, routes *routeTable, decoded *decoded
 	chainsField := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
 	chains := l.GetFilterChains()
 	errs := make([]error, len(chains))
-	forEachJob(len(chains), func() func(int) {
+	par.Workers(len(chains), func() func(int) {
 		in := &inliner{routes: routes, decoded: decoded} // a memo per worker
 		return func(i int) {
 			errs[i] = in.inlineAt(step{field: chainsField, index: i, elem: chains[i].ProtoReflect()}, chains[i])

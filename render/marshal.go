@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -113,7 +114,7 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 		func(n int, segment []byte) error { return sink.segment(jobs[n].section, jobs[n].item, segment) },
 		func(n int) error { return sink.end(jobs[n].section, jobs[n].item) })
 	out.lent = sink.borrows()
-	forEachJob(len(jobs), func() func(int) {
+	par.Workers(len(jobs), func() func(int) {
 		var scratch []byte // reused between resources, so a document is allocated once, at its size
 		we := e.forWorker()
 		return func(n int) {

@@ -37,6 +37,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -362,7 +363,7 @@ func (e *jsonEncoder) listInPieces(dst []byte, n int, print elementPrinter, dept
 	// Each piece starts with room for the size of the last one printed:
 	// pieces are alike, and growing a buffer by doubling copies it.
 	var lastSize atomic.Int64
-	forEachJob(len(pieces), func() func(int) {
+	par.Workers(len(pieces), func() func(int) {
 		pe := e.forWorker()
 		return func(k int) {
 			from := k * perPiece

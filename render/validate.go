@@ -9,12 +9,10 @@ package render
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -74,7 +72,7 @@ func validateSections(sections []typeSection) error {
 	// Resources are checked on every CPU, each worker checking the Anys
 	// repeated across its resources once; errors keep resource order.
 	errs := make([]error, len(jobs))
-	forEachJob(len(jobs), func() func(int) {
+	par.Workers(len(jobs), func() func(int) {
 		seen := map[string]bool{}
 		return func(i int) {
 			if err := validateDeepSeen(jobs[i].m, seen); err != nil {
@@ -83,22 +81,6 @@ func validateSections(sections []typeSection) error {
 		}
 	})
 	return joinFirst(nonNil(errs))
-}
-
-// forEachJob runs jobs 0..n-1 on GOMAXPROCS workers; newWorker gives each
-// worker its function, so that workers can keep state of their own.
-func forEachJob(n int, newWorker func() func(int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		do := newWorker()
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				do(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // validateDeep runs m's ValidateAll and that of every message packed in an
