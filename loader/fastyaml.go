@@ -1308,12 +1308,14 @@ func resolveNumberTag(s string) string {
 	return tagStr
 }
 
-// commonNumberTag tags, without strconv, the two shapes most scalars that
-// start like a number have: a decimal integer that fits in an int64 (a
-// port, a count), and digits with two or more dots (an address, a
-// version), which is neither a number nor a timestamp. strconv reports
-// the second with an error value each, 10,000 of them loading 5,000
-// HTTPProxies. Anything else is left to resolveNumberTag.
+// commonNumberTag tags, without strconv, the three shapes most scalars
+// that start like a number have: a decimal integer that fits in an int64
+// (a port, a count); digits with two or more dots (an address, a version);
+// and digits followed by letters that cannot make a number (a duration,
+// "30s", or a quantity, "64Mi"). The last two are neither numbers nor
+// timestamps, and strconv reports each with two error values, 40,000 of
+// them loading 5,000 HTTPProxies. Anything else is left to
+// resolveNumberTag.
 func commonNumberTag(s string) (string, bool) {
 	digits := s
 	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
@@ -1325,6 +1327,9 @@ func commonNumberTag(s string) (string, bool) {
 		case c == '.':
 			dots++
 		case c < '0' || c > '9':
+			if dots == 0 && i > 0 && unitSuffix(digits[i:]) {
+				return tagStr, true
+			}
 			return "", false
 		}
 	}
@@ -1336,6 +1341,19 @@ func commonNumberTag(s string) (string, bool) {
 		return tagInt, true
 	}
 	return "", false
+}
+
+// unitSuffix says whether s, which follows a number's digits, is letters
+// only, none of which a number can hold there: an exponent (e), a base (x,
+// o, b, which follow a 0) or a special float (inf and nan need a dot).
+func unitSuffix(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower case, for letters
+		if c < 'a' || c > 'z' || c == 'e' || c == 'x' || c == 'o' || c == 'b' {
+			return false
+		}
+	}
+	return true
 }
 
 // timestampFormats are the layouts yaml.v3 accepts as timestamps.

@@ -245,10 +245,32 @@ func TestResolvePlainTag(t *testing.T) {
 // TestCommonNumberTag checks the shortcut for integers and dotted digits
 // against yaml.v3 on the shapes it decides and those next to them.
 func TestCommonNumberTag(t *testing.T) {
-	for _, s := range []string{"0", "7", "80", "-1", "+42", "-0", "012", "089", "0.5", "1.", "10.0.0.1", "1.2.3",
+	// Random ones too, starting as numbers do, with letters numbers can
+	// and cannot hold.
+	rng := rand.New(rand.NewSource(5))
+	var random []string
+	const start, rest = "0123456789-+", "0123456789smhMiGxXoObBeE.-+_:fnaIN"
+	for range 3000 {
+		b := []byte{start[rng.Intn(len(start))]}
+		for range rng.Intn(6) {
+			b = append(b, rest[rng.Intn(len(rest))])
+		}
+		// Only those that are a plain scalar as a mapping's value.
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte("k: "+string(b)+"\n"), &doc) == nil && doc.Content[0].Content[1].Kind == yaml.ScalarNode &&
+			doc.Content[0].Content[1].Style == 0 && doc.Content[0].Content[1].Value == string(b) {
+			random = append(random, string(b))
+		}
+	}
+	if len(random) < 1000 {
+		t.Fatalf("only %d random scalars", len(random))
+	}
+	for _, s := range append(random, []string{"0", "7", "80", "-1", "+42", "-0", "012", "089", "0.5", "1.", "10.0.0.1", "1.2.3",
 		"1..2", "..", "-1.2.3", "+10.0.0.1", "123456789012345678", "1234567890123456789", "12345678901234567890",
 		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "18446744073709551615",
-		"18446744073709551616", "1_000", "0x1f", "1e3", "2024-01-02", "1:30", "+", "-5.5.5"} {
+		"18446744073709551616", "1_000", "0x1f", "1e3", "2024-01-02", "1:30", "+", "-5.5.5",
+		"30s", "5m", "100ms", "1h", "64Mi", "2Gi", "-5s", "+1h", "0s", "0x10", "0X10", "0o17", "0O17", "0b11", "0B11",
+		"1E3", "1e", "2Nan", "1inf", "0xff", "0XAB", "0xbee", "-0xff", "1.5s", "1h30m", "5s_", "1_0s", "12ab", "0xg", "1ms.", "1s-2"}...) {
 		var doc yaml.Node
 		if err := yaml.Unmarshal([]byte("k: "+s+"\n"), &doc); err != nil {
 			t.Fatalf("%q: %v", s, err)
