@@ -9,25 +9,42 @@ import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/contourc/contourc/internal/par"
 )
 
 // staticClusters returns copies of clusters, sorted by name, each EDS cluster
 // given its endpoints inline and every secret reference made static.
-// leftOut is the load assignments no cluster took.
+// leftOut is the load assignments no cluster took. The clusters are
+// copied and inlined on every CPU (on one, 70 ms of `-o yaml` at 5,000
+// HTTPProxies); the error is the first cluster's in name order.
 func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment) (out []*clusterv3.Cluster, leftOut []proto.Message, err error) {
 	clas := loadAssignmentsByName(endpoints)
-	taken := map[string]bool{}
-	in := &inliner{}
-	out = make([]*clusterv3.Cluster, 0, len(clusters)+1)
-	for _, c := range sortedByName(clusters, (*clusterv3.Cluster).GetName) {
-		c = proto.Clone(c).(*clusterv3.Cluster)
-		if c.GetType() == clusterv3.Cluster_EDS {
-			taken[inlineEndpoints(c, clas)] = true
+	sorted := sortedByName(clusters, (*clusterv3.Cluster).GetName)
+	out = make([]*clusterv3.Cluster, len(sorted), len(sorted)+1)
+	services := make([]string, len(sorted)) // the service of each EDS cluster
+	errs := make([]error, len(sorted))
+	par.Workers(len(sorted), func() func(int) {
+		in := &inliner{} // a memo per worker
+		return func(i int) {
+			c := proto.Clone(sorted[i]).(*clusterv3.Cluster)
+			if c.GetType() == clusterv3.Cluster_EDS {
+				services[i] = inlineEndpoints(c, clas)
+			}
+			if err := in.inline(c); err != nil {
+				errs[i] = &ResourceError{Kind: "cluster", Name: c.GetName(), Err: err}
+			}
+			out[i] = c
 		}
-		if err := in.inline(c); err != nil {
-			return nil, nil, &ResourceError{Kind: "cluster", Name: c.GetName(), Err: err}
+	})
+	if bad := nonNil(errs); len(bad) > 0 {
+		return nil, nil, bad[0]
+	}
+	taken := make(map[string]bool, len(services))
+	for _, service := range services {
+		if service != "" {
+			taken[service] = true
 		}
-		out = append(out, c)
 	}
 	for _, cla := range endpoints {
 		if !taken[cla.GetClusterName()] || clas[cla.GetClusterName()] != cla {
