@@ -5,6 +5,8 @@ package render
 import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/contourc/contourc/internal/par"
 )
 
 // staticSecrets returns copies of secrets, sorted by name. Listeners and
@@ -12,8 +14,6 @@ import (
 // staticSecretRef).
 func staticSecrets(secrets []*tlsv3.Secret) []*tlsv3.Secret {
 	out := sortedByName(secrets, (*tlsv3.Secret).GetName)
-	for i, s := range out {
-		out[i] = proto.Clone(s).(*tlsv3.Secret)
-	}
+	par.ForEach(len(out), func(i int) { out[i] = proto.Clone(out[i]).(*tlsv3.Secret) })
 	return out
 }
