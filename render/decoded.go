@@ -56,9 +56,13 @@ func (d *decodedAnys) put(a *anypb.Any, inner proto.Message) {
 }
 
 // putRewritten records that a, whose bytes had key before, now holds inner,
-// which a.Value does not encode (lazyPacking).
+// which a.Value does not encode (lazyPacking). Without a key (an Any too
+// large to remember, see walker.walkAny) only a's content is recorded.
 func (d *decodedAnys) putRewritten(a *anypb.Any, key string, inner proto.Message) {
 	d.m.Store(a, decodedAny{msg: inner, stale: true})
+	if key == "" {
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rewritten == nil {
