@@ -54,9 +54,9 @@ const heapPerInputByte = 16
 // and the resources it builds, nearly all of it live, so collecting on
 // the way finds little: at 20,000 HTTPProxies check collected twice, a
 // quarter of its CPU, where at 5,000 it never did, and render -o json
-// collected four times before printing. Deferred, check takes 1.3-1.5
-// instead of 1.6-2.0 s (its peak rises from 590 to 750 MiB) and render -o
-// json 4.5-4.9 instead of 5.6-6.2 s (990 instead of 1,250 MiB, with
+// collected four times before printing. Deferred, check takes 2.3-2.8
+// instead of 3.0-3.8 s of CPU (its peak rises from 590 to 750 MiB) and
+// render -o json 9.7 instead of 10.4 s (966 instead of 1,195 MiB, with
 // boundHeapWhileWriting's collection); at 5,000 nothing changes. A
 // quarter of the memory the process may use (its machine's or cgroup's)
 // bounds it, and a run that has collected or whose user set the pacing is
