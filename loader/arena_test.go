@@ -29,8 +29,8 @@ func TestArenaReuse(t *testing.T) {
 			reused++
 		}
 		arena.reset()
-		got, ok := fastParseYAML(text, arena)
-		want, wantOK := fastParseYAML(text, nil)
+		got, ok := fastParseYAML(text, "", arena)
+		want, wantOK := fastParseYAML(text, "", nil)
 		if ok != wantOK || len(got) != len(want) {
 			t.Fatalf("text %d: accepted %v with %d documents in an arena, %v with %d without:\n%s", i, ok, len(got), wantOK, len(want), text)
 		}
@@ -50,14 +50,14 @@ func TestArenaReuse(t *testing.T) {
 func TestArenaKeepsOneChunk(t *testing.T) {
 	arena := &nodeArena{}
 	big := scaleCorpus(20)
-	fastParseYAML(big, arena)
+	fastParseYAML(big, "", arena)
 	slabs, arrays := len(arena.slabs), len(arena.arrays)
 	rng := rand.New(rand.NewSource(1))
 	for range 500 {
 		arena.reset()
-		fastParseYAML(structuredYAML(rng), arena)
+		fastParseYAML(structuredYAML(rng), "", arena)
 		arena.reset()
-		fastParseYAML(big, arena)
+		fastParseYAML(big, "", arena)
 	}
 	if len(arena.slabs) != slabs || len(arena.arrays) != arrays {
 		t.Errorf("after 1,000 more chunks the arena holds %d slabs and %d arrays; the largest chunk needed %d and %d",

@@ -43,7 +43,7 @@ import (
 // src is text as a string, whose substrings the nodes' values are; ""
 // makes a copy.
 func chunkDocuments(text []byte, src string, arena *nodeArena) func() (*yaml.Node, error) {
-	if docs, ok := fastParseYAMLFrom(text, src, arena); ok {
+	if docs, ok := fastParseYAML(text, src, arena); ok {
 		return func() (*yaml.Node, error) {
 			if len(docs) == 0 {
 				return nil, io.EOF
@@ -97,14 +97,10 @@ var fastYAMLStrict = false
 // fastParseYAML parses text into the document nodes yaml.v3's Decoder
 // returns for it, one per Decode call. ok is false when the text is outside
 // the subset the parser knows; the text must then be parsed by yaml.v3.
-func fastParseYAML(text []byte, arena *nodeArena) (docs []*yaml.Node, ok bool) {
-	return fastParseYAMLFrom(text, "", arena)
-}
-
-// fastParseYAMLFrom is fastParseYAML for text whose string form, src, the
-// caller may have ("" makes a copy): scalars without escapes are
-// substrings of it, so most nodes cost no string allocation.
-func fastParseYAMLFrom(text []byte, src string, arena *nodeArena) (docs []*yaml.Node, ok bool) {
+// src is text as a string when the caller has one ("" makes a copy):
+// scalars without escapes are substrings of it, so most nodes cost no
+// string allocation.
+func fastParseYAML(text []byte, src string, arena *nodeArena) (docs []*yaml.Node, ok bool) {
 	lines, nonASCII, scannable := fastYAMLPrescan(text)
 	if !scannable {
 		return nil, false

@@ -79,7 +79,7 @@ func diffNodes(path string, got, want *yaml.Node) string {
 // yaml.v3 accepts the text too and builds the same trees.
 func checkFastYAML(t testing.TB, name string, text []byte) bool {
 	t.Helper()
-	got, ok := fastParseYAML(text, nil)
+	got, ok := fastParseYAML(text, "", nil)
 	if !ok {
 		return false
 	}
@@ -289,7 +289,7 @@ func TestFastYAMLHook(t *testing.T) {
 	for _, text := range []string{"a: 1\n---\nb: [2]\n", "a: b: c\n", "a: 1\n"} {
 		c := chunk{text: []byte(text), line: 7, index: 2}
 		docs, err := parseYAMLChunk("f.yaml", c, Options{}.limits(), nil)
-		if _, ok := fastParseYAML(c.text, nil); ok != (err == nil) {
+		if _, ok := fastParseYAML(c.text, "", nil); ok != (err == nil) {
 			t.Errorf("%q: fast parser ok=%v, parse error %v", text, ok, err)
 		}
 		if err != nil {
@@ -826,7 +826,7 @@ func BenchmarkParseChunks(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, c := range chunks {
-				if _, ok := fastParseYAML(c.text, nil); !ok {
+				if _, ok := fastParseYAML(c.text, "", nil); !ok {
 					b.Fatal("refused")
 				}
 			}
@@ -840,7 +840,7 @@ func BenchmarkParseChunks(b *testing.B) {
 		for b.Loop() {
 			for _, c := range chunks {
 				arena.reset()
-				if _, ok := fastParseYAML(c.text, arena); !ok {
+				if _, ok := fastParseYAML(c.text, "", arena); !ok {
 					b.Fatal("refused")
 				}
 			}

@@ -1,8 +1,11 @@
 package translate
 
 import (
-	"github.com/contourc/contourc/internal/par"
+	"slices"
+
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/internal/par"
 )
 
 // HTTPRoutes are attached one after the other, in Contour's order, since
@@ -48,10 +51,6 @@ func (p *gatewayProcessor) httpRulesOf(route *gatewayv1.HTTPRoute) []convertedRu
 }
 
 func (p *gatewayProcessor) refersToThisGateway(refs []gatewayv1.ParentReference) bool {
-	for _, ref := range refs {
-		if refersToGateway(ref, namespacedName(p.gateway)) {
-			return true
-		}
-	}
-	return false
+	gw := namespacedName(p.gateway)
+	return slices.ContainsFunc(refs, func(ref gatewayv1.ParentReference) bool { return refersToGateway(ref, gw) })
 }
