@@ -40,26 +40,12 @@ func (p staticPrint) encoder() *jsonEncoder {
 	return e
 }
 
-// bootstrapYAML prints b as YAML (yaml.go) after the bootstrap header, as
-// segments to write one after the other (joining them would copy the
-// whole output once more); the same bootstrap always gives the same bytes.
-func bootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint) ([][]byte, error) {
-	var out [][]byte
-	err := writeBootstrapYAML(b, p, func(segment []byte) error {
-		out = append(out, segment)
-		return nil
-	}, false)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// writeBootstrapYAML hands emit the segments of bootstrapYAML in order, each
-// as soon as it and those before it are printed. With lent, emit is done
-// with a segment when it returns, and its buffer is printed into again;
-// otherwise emit keeps it. On an error emit may have been given part of
-// the bootstrap.
+// writeBootstrapYAML prints b as YAML (yaml.go) after the bootstrap header,
+// handing emit the segments to write one after the other, in order, each
+// as soon as it and those before it are printed; the same bootstrap always
+// gives the same bytes. With lent, emit is done with a segment when it
+// returns, and its buffer is printed into again; otherwise emit keeps it.
+// On an error emit may have been given part of the bootstrap.
 func writeBootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint, emit func([]byte) error, lent bool) error {
 	sr := b.GetStaticResources()
 	b.StaticResources = nil
