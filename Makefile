@@ -14,8 +14,12 @@ SHARED  ?= ../shared
 
 .PHONY: build test run bench parity lint clean
 
+# CGO_ENABLED=0: a static binary, which runs on any Linux (distroless and
+# Alpine images, edge boxes without glibc) and, with no dynamic loader to
+# run, starts 1-2 ms sooner. Nothing in contourc needs cgo; the network
+# code uses Go's own resolver.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc ./cmd/contourc
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc ./cmd/contourc
 
 test:
 	$(GO) vet ./... && $(GO) test ./...
