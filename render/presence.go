@@ -97,25 +97,32 @@ type presencePlan struct {
 	fields []fieldPresence
 	direct bool // the plan reads the struct: m.Interface() is a pointer to it
 	family messageFamily
-	// reach holds, for each set of walk targets asked about, whether each
-	// field's messages can contain a target (see reachable).
-	reach sync.Map // *typeTargets -> []bool
+	// entered holds, for each set of walk targets asked about, the fields
+	// a walk for them enters (see entered).
+	entered sync.Map // *typeTargets -> []int
 }
 
-// reachable says, by field, whether the field's messages can contain one
-// of targets. Worked out on first use for each set: it explores every type
-// below, a few milliseconds a process that `render -o json` of a small
-// input would notice, and only walks ask.
-func (p *presencePlan) reachable(targets *typeTargets) []bool {
-	if r, ok := p.reach.Load(targets); ok {
-		return r.([]bool)
+// entered returns the fields, in order, that a walk for targets enters:
+// those whose messages can contain one of targets or, with no targets,
+// every message and map field. Worked out on first use for each set: it
+// explores every type below, a few milliseconds a process that `render -o
+// json` of a small input would notice, and only walks ask. Listing them
+// spares a walk the others: a route action has forty fields, and asking
+// each whether it could hold a target and was set was half of checking a
+// bootstrap's route tables.
+func (p *presencePlan) enteredBy(targets *typeTargets) []int {
+	if r, ok := p.entered.Load(targets); ok {
+		return r.([]int)
 	}
-	r := make([]bool, len(p.fields))
+	var r []int
 	for i := range p.fields {
-		r[i] = targets.reachesField(p.fields[i].fd)
+		fd := p.fields[i].fd
+		if targets == nil && (fd.Message() != nil || fd.IsMap()) || targets != nil && targets.reachesField(fd) {
+			r = append(r, i)
+		}
 	}
-	actual, _ := p.reach.LoadOrStore(targets, r)
-	return actual.([]bool)
+	actual, _ := p.entered.LoadOrStore(targets, r)
+	return actual.([]int)
 }
 
 var presencePlans sync.Map // protoreflect.MessageType -> *presencePlan

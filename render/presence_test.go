@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -151,6 +152,46 @@ func TestReachesAny(t *testing.T) {
 	for _, c := range cases {
 		if got := reachesAny(c.m.ProtoReflect().Descriptor()); got != c.want {
 			t.Errorf("reachesAny(%T) = %v, want %v", c.m, got, c.want)
+		}
+	}
+}
+
+// TestEnteredBy: a walk enters, in declaration order, the fields that can
+// hold its targets, or with none every message and map field.
+func TestEnteredBy(t *testing.T) {
+	names := func(m proto.Message, targets *typeTargets) []string {
+		p := presenceFor(m.ProtoReflect())
+		var out []string
+		for _, i := range p.enteredBy(targets) {
+			out = append(out, string(p.fields[i].fd.Name()))
+		}
+		return out
+	}
+	sameNames := func(what string, got, want []string) {
+		t.Helper()
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: entered %v, want %v", what, got, want)
+		}
+	}
+	// A header: a HeaderValue and an enum; no Any below.
+	sameNames("HeaderValueOption, Anys", names(&corev3.HeaderValueOption{}, anyTargets), nil)
+	sameNames("HeaderValueOption, all", names(&corev3.HeaderValueOption{}, nil), []string{"header", "append"})
+	// A weighted cluster's entries are a target of the reference check;
+	// its other message fields (total_weight) hold none.
+	sameNames("WeightedCluster, checks", names(&routev3.WeightedCluster{}, checkTargets), []string{"clusters"})
+
+	// Every field entered can hold a target, and every field left out
+	// cannot, whatever the message.
+	for _, m := range []proto.Message{&routev3.Route{}, &routev3.RouteAction{}, &clusterv3.Cluster{}} {
+		p := presenceFor(m.ProtoReflect())
+		entered := map[int]bool{}
+		for _, i := range p.enteredBy(checkTargets) {
+			entered[i] = true
+		}
+		for i := range p.fields {
+			if want := checkTargets.reachesField(p.fields[i].fd); entered[i] != want {
+				t.Errorf("%T.%s: entered %v, can reach a target %v", m, p.fields[i].fd.Name(), entered[i], want)
+			}
 		}
 	}
 }

@@ -126,22 +126,15 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 	// Only fields that can hold something the walk is for need entering:
 	// a target of the visitor's, or for a validation walk an Any (the
 	// rest ValidateAll checked). A visitor with no targets sees all.
-	var reach []bool
-	switch {
-	case w.targets != nil:
-		reach = p.reachable(w.targets)
-	case w.visit == nil:
-		reach = p.reachable(anyTargets)
+	targets := w.targets
+	if targets == nil && w.visit == nil {
+		targets = anyTargets
 	}
-	for i := range p.fields {
-		fd := p.fields[i].fd
-		if fd.Message() == nil && !fd.IsMap() {
+	for _, i := range p.enteredBy(targets) {
+		if !p.has(m, base, i) {
 			continue
 		}
-		if reach != nil && !reach[i] || !p.has(m, base, i) {
-			continue
-		}
-		c, err := w.walkField(fd, p.get(m, base, i))
+		c, err := w.walkField(p.fields[i].fd, p.get(m, base, i))
 		changed = changed || c
 		if err != nil {
 			return changed, err
