@@ -195,7 +195,7 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *deco
 		StaticResources: &bootstrapv3.Bootstrap_StaticResources{
 			Listeners: listeners,
 			Clusters:  clusters,
-			Secrets:   staticSecrets(r.Secrets),
+			Secrets:   staticSecrets(r.Secrets, decoded.sharesResources()),
 		},
 		Admin:          AdminInterface(admin),
 		LayeredRuntime: layeredRuntime(r.Runtimes),

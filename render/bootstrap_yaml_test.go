@@ -10,6 +10,7 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/contourc/contourc/translate"
 )
@@ -46,9 +47,11 @@ func sameAsSinglePass(t *testing.T, b *bootstrapv3.Bootstrap) {
 
 // renderedAsSinglePass fails unless Bootstrap and BootstrapStream, which
 // print with what the checks decoded, write what the single pass prints of
-// the bootstrap built anew.
+// the bootstrap built anew, and leave r as it was, though the bootstraps
+// they print share its messages.
 func renderedAsSinglePass(t *testing.T, r *translate.Resources) {
 	t.Helper()
+	before := cloneResources(r)
 	b, err := BuildBootstrap(r, BootstrapOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +65,7 @@ func renderedAsSinglePass(t *testing.T, r *translate.Resources) {
 		if !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("%s differs from the single pass:\n got %.600s\nwant %.600s", name, got.Bytes(), want)
 		}
+		sameResources(t, r, before)
 	}
 }
 
@@ -122,13 +126,15 @@ func TestBootstrapYAMLMatchesSinglePassOnCorpus(t *testing.T) {
 }
 
 // A bootstrap built for printing leaves rewritten typed configs unpacked;
-// packAll makes it the bootstrap BuildBootstrap returns, byte for byte.
+// packed makes it the bootstrap BuildBootstrap returns, byte for byte,
+// and neither changes the resources it shares.
 func TestLazyPackingPacksOnDemand(t *testing.T) {
 	r := testResources(t)
 	want, err := BuildBootstrap(r, BootstrapOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := cloneResources(r)
 	decoded := &decodedAnys{lazyPacking: true}
 	got, _, err := buildBootstrap(r, BootstrapOptions{}.withDefaults(), decoded)
 	if err != nil {
@@ -137,10 +143,32 @@ func TestLazyPackingPacksOnDemand(t *testing.T) {
 	if proto.Equal(got, want) {
 		t.Fatal("no typed config was left unpacked: the test checks nothing")
 	}
-	if err := decoded.packAll(got.ProtoReflect()); err != nil {
+	packed, err := decoded.packed(got)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !proto.Equal(got, want) {
-		t.Error("after packAll the bootstrap differs from BuildBootstrap's")
+	if !proto.Equal(packed, want) {
+		t.Error("packed, the bootstrap differs from BuildBootstrap's")
 	}
+	sameResources(t, r, before)
+}
+
+// A listener the fast encoder leaves to protojson (a well-known type in a
+// typed config) is printed from a copy with its rewritten connection
+// manager packed: the listener it shares with the resources keeps its
+// bytes.
+func TestBootstrapFallbackPacksACopy(t *testing.T) {
+	r := testResources(t)
+	l := r.Listeners[1] // ingress_http, its routes inlined by RDS name
+	l.ListenerFilters = []*listenerv3.ListenerFilter{{
+		Name:       "x-empty",
+		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(t, &emptypb.Empty{})},
+	}}
+	if _, err := compactEncoder().marshal(nil, l); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compactEncoder().message(nil, l.ProtoReflect(), 0); err != errFallback {
+		t.Fatalf("the fast encoder printed the listener itself (%v): the test checks nothing", err)
+	}
+	renderedAsSinglePass(t, r)
 }

@@ -25,7 +25,7 @@ type decodedAnys struct {
 	// printing a bootstrap, and the checks and the printer read the content
 	// from here. Such an Any's bytes are then stale; since a rewrite depends
 	// on the content alone, equal stale bytes still mean equal content, so
-	// caches keyed by bytes stay right. packAll makes the bytes whole for
+	// caches keyed by bytes stay right. packed makes the bytes whole for
 	// anything that reads them.
 	lazyPacking bool
 	mu          sync.Mutex
@@ -79,50 +79,68 @@ func (d *decodedAnys) rewrittenAs(key string) proto.Message {
 	return d.rewritten[key]
 }
 
-// packAll packs the rewritten content of every Any in m whose bytes are
-// stale, innermost first, so that m can be marshalled. Rewritten content can
+// sharesResources says a bootstrap built with d may hold the resources'
+// own messages rather than copies of them: with lazy packing, the walks
+// that inline it change nothing they are given (rewritten content is
+// recorded here, and what is printed packed is a copy: see packed).
+// Copying the listeners and secrets was a tenth of the memory of `render
+// -o yaml` at 20,000 HTTPProxies.
+func (d *decodedAnys) sharesResources() bool { return d != nil && d.lazyPacking }
+
+// packed returns m with the rewritten content of every Any in it whose
+// bytes are stale packed, for what reads the bytes (protojson): m itself
+// when there can be none, else a copy, since m may share its messages
+// with the resources the bootstrap was built from. Rewritten content can
 // be shared by several Anys, so one pass at a time.
-func (d *decodedAnys) packAll(m protoreflect.Message) error {
+func (d *decodedAnys) packed(m proto.Message) (proto.Message, error) {
 	if d == nil || !d.lazyPacking {
-		return nil
+		return m, nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.packIn(m)
+	return d.packedCopy(m)
 }
 
-func (d *decodedAnys) packIn(m protoreflect.Message) error {
-	if a, ok := m.Interface().(*anypb.Any); ok {
+func (d *decodedAnys) packedCopy(m proto.Message) (proto.Message, error) {
+	c := proto.Clone(m)
+	return c, d.packInto(m.ProtoReflect(), c.ProtoReflect())
+}
+
+// packInto packs, in dst, a copy of src, the content of each Any whose
+// counterpart in src has stale bytes, innermost first.
+func (d *decodedAnys) packInto(src, dst protoreflect.Message) error {
+	if a, ok := src.Interface().(*anypb.Any); ok {
 		e, found := d.m.Load(a)
 		if !found || !e.(decodedAny).stale {
 			return nil
 		}
-		inner := e.(decodedAny).msg
-		if err := d.packIn(inner.ProtoReflect()); err != nil {
+		inner, err := d.packedCopy(e.(decodedAny).msg)
+		if err != nil {
 			return err
 		}
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(inner)
 		if err != nil {
 			return err
 		}
-		a.Value = b
-		d.m.Store(a, decodedAny{msg: inner})
+		dst.Interface().(*anypb.Any).Value = b
 		return nil
 	}
 	var err error
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
 		case fd.IsList() && fd.Message() != nil:
+			to := dst.Get(fd).List()
 			for i := 0; i < v.List().Len() && err == nil; i++ {
-				err = d.packIn(v.List().Get(i).Message())
+				err = d.packInto(v.List().Get(i).Message(), to.Get(i).Message())
 			}
 		case fd.IsMap() && fd.MapValue().Message() != nil:
-			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-				err = d.packIn(mv.Message())
+			to := dst.Get(fd).Map()
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				err = d.packInto(mv.Message(), to.Get(k).Message())
 				return err == nil
 			})
 		case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
-			err = d.packIn(v.Message())
+			err = d.packInto(v.Message(), dst.Get(fd).Message())
 		}
 		return err == nil
 	})

@@ -14,8 +14,9 @@ import (
 	"github.com/contourc/contourc/internal/par"
 )
 
-// staticListeners returns copies of listeners, sorted by name, with route
-// tables and secret references made static. A listener on the admin
+// staticListeners returns listeners, sorted by name, with route tables
+// and secret references made static: copies, unless decoded lets the
+// bootstrap share them (see decodedAnys.sharesResources). A listener on the admin
 // interface's address is left out: in Contour that is the envoy-admin
 // listener, which only proxies to the admin interface that now listens
 // there itself (see admin.go). leftOut is what the bootstrap does not hold:
@@ -27,7 +28,9 @@ func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteCo
 			leftOut = append(leftOut, l)
 			continue
 		}
-		l = cloneListener(l)
+		if !decoded.sharesResources() {
+			l = cloneListener(l)
+		}
 		if err := inlineListener(l, table, decoded); err != nil {
 			return nil, nil, &ResourceError{Kind: "listener", Name: l.GetName(), Err: err}
 		}
@@ -57,10 +60,7 @@ func inlineListener(l *listenerv3.Listener, routes *routeTable, decoded *decoded
 	if bad := nonNil(errs); len(bad) > 0 {
 		return bad[0]
 	}
-	l.FilterChains = nil
-	err := (&inliner{routes: routes, decoded: decoded}).inline(l)
-	l.FilterChains = chains
-	return err
+	return (&inliner{routes: routes, decoded: decoded}).inline(listenerWithoutChains(l))
 }
 
 // cloneListener is proto.Clone(l), its filter chains cloned on every CPU:

@@ -162,7 +162,8 @@ func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
 	}
 	// protojson reads Anys' bytes, which a lazily packed rewrite left
 	// stale.
-	if err := e.decoded.packAll(m.ProtoReflect()); err != nil {
+	m, err = e.decoded.packed(m)
+	if err != nil {
 		return dst, err
 	}
 	if e.segments == nil || e.segments.passed == 0 {

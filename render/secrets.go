@@ -9,11 +9,14 @@ import (
 	"github.com/contourc/contourc/internal/par"
 )
 
-// staticSecrets returns copies of secrets, sorted by name. Listeners and
-// clusters refer to them by name once their SDS config sources are gone (see
-// staticSecretRef).
-func staticSecrets(secrets []*tlsv3.Secret) []*tlsv3.Secret {
+// staticSecrets returns secrets, sorted by name: copies, unless shared.
+// Listeners and clusters refer to them by name once their SDS config
+// sources are gone (see staticSecretRef).
+func staticSecrets(secrets []*tlsv3.Secret, shared bool) []*tlsv3.Secret {
 	out := sortedByName(secrets, (*tlsv3.Secret).GetName)
+	if shared {
+		return out
+	}
 	par.ForEach(len(out), func(i int) { out[i] = proto.Clone(out[i]).(*tlsv3.Secret) })
 	return out
 }
