@@ -116,6 +116,9 @@ func printBootstrap(r *translate.Resources, opts BootstrapOptions, emit func([]b
 	// The bootstrap is only printed, from the decoded typed configs: their
 	// rewrites need not be packed.
 	decoded := &decodedAnys{lazyPacking: true}
+	if r != nil {
+		decoded.unpacked = r.Unpacked
+	}
 	b, leftOut, err := buildBootstrap(r, opts, decoded)
 	if err == nil {
 		err = validateBootstrap(b, decoded, false)

@@ -18,8 +18,10 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -197,25 +199,84 @@ func TestBootstrapAdminElsewhere(t *testing.T) {
 
 func TestBootstrapLeavesInputAlone(t *testing.T) {
 	r := testResources(t)
-	want := testResources(t)
+	before := cloneResources(r)
 	renderBootstrap(t, r)
-	for i := range r.Listeners {
-		if !proto.Equal(r.Listeners[i], want.Listeners[i]) {
-			t.Errorf("listener %s modified", r.Listeners[i].GetName())
+	sameResources(t, r, before)
+}
+
+// A printed bootstrap's filter chains start from the connection managers
+// the translation kept unpacked rather than decoding them: each is a copy
+// of the manager's own fields, its routes inlined, sharing the rest.
+func TestBootstrapStartsFromUnpackedManagers(t *testing.T) {
+	loaded, err := loader.Load([]string{"../examples"}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := translate.Translate(loaded.Objects, translate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &res.Resources
+	before := cloneResources(r)
+	decoded := &decodedAnys{lazyPacking: true, unpacked: r.Unpacked}
+	if _, _, err := buildBootstrap(r, BootstrapOptions{}.withDefaults(), decoded); err != nil {
+		t.Fatal(err)
+	}
+	managers := 0
+	for a, m := range unpackedOf(r) {
+		kept, ok := m.(*hcmv3.HttpConnectionManager)
+		if !ok {
+			continue
+		}
+		managers++
+		got, ok := decoded.get(a).(*hcmv3.HttpConnectionManager)
+		switch {
+		case !ok:
+			t.Errorf("connection manager %q: the bootstrap holds %T", kept.GetStatPrefix(), decoded.get(a))
+		case got.GetRouteConfig() == nil:
+			t.Errorf("connection manager %q: routes not inlined", kept.GetStatPrefix())
+		case len(got.GetHttpFilters()) == 0 || got.GetHttpFilters()[0] != kept.GetHttpFilters()[0]:
+			t.Errorf("connection manager %q: decoded afresh, not copied from the unpacked one", kept.GetStatPrefix())
 		}
 	}
-	for i := range r.Clusters {
-		if !proto.Equal(r.Clusters[i], want.Clusters[i]) {
-			t.Errorf("cluster %s modified", r.Clusters[i].GetName())
+	if managers == 0 {
+		t.Fatal("no unpacked connection manager: the test checks nothing")
+	}
+	sameResources(t, r, before)
+}
+
+// The inlining walk may start from a copy of a connection manager's own
+// fields (decodedAnys.unpackedCopy) because nothing it rewrites lies below
+// them but through an Any, whose content it decodes afresh, or a route
+// configuration, which it does not enter (inliner.admit).
+func TestInliningRewritesNothingBelowAManager(t *testing.T) {
+	routeConfiguration := (&routev3.RouteConfiguration{}).ProtoReflect().Descriptor().FullName()
+	seen := map[protoreflect.FullName]bool{}
+	var find func(md protoreflect.MessageDescriptor, path string)
+	find = func(md protoreflect.MessageDescriptor, path string) {
+		fds := md.Fields()
+		for i := range fds.Len() {
+			fd := fds.Get(i)
+			at := path + "." + string(fd.Name())
+			if fd.IsMap() {
+				fd = fd.MapValue()
+			}
+			sub := fd.Message()
+			if sub == nil || sub.FullName() == anyDescriptor.FullName() || sub.FullName() == routeConfiguration {
+				continue
+			}
+			if inlineTargets.names[sub.FullName()] {
+				t.Errorf("the inliner rewrites %s at %s", sub.FullName(), at)
+			}
+			if !seen[sub.FullName()] {
+				seen[sub.FullName()] = true
+				find(sub, at)
+			}
 		}
 	}
-	for i := range r.RouteConfigs {
-		if !proto.Equal(r.RouteConfigs[i], want.RouteConfigs[i]) {
-			t.Errorf("route configuration %s modified", r.RouteConfigs[i].GetName())
-		}
-	}
-	if !proto.Equal(r.Endpoints[0], want.Endpoints[0]) {
-		t.Error("cluster load assignment modified")
+	find((&hcmv3.HttpConnectionManager{}).ProtoReflect().Descriptor(), "http_connection_manager")
+	if len(seen) < 10 {
+		t.Fatalf("only %d message types below a connection manager: the test checks nothing", len(seen))
 	}
 }
 

@@ -251,6 +251,9 @@ func (w *walker) walkAnyContent(a *anypb.Any, key string) (bool, error) {
 	known := w.decoded.get(a)
 	inner := known
 	if inner == nil {
+		inner = w.decoded.unpackedCopy(a)
+	}
+	if inner == nil {
 		var err error
 		if inner, err = a.UnmarshalNew(); err != nil {
 			return false, w.fail(fmt.Errorf("cannot unpack %s: %w", a.GetTypeUrl(), err))
