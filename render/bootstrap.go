@@ -182,7 +182,7 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *deco
 	if err != nil {
 		return nil, nil, err
 	}
-	clusters, unusedEndpoints, err := staticClusters(r.Clusters, r.Endpoints)
+	clusters, unusedEndpoints, err := staticClusters(r.Clusters, r.Endpoints, decoded)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,19 +17,27 @@ import (
 // given its endpoints inline and every secret reference made static.
 // leftOut is the load assignments no cluster took. The clusters are
 // copied and inlined on every CPU (on one, 70 ms of `-o yaml` at 5,000
-// HTTPProxies); the error is the first cluster's in name order.
-func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment) (out []*clusterv3.Cluster, leftOut []proto.Message, err error) {
+// HTTPProxies); the error is the first cluster's in name order. When
+// decoded lets the bootstrap share the resources' messages, a cluster's
+// copy, and its endpoints', is of its own fields alone, and its typed
+// configs' rewrites go to decoded: copying each whole was 4% of `-o
+// yaml`'s CPU at 5,000 HTTPProxies.
+func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment, decoded *decodedAnys) (out []*clusterv3.Cluster, leftOut []proto.Message, err error) {
 	clas := loadAssignmentsByName(endpoints)
 	sorted := sortedByName(clusters, (*clusterv3.Cluster).GetName)
 	out = make([]*clusterv3.Cluster, len(sorted), len(sorted)+1)
 	services := make([]string, len(sorted)) // the service of each EDS cluster
 	errs := make([]error, len(sorted))
+	shared := decoded.sharesResources()
 	par.Workers(len(sorted), func() func(int) {
 		in := &inliner{} // a memo per worker
+		if shared {
+			in.decoded = decoded
+		}
 		return func(i int) {
-			c := proto.Clone(sorted[i]).(*clusterv3.Cluster)
+			c := copyOf(sorted[i], shared)
 			if c.GetType() == clusterv3.Cluster_EDS {
-				services[i] = inlineEndpoints(c, clas)
+				services[i] = inlineEndpoints(c, clas, shared)
 			}
 			if err := in.inline(c); err != nil {
 				errs[i] = &ResourceError{Kind: "cluster", Name: c.GetName(), Err: err}
@@ -60,8 +68,9 @@ func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.Clust
 // upstream options) can share a service, hence the copy. With no assignment
 // to copy the cluster gets an empty one: Envoy accepts that, and answers 503
 // for it, as it does for an EDS cluster whose service has no endpoints.
-// It returns the service name it looked the assignment up by.
-func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLoadAssignment) string {
+// It returns the service name it looked the assignment up by. shared is
+// staticClusters'.
+func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLoadAssignment, shared bool) string {
 	// Envoy's default: the service name is the cluster name.
 	service := c.GetEdsClusterConfig().GetServiceName()
 	if service == "" {
@@ -69,7 +78,7 @@ func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLo
 	}
 	cla := &endpointv3.ClusterLoadAssignment{}
 	if found, ok := clas[service]; ok {
-		cla = proto.Clone(found).(*endpointv3.ClusterLoadAssignment)
+		cla = copyOf(found, shared)
 	}
 	cla.ClusterName = c.GetName()
 	c.EdsClusterConfig = nil

@@ -70,12 +70,27 @@ func (d *decodedAnys) unpackedCopy(a *anypb.Any) proto.Message {
 	if !ok {
 		return nil
 	}
-	out := &hcmv3.HttpConnectionManager{}
-	hcm.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		out.ProtoReflect().Set(fd, v)
+	return topCopy(hcm)
+}
+
+// topCopy is a new message of m's type holding m's own fields: it shares
+// every message, list and map below them with m.
+func topCopy[T proto.Message](m T) T {
+	out := m.ProtoReflect().New()
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		out.Set(fd, v)
 		return true
 	})
-	return out
+	return out.Interface().(T)
+}
+
+// copyOf is a copy of m to rewrite: of its own fields when shared (see
+// sharesResources), else whole.
+func copyOf[T proto.Message](m T, shared bool) T {
+	if shared {
+		return topCopy(m)
+	}
+	return proto.Clone(m).(T)
 }
 
 // put records that a holds inner, which a.Value encodes.
