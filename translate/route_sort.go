@@ -24,26 +24,42 @@ import (
 
 // sortRoutes sorts routes in place in Envoy match order.
 func sortRoutes(routes []*Route) {
-	for _, r := range routes {
-		// Most routes have one condition or none: nothing to sort, and
-		// no sort.Interface to allocate.
-		if len(r.HeaderMatch) > 1 {
-			sort.Stable(headerMatchOrder(r.HeaderMatch))
-		}
-		if len(r.QueryMatch) > 1 {
-			sort.Stable(queryMatchOrder(r.QueryMatch))
-		}
-	}
-	// The keys are computed once: building one costs more than comparing.
 	keyed := make([]keyedRoute, len(routes))
 	for i, r := range routes {
-		keyed[i] = keyedRoute{conditionsKey(r), r}
+		keyed[i].route = r
 	}
-	slices.SortStableFunc(keyed, func(a, b keyedRoute) int { return strings.Compare(a.key, b.key) })
+	sortKeyedRoutes(keyed)
 	for i, k := range keyed {
 		routes[i] = k.route
 	}
-	sort.Stable(routeOrder(routes))
+}
+
+// sortKeyedRoutes sorts routes in Envoy match order; each comes with its
+// conditionsKey when the caller has it (a virtual host keys its routes by
+// it), else with "".
+func sortKeyedRoutes(keyed []keyedRoute) {
+	for i := range keyed {
+		r := keyed[i].route
+		// Most routes have one condition or none: nothing to sort, and
+		// no sort.Interface to allocate.
+		reordered := false
+		if len(r.HeaderMatch) > 1 {
+			sort.Stable(headerMatchOrder(r.HeaderMatch))
+			reordered = true
+		}
+		if len(r.QueryMatch) > 1 {
+			sort.Stable(queryMatchOrder(r.QueryMatch))
+			reordered = true
+		}
+		// A key is worked out once, not at each comparison: building one
+		// costs more than comparing. Conditions put in order may have
+		// changed it.
+		if reordered || keyed[i].key == "" {
+			keyed[i].key = conditionsKey(r)
+		}
+	}
+	slices.SortStableFunc(keyed, func(a, b keyedRoute) int { return strings.Compare(a.key, b.key) })
+	sort.Stable(routeOrder(keyed))
 }
 
 type keyedRoute struct {
@@ -51,11 +67,11 @@ type keyedRoute struct {
 	route *Route
 }
 
-type routeOrder []*Route
+type routeOrder []keyedRoute
 
 func (s routeOrder) Len() int           { return len(s) }
 func (s routeOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
-func (s routeOrder) Less(i, j int) bool { return routeLess(s[i], s[j]) }
+func (s routeOrder) Less(i, j int) bool { return routeLess(s[i].route, s[j].route) }
 
 func routeLess(a, b *Route) bool {
 	pa, pb := a.PathMatch, b.PathMatch

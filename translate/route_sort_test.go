@@ -342,6 +342,22 @@ func TestSortRoutesRandomized(t *testing.T) {
 			} else if !reflect.DeepEqual(keys, first) {
 				t.Fatalf("round %d: order depends on input order:\n%v\n%v", round, first, keys)
 			}
+			// A virtual host sorts its routes by the keys it holds them
+			// by, worked out before their conditions were put in order.
+			vh := &VirtualHost{routes: map[string]*Route{}}
+			for _, r := range base {
+				c := *r
+				c.HeaderMatch = append([]HeaderMatch(nil), r.HeaderMatch...)
+				c.QueryMatch = append([]QueryMatch(nil), r.QueryMatch...)
+				vh.addRoute(&c)
+			}
+			var held []string
+			for _, r := range vh.ordered() {
+				held = append(held, conditionsKey(r))
+			}
+			if !reflect.DeepEqual(held, first) {
+				t.Fatalf("round %d: a virtual host orders its routes otherwise:\n%v\n%v", round, first, held)
+			}
 			for i := range routes {
 				for j := i + 1; j < len(routes); j++ {
 					if routeRankForTest(routes[i], routes[j]) > 0 {
