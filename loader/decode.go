@@ -188,6 +188,18 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	}
 	elem := plan.elemPlan(t)
 	pairs := mappingPairs(n)
+	var typed any
+	if v.CanInterface() {
+		typed = v.Interface()
+	}
+	switch m := typed.(type) {
+	case map[string]string: // labels, annotations, selectors
+		decodeMapOf(d, pairs, m, elem)
+		return
+	case map[string][]byte: // a Secret's data
+		decodeMapOf(d, pairs, m, elem)
+		return
+	}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		k, val := resolveAlias(pairs[i]), pairs[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -207,6 +219,32 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 		d.decodePlanned(val, value, elem)
 		d.path = d.path[:len(d.path)-1]
 		v.SetMapIndex(key, value)
+	}
+}
+
+// decodeMapOf is decodeMap for a map of a plain Go type, set directly
+// rather than through reflect, each value decoded into one variable: two
+// values made and two map operations through reflect for every entry were
+// half of decoding a Service.
+func decodeMapOf[V any](d *decoder, pairs []*yaml.Node, m map[string]V, elem *typePlan) {
+	var value V
+	rv := reflect.ValueOf(&value).Elem()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k, val := resolveAlias(pairs[i]), pairs[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k.Line, "%s: a key must be a string", d.pathString())
+			continue
+		}
+		if _, dup := m[k.Value]; dup {
+			d.fieldErrorf(k.Line, k.Value, "duplicate key %q")
+			continue
+		}
+		var zero V
+		value = zero
+		d.path = append(d.path, k.Value)
+		d.decodePlanned(val, rv, elem)
+		d.path = d.path[:len(d.path)-1]
+		m[k.Value] = value
 	}
 }
 

@@ -16,6 +16,8 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"unknown-field.yaml", 17, `HTTPProxy default/typo: unknown field "spec.routes[0].loadBalancerPolicy.requestHashPolicies[0].queryParameterHashOptions.prameterName"`},
 		{"duplicate-key.yaml", 9, `Service default/web: duplicate field "spec.ports"`},
+		{"duplicate-label.yaml", 8, `Service default/web: duplicate key "metadata.labels.app"`},
+		{"label-not-a-string.yaml", 7, `metadata.labels.app: expected a string, got the number 1234`},
 		{"wrong-type.yaml", 10, `spec.rules[0].matches[0].queryParams[0].value: expected a string, got the number 1234`},
 		{"wrong-type-int.yaml", 7, `spec.ports[0].port: expected an integer, got the string "80"`},
 		{"missing-kind.yaml", 2, "kind is missing"},

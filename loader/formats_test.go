@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -143,6 +144,54 @@ spec:
 	}
 	if p := svc.Spec.Ports[1]; p.Name != "alt" || p.Port != 81 {
 		t.Errorf("merged port = %+v", p)
+	}
+}
+
+// TestPlainMaps: maps of strings (labels, annotations, selectors) and of
+// bytes (a Secret's data) take keys as strings whatever they look like,
+// and a null value as the empty one.
+func TestPlainMaps(t *testing.T) {
+	text := `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  labels: {app: web, "80": port, 443: tls, empty: "", none: null}
+spec:
+  selector: {}
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s}
+data:
+  a: aGVsbG8=
+  b: ""
+  c: null
+stringData: {d: plain}
+`
+	res, err := Load([]string{"-"}, Options{Stdin: strings.NewReader(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := find(t, res, "Service", "default", "web").Obj.(*corev1.Service)
+	wantLabels := map[string]string{"app": "web", "80": "port", "443": "tls", "empty": "", "none": ""}
+	if !reflect.DeepEqual(svc.Labels, wantLabels) {
+		t.Errorf("labels %#v, want %#v", svc.Labels, wantLabels)
+	}
+	if svc.Spec.Selector == nil || len(svc.Spec.Selector) != 0 {
+		t.Errorf("selector %#v, want an empty map", svc.Spec.Selector)
+	}
+	secret := find(t, res, "Secret", "default", "s").Obj.(*corev1.Secret)
+	// stringData is merged into data, as the API server does.
+	wantData := map[string][]byte{"a": []byte("hello"), "b": {}, "c": nil, "d": []byte("plain")}
+	if len(secret.Data) != len(wantData) {
+		t.Fatalf("data %q, want %q", secret.Data, wantData)
+	}
+	for k, v := range wantData {
+		got, ok := secret.Data[k]
+		if !ok || string(got) != string(v) {
+			t.Errorf("data[%q] = %q (present %v), want %q", k, got, ok, v)
+		}
 	}
 }
 
