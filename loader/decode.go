@@ -227,7 +227,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 // values made and two map operations through reflect for every entry were
 // half of decoding a Service.
 func decodeMapOf[V any](d *decoder, pairs []*yaml.Node, m map[string]V, elem *typePlan) {
-	var value V
+	var value, zero V
 	rv := reflect.ValueOf(&value).Elem()
 	for i := 0; i+1 < len(pairs); i += 2 {
 		k, val := resolveAlias(pairs[i]), pairs[i+1]
@@ -239,7 +239,6 @@ func decodeMapOf[V any](d *decoder, pairs []*yaml.Node, m map[string]V, elem *ty
 			d.fieldErrorf(k.Line, k.Value, "duplicate key %q")
 			continue
 		}
-		var zero V
 		value = zero
 		d.path = append(d.path, k.Value)
 		d.decodePlanned(val, rv, elem)

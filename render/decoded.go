@@ -58,7 +58,7 @@ func (d *decodedAnys) get(a *anypb.Any) proto.Message {
 // unpackedCopy is the content of a, when a holds a connection manager the
 // translation kept unpacked: a new message with the same fields, which the
 // inlining walk may change, as it changes nothing but the manager's own
-// route table field (see TestInliningRewritesNothingBelowAManager). Every
+// route table field (see TestInliningRewritesNothingBelowTopCopies). Every
 // filter chain has its own manager, and decoding each, kilobytes of
 // filters, was a tenth of render -o yaml's CPU at 5,000 HTTPProxies and a
 // fifth of its memory at 20,000.

@@ -107,25 +107,11 @@ func sameResources(t *testing.T, r *translate.Resources, before resourcesCopy) {
 	}
 }
 
+// resourceMessages is every resource of r, in output order.
 func resourceMessages(r *translate.Resources) []proto.Message {
 	var all []proto.Message
-	for _, l := range r.Listeners {
-		all = append(all, l)
-	}
-	for _, rc := range r.RouteConfigs {
-		all = append(all, rc)
-	}
-	for _, c := range r.Clusters {
-		all = append(all, c)
-	}
-	for _, e := range r.Endpoints {
-		all = append(all, e)
-	}
-	for _, s := range r.Secrets {
-		all = append(all, s)
-	}
-	for _, rt := range r.Runtimes {
-		all = append(all, rt)
+	for _, s := range typeSections(r) {
+		all = append(all, s.items...)
 	}
 	return all
 }

@@ -16,8 +16,8 @@ import (
 
 // staticListeners returns listeners, sorted by name, with route tables
 // and secret references made static: copies, unless decoded lets the
-// bootstrap share them (see decodedAnys.sharesResources). A listener on the admin
-// interface's address is left out: in Contour that is the envoy-admin
+// bootstrap share them (see decodedAnys.sharesResources). A listener on
+// the admin interface's address is left out: in Contour that is the envoy-admin
 // listener, which only proxies to the admin interface that now listens
 // there itself (see admin.go). leftOut is what the bootstrap does not hold:
 // those listeners and the route tables no listener inlined.

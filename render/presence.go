@@ -98,11 +98,11 @@ type presencePlan struct {
 	direct bool // the plan reads the struct: m.Interface() is a pointer to it
 	family messageFamily
 	// entered holds, for each set of walk targets asked about, the fields
-	// a walk for them enters (see entered).
+	// a walk for them enters (see fieldsToEnter).
 	entered sync.Map // *typeTargets -> []int
 }
 
-// entered returns the fields, in order, that a walk for targets enters:
+// fieldsToEnter returns the fields, in order, that a walk for targets enters:
 // those whose messages can contain one of targets or, with no targets,
 // every message and map field. Worked out on first use for each set: it
 // explores every type below, a few milliseconds a process that `render -o
@@ -110,7 +110,7 @@ type presencePlan struct {
 // spares a walk the others: a route action has forty fields, and asking
 // each whether it could hold a target and was set was half of checking a
 // bootstrap's route tables.
-func (p *presencePlan) enteredBy(targets *typeTargets) []int {
+func (p *presencePlan) fieldsToEnter(targets *typeTargets) []int {
 	if r, ok := p.entered.Load(targets); ok {
 		return r.([]int)
 	}

@@ -156,13 +156,13 @@ func TestReachesAny(t *testing.T) {
 	}
 }
 
-// TestEnteredBy: a walk enters, in declaration order, the fields that can
+// TestFieldsToEnter: a walk enters, in declaration order, the fields that can
 // hold its targets, or with none every message and map field.
-func TestEnteredBy(t *testing.T) {
+func TestFieldsToEnter(t *testing.T) {
 	names := func(m proto.Message, targets *typeTargets) []string {
 		p := presenceFor(m.ProtoReflect())
 		var out []string
-		for _, i := range p.enteredBy(targets) {
+		for _, i := range p.fieldsToEnter(targets) {
 			out = append(out, string(p.fields[i].fd.Name()))
 		}
 		return out
@@ -185,7 +185,7 @@ func TestEnteredBy(t *testing.T) {
 	for _, m := range []proto.Message{&routev3.Route{}, &routev3.RouteAction{}, &clusterv3.Cluster{}} {
 		p := presenceFor(m.ProtoReflect())
 		entered := map[int]bool{}
-		for _, i := range p.enteredBy(checkTargets) {
+		for _, i := range p.fieldsToEnter(checkTargets) {
 			entered[i] = true
 		}
 		for i := range p.fields {

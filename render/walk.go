@@ -130,7 +130,7 @@ func (w *walker) walk(m protoreflect.Message) (bool, error) {
 	if targets == nil && w.visit == nil {
 		targets = anyTargets
 	}
-	for _, i := range p.enteredBy(targets) {
+	for _, i := range p.fieldsToEnter(targets) {
 		if !p.has(m, base, i) {
 			continue
 		}
