@@ -69,14 +69,15 @@ func gatewayOf(c *cache, name *types.NamespacedName, controller string) (*gatewa
 }
 
 // addGatewayListeners adds one Envoy listener per distinct Gateway port,
-// on 0.0.0.0 and the container port, with websocket upgrades allowed.
-func addGatewayListeners(d *DAG, gw *gatewayv1.Gateway) {
+// on 0.0.0.0 and the container port, with websocket upgrades allowed, and
+// room for about hosts virtual hosts.
+func addGatewayListeners(d *DAG, gw *gatewayv1.Gateway, hosts int) {
 	d.dynamicListeners = true
 	for _, port := range validateListeners(gw.Spec.Listeners).ports {
 		d.addListener(&Listener{
 			Name: port.name, Protocol: port.protocol, Address: "0.0.0.0", Port: port.containerPort,
 			RouteConfigName: port.name, EnableWebsockets: true,
-		})
+		}).sizeFor(hosts)
 	}
 }
 

@@ -178,8 +178,12 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Notices: append(configNotices(opts.Config), cfgNotices...)}
+	routes := len(c.httpRoutes) + len(c.grpcRoutes) + len(c.tlsRoutes) + len(c.tcpRoutes)
 	if gw != nil {
-		addGatewayListeners(d, gw)
+		// About a host per route, as for HTTPProxies below: growing
+		// the maps was a tenth of the Gateway processor at 20,000
+		// HTTPRoutes.
+		addGatewayListeners(d, gw, routes)
 		// Gateway listeners bind the configured HTTP (or, for HTTPS,
 		// HTTPS) address; their ports are the Gateway's.
 		for _, l := range d.listeners {
@@ -205,7 +209,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		disablePermitInsecure: s.disablePermitInsecure, settings: s}, objs)
 	var gs *gatewayStatuses
 	if gw != nil {
-		gs = &gatewayStatuses{routes: map[statusKey]*routeStatus{}}
+		gs = &gatewayStatuses{routes: make(map[statusKey]*routeStatus, routes)}
 		(&gatewayProcessor{dag: d, cache: c, status: gs, gateway: gw}).run()
 	}
 	c.stopCheckingAhead()
