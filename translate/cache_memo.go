@@ -243,7 +243,7 @@ func patchSorted[T interface {
 	}
 	for _, a := range added {
 		at, _ := slices.BinarySearchFunc(out, a, func(x, a T) int {
-			return compareJoined([3]string{x.GetNamespace(), "/", x.GetName()}, [3]string{a.GetNamespace(), "/", a.GetName()})
+			return compareQualified(x.GetNamespace(), x.GetName(), a.GetNamespace(), a.GetName())
 		})
 		out = slices.Insert(out, at, a)
 	}

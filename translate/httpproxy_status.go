@@ -160,5 +160,5 @@ func compareStatusKeys(a, b statusKey) int {
 	if a.kind != b.kind {
 		return strings.Compare(a.kind, b.kind)
 	}
-	return compareJoined([3]string{a.name.Namespace, "/", a.name.Name}, [3]string{b.name.Namespace, "/", b.name.Name})
+	return compareQualified(a.name.Namespace, a.name.Name, b.name.Namespace, b.name.Name)
 }

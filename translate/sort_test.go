@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// lessQualified orders as comparing the joined "namespace/name" strings
-// does, including where a namespace holds characters that sort before '/'.
+// compareQualified and lessQualified order as comparing the joined
+// "namespace/name" strings does, including where a namespace holds
+// characters that sort before '/' or is a prefix of the other.
 func TestLessQualifiedComparesJoinedStrings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const alphabet = "a-./0z"
@@ -20,9 +21,12 @@ func TestLessQualifiedComparesJoinedStrings(t *testing.T) {
 	}
 	for range 20000 {
 		ns1, n1, ns2, n2 := word(), word(), word(), word()
-		want := ns1+"/"+n1 < ns2+"/"+n2
-		if got := lessQualified(ns1, n1, ns2, n2); got != want {
-			t.Fatalf("lessQualified(%q, %q, %q, %q) = %v, want %v", ns1, n1, ns2, n2, got, want)
+		want := strings.Compare(ns1+"/"+n1, ns2+"/"+n2)
+		if got := compareQualified(ns1, n1, ns2, n2); got != want {
+			t.Fatalf("compareQualified(%q, %q, %q, %q) = %v, want %v", ns1, n1, ns2, n2, got, want)
+		}
+		if got := lessQualified(ns1, n1, ns2, n2); got != (want < 0) {
+			t.Fatalf("lessQualified(%q, %q, %q, %q) = %v, want %v", ns1, n1, ns2, n2, got, want < 0)
 		}
 	}
 }
