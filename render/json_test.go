@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -211,6 +212,28 @@ func TestPrintAllHandsLongListsOnInPieces(t *testing.T) {
 				t.Errorf("%s %s: %d segments, want the part before the list, its pieces and the rest", s.kind, name, n)
 			case !long && n != 1:
 				t.Errorf("%s %s: %d segments, want 1", s.kind, name, n)
+			}
+		}
+	}
+}
+
+// A long list is handed on in pieces of at most maxPiece elements.
+func TestLongListsInPiecesOfAtMostMaxPiece(t *testing.T) {
+	n := 20*maxPiece*runtime.GOMAXPROCS(0) + 3
+	r := largeResources(t, n)
+	sections := typeSections(r)
+	got := countingSink{}
+	if err := indentedEncoder(elementPrefix).printAll(sections, true, got); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sections {
+		for j, name := range s.names {
+			if s.kind == "route configuration" && name == "ingress_http" {
+				// The part before the list, then a segment a piece at
+				// least, then the rest.
+				if segments := got[[2]int{i, j}]; segments < n/maxPiece+2 {
+					t.Errorf("%d virtual hosts handed on in %d segments, want at least %d", n, segments, n/maxPiece+2)
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"math"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -249,11 +250,16 @@ func TestFastJSONSharedMessages(t *testing.T) {
 }
 
 // TestFastJSONLongLists covers lists long enough to be printed in pieces,
-// their length not a multiple of a piece.
+// their length not a multiple of a piece, and long enough for pieces of
+// at most maxPiece elements.
 func TestFastJSONLongLists(t *testing.T) {
 	r := largeResources(t, 3*minSplitList+17)
 	for _, rc := range r.RouteConfigs {
 		sameAsProtojson(t, compactEncoder(), rc)
+	}
+	capped := largeResources(t, 20*maxPiece*runtime.GOMAXPROCS(0)+3)
+	for _, rc := range capped.RouteConfigs {
+		sameAsProtojson(t, indentedEncoder(elementPrefix), rc)
 	}
 	// An unprintable element deep in the list fails the whole list with
 	// protojson's error, whichever piece it is in.
