@@ -3,6 +3,7 @@ package translate
 import (
 	"maps"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
@@ -238,14 +239,26 @@ func (r *proxyRun) keepStatus(status statuses) {
 	}
 }
 
-// replay does to p's DAG and status what the recorded run did.
+// replay does to p's DAG and status what the recorded run did. The HTTP
+// and the HTTPS virtual hosts are placed side by side, and the statuses
+// copied meanwhile: one after the other, on one CPU, they were the
+// longest step of a reload's HTTPProxy processing at 5,000 HTTPProxies.
 func (r *proxyRun) replay(p *httpProxyProcessor) {
-	r.placed = r.placed[:0]
 	to := hostListenersOf(p.dag)
+	var secure []placedHost
+	var placing sync.WaitGroup
+	placing.Go(func() {
+		for _, rr := range r.roots {
+			secure = to.placeSecure(rr, secure)
+		}
+	})
+	r.placed = r.placed[:0]
 	for _, rr := range r.roots {
-		r.placed = to.place(rr, r.placed)
+		r.placed = to.placePlain(rr, r.placed)
 	}
 	maps.Copy(p.status, r.status)
+	placing.Wait()
+	r.placed = append(r.placed, secure...)
 }
 
 // hostListeners are the listeners HTTPProxies' virtual hosts go on, found
@@ -260,11 +273,21 @@ func hostListenersOf(d *DAG) hostListeners {
 // place copies rr's virtual hosts onto the listeners, and appends each
 // with its copy to placed.
 func (to hostListeners) place(rr *rootRun, placed []placedHost) []placedHost {
+	return to.placeSecure(rr, to.placePlain(rr, placed))
+}
+
+// placePlain is place for rr's plain virtual host alone, placeSecure for
+// its secure one: they write to different listeners and records.
+func (to hostListeners) placePlain(rr *rootRun, placed []placedHost) []placedHost {
 	if l := to.http; l != nil && rr.vhost != nil {
 		vh := rr.vhost.copy()
 		l.vhosts[vh.Name] = vh
 		placed = append(placed, placedHost{rr.vhost, vh})
 	}
+	return placed
+}
+
+func (to hostListeners) placeSecure(rr *rootRun, placed []placedHost) []placedHost {
 	if l := to.https; l != nil && rr.svhost != nil {
 		svh := rr.svhost.copy()
 		l.svhosts[svh.Name] = svh
