@@ -195,44 +195,26 @@ func (c countingSink) end(int, int) error { return nil }
 func (c countingSink) borrows() bool      { return true }
 
 // A resource's long list is handed on piece by piece, so that a big
-// resource is never held whole; a short resource is one segment.
+// resource is never held whole, in pieces of at most maxPiece elements; a
+// short resource is one segment.
 func TestPrintAllHandsLongListsOnInPieces(t *testing.T) {
-	r := largeResources(t, 8*minSplitList)
-	sections := typeSections(r)
-	got := countingSink{}
-	if err := indentedEncoder(elementPrefix).printAll(sections, true, got); err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range sections {
-		for j, name := range s.names {
-			n := got[[2]int{i, j}]
-			long := s.kind == "route configuration" && name == "ingress_http"
-			switch {
-			case long && n < 3:
-				t.Errorf("%s %s: %d segments, want the part before the list, its pieces and the rest", s.kind, name, n)
-			case !long && n != 1:
-				t.Errorf("%s %s: %d segments, want 1", s.kind, name, n)
-			}
+	for _, n := range []int{8 * minSplitList, 20*maxPiece*runtime.GOMAXPROCS(0) + 3} {
+		sections := typeSections(largeResources(t, n))
+		got := countingSink{}
+		if err := indentedEncoder(elementPrefix).printAll(sections, true, got); err != nil {
+			t.Fatal(err)
 		}
-	}
-}
-
-// A long list is handed on in pieces of at most maxPiece elements.
-func TestLongListsInPiecesOfAtMostMaxPiece(t *testing.T) {
-	n := 20*maxPiece*runtime.GOMAXPROCS(0) + 3
-	r := largeResources(t, n)
-	sections := typeSections(r)
-	got := countingSink{}
-	if err := indentedEncoder(elementPrefix).printAll(sections, true, got); err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range sections {
-		for j, name := range s.names {
-			if s.kind == "route configuration" && name == "ingress_http" {
-				// The part before the list, then a segment a piece at
-				// least, then the rest.
-				if segments := got[[2]int{i, j}]; segments < n/maxPiece+2 {
-					t.Errorf("%d virtual hosts handed on in %d segments, want at least %d", n, segments, n/maxPiece+2)
+		// The part before the list, a segment a piece at least, the rest.
+		least := max(3, n/maxPiece+2)
+		for i, s := range sections {
+			for j, name := range s.names {
+				segments := got[[2]int{i, j}]
+				long := s.kind == "route configuration" && name == "ingress_http"
+				switch {
+				case long && segments < least:
+					t.Errorf("%s %s of %d virtual hosts: %d segments, want at least %d", s.kind, name, n, segments, least)
+				case !long && segments != 1:
+					t.Errorf("%s %s: %d segments, want 1", s.kind, name, segments)
 				}
 			}
 		}
