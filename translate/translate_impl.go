@@ -181,8 +181,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	routes := len(c.httpRoutes) + len(c.grpcRoutes) + len(c.tlsRoutes) + len(c.tcpRoutes)
 	if gw != nil {
 		// About a host per route, as for HTTPProxies below: growing
-		// the maps was a tenth of the Gateway processor at 20,000
-		// HTTPRoutes.
+		// the maps was a fifth of attaching 20,000 HTTPRoutes, on one
+		// CPU.
 		addGatewayListeners(d, gw, routes)
 		// Gateway listeners bind the configured HTTP (or, for HTTPS,
 		// HTTPS) address; their ports are the Gateway's.
