@@ -5,8 +5,6 @@ package render
 import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/contourc/contourc/internal/par"
 )
 
 // staticSecrets returns secrets, sorted by name: copies, unless shared.
@@ -14,9 +12,10 @@ import (
 // sources are gone (see staticSecretRef).
 func staticSecrets(secrets []*tlsv3.Secret, shared bool) []*tlsv3.Secret {
 	out := sortedByName(secrets, (*tlsv3.Secret).GetName)
-	if shared {
-		return out
+	if !shared {
+		for i, s := range out {
+			out[i] = proto.Clone(s).(*tlsv3.Secret)
+		}
 	}
-	par.ForEach(len(out), func(i int) { out[i] = proto.Clone(out[i]).(*tlsv3.Secret) })
 	return out
 }
