@@ -22,21 +22,8 @@ import (
 // equal come out in random order. contourc first orders routes by their
 // condition key, which makes the result deterministic.
 
-// sortRoutes sorts routes in place in Envoy match order.
-func sortRoutes(routes []*Route) {
-	keyed := make([]keyedRoute, len(routes))
-	for i, r := range routes {
-		keyed[i].route = r
-	}
-	sortKeyedRoutes(keyed)
-	for i, k := range keyed {
-		routes[i] = k.route
-	}
-}
-
-// sortKeyedRoutes sorts routes in Envoy match order; each comes with its
-// conditionsKey when the caller has it (a virtual host keys its routes by
-// it), else with "".
+// sortKeyedRoutes sorts routes, each with its conditionsKey (a virtual
+// host keys its routes by it), in Envoy match order.
 func sortKeyedRoutes(keyed []keyedRoute) {
 	for i := range keyed {
 		r := keyed[i].route
@@ -51,10 +38,8 @@ func sortKeyedRoutes(keyed []keyedRoute) {
 			sort.Stable(queryMatchOrder(r.QueryMatch))
 			reordered = true
 		}
-		// A key is worked out once, not at each comparison: building one
-		// costs more than comparing. Conditions put in order may have
-		// changed it.
-		if reordered || keyed[i].key == "" {
+		// Conditions put in order may have changed the route's key.
+		if reordered {
 			keyed[i].key = conditionsKey(r)
 		}
 	}

@@ -503,3 +503,16 @@ func asMessages[T proto.Message](in []T) []proto.Message {
 	}
 	return out
 }
+
+// sortRoutes sorts routes in place in Envoy match order, as a virtual host
+// orders the routes it holds.
+func sortRoutes(routes []*Route) {
+	keyed := make([]keyedRoute, len(routes))
+	for i, r := range routes {
+		keyed[i] = keyedRoute{conditionsKey(r), r}
+	}
+	sortKeyedRoutes(keyed)
+	for i, k := range keyed {
+		routes[i] = k.route
+	}
+}
