@@ -21,7 +21,7 @@ func Compare(old, new Side) *Report {
 		VirtualHosts: diffRouteConfigs(o.RouteConfigs, n.RouteConfigs, routeConfigListeners(o.Listeners), routeConfigListeners(n.Listeners)),
 		Clusters:     diffClusters(o.Clusters, n.Clusters, was),
 		Endpoints:    diffEndpoints(o.Endpoints, n.Endpoints),
-		Secrets:      diffSecrets(o.Secrets, n.Secrets, was),
+		Secrets:      diffSecrets(o.Secrets, n.Secrets, was, secretKeys(old.Resources.Secrets), secretKeys(new.Resources.Secrets)),
 		Runtimes:     diffRuntimes(o, n),
 		Status:       diffStatus(old.Objects, new.Objects),
 	}

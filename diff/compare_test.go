@@ -219,3 +219,66 @@ func TestDiffStatus(t *testing.T) {
 		t.Errorf("diffStatus() =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestPrivateKeyOnlyChange checks that a secret whose key changes under the
+// same certificate is reported by the public keys, and that the same key
+// in another encoding (SEC 1 and PKCS#8) is no change.
+func TestPrivateKeyOnlyChange(t *testing.T) {
+	cert, key := selfSigned(t, "a.example.com", time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, other := selfSigned(t, "a.example.com", time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+	side := func(k []byte) Side {
+		return Side{Resources: &translate.Resources{Secrets: []*tlsv3.Secret{tlsSecret("ns/s/abc", cert, k)}}}
+	}
+	r := Compare(side(key), side(other))
+	if len(r.Secrets) != 1 {
+		t.Fatalf("secrets = %+v, want one change", r.Secrets)
+	}
+	s := r.Secrets[0]
+	if s.OldKey == nil || s.NewKey == nil || !s.OldKey.MatchesCertificate || s.NewKey.MatchesCertificate ||
+		s.OldKey.PublicKeySHA256 == s.NewKey.PublicKeySHA256 || s.OldKey.Error != "" || s.NewKey.Error != "" {
+		t.Errorf("key change old %+v new %+v", s.OldKey, s.NewKey)
+	}
+	if len(s.Fields) != 0 {
+		t.Errorf("the redacted key shows as fields too: %+v", s.Fields)
+	}
+
+	block, _ := pem.Decode(key)
+	ec, err := x509.ParseECPrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkcs8 := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	if r := Compare(side(key), side(pkcs8)); !r.Empty() {
+		t.Errorf("the same key re-encoded is reported: %+v", r.Secrets)
+	}
+
+	// Keys that cannot be read still differ by their data, and say why.
+	r = Compare(side([]byte("garbage one")), side([]byte("garbage two")))
+	if len(r.Secrets) != 1 || r.Secrets[0].NewKey == nil || r.Secrets[0].NewKey.Error == "" {
+		t.Errorf("unreadable keys: %+v", r.Secrets)
+	}
+	if r := Compare(side([]byte("garbage")), side([]byte("garbage"))); !r.Empty() {
+		t.Errorf("the same unreadable key is reported: %+v", r.Secrets)
+	}
+}
+
+// TestRedactedKeyNamesPublicKey checks the placeholder of a private key: it
+// names the public key, so text diffs of redacted output differ when the
+// key does.
+func TestRedactedKeyNamesPublicKey(t *testing.T) {
+	cert, key := selfSigned(t, "a.example.com", time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+	out := Redact(&translate.Resources{Secrets: []*tlsv3.Secret{tlsSecret("s", cert, key)}})
+	got := out.Secrets[0].GetTlsCertificate().GetPrivateKey().GetInlineString()
+	want := Redacted + " private key of public key sha256:" + keyInfo(inlineBytes(key), nil).PublicKeySHA256[:16]
+	if got != want {
+		t.Errorf("placeholder %q, want %q", got, want)
+	}
+	out = Redact(&translate.Resources{Secrets: []*tlsv3.Secret{tlsSecret("s", cert, []byte("not a key"))}})
+	if got := out.Secrets[0].GetTlsCertificate().GetPrivateKey().GetInlineString(); got != Redacted {
+		t.Errorf("placeholder of an unreadable key %q, want %q", got, Redacted)
+	}
+}

@@ -198,6 +198,9 @@ func secretLines(ss []SecretChange) []line {
 				out = append(out, line{markAdd, 1, s.New.String()})
 			}
 		}
+		if s.OldKey != nil || s.NewKey != nil {
+			out = append(out, line{markChange, 1, "private key changed: " + s.OldKey.String() + " → " + s.NewKey.String()})
+		}
 		out = append(out, fieldLines(1, s.Fields)...)
 	}
 	return out

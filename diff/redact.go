@@ -1,6 +1,7 @@
 package diff
 
 import (
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -44,6 +45,22 @@ func Redact(r *translate.Resources) *translate.Resources {
 	return out
 }
 
+// redactedKey is what replaces a private key: Redacted, followed by the
+// fingerprint of the public key it belongs to when it can be read, so that
+// a text diff of redacted output (diff -o unified) still shows a key that
+// changed under the same certificate.
+func redactedKey(m proto.Message) string {
+	ds, ok := m.(*corev3.DataSource)
+	if !ok {
+		return Redacted
+	}
+	info := keyInfo(ds, nil)
+	if info.PublicKeySHA256 == "" {
+		return Redacted
+	}
+	return Redacted + " private key of public key sha256:" + info.PublicKeySHA256[:16]
+}
+
 func redactFields(m protoreflect.Message) {
 	fields := m.Descriptor().Fields()
 	for i := 0; i < fields.Len(); i++ {
@@ -52,8 +69,12 @@ func redactFields(m protoreflect.Message) {
 			continue
 		}
 		if !fd.IsList() && !fd.IsMap() && fd.Message() != nil && fd.Message().FullName() == dataSourceName {
+			placeholder := Redacted
+			if fd.Name() == "private_key" {
+				placeholder = redactedKey(m.Get(fd).Message().Interface())
+			}
 			ds := m.NewField(fd).Message()
-			ds.Set(ds.Descriptor().Fields().ByName("inline_string"), protoreflect.ValueOfString(Redacted))
+			ds.Set(ds.Descriptor().Fields().ByName("inline_string"), protoreflect.ValueOfString(placeholder))
 			m.Set(fd, protoreflect.ValueOfMessage(ds))
 			continue
 		}

@@ -108,16 +108,21 @@ type EndpointsChange struct {
 }
 
 // SecretChange is an SDS secret added, removed or changed, described by
-// its certificates only. Contour names secrets after a hash of their
-// certificate, so a rotation renames the secret: OldName is its old name.
+// its certificates, and by the public key of its private key when that
+// changed. Contour names secrets after a hash of their certificate, so a
+// rotation renames the secret: OldName is its old name.
 type SecretChange struct {
-	Op      Op            `json:"op"`
-	Name    string        `json:"name"`
-	OldName string        `json:"oldName,omitempty"`
-	Type    string        `json:"type"`
-	Old     *CertInfo     `json:"old,omitempty"`
-	New     *CertInfo     `json:"new,omitempty"`
-	Fields  []FieldChange `json:"fields,omitempty"`
+	Op      Op        `json:"op"`
+	Name    string    `json:"name"`
+	OldName string    `json:"oldName,omitempty"`
+	Type    string    `json:"type"`
+	Old     *CertInfo `json:"old,omitempty"`
+	New     *CertInfo `json:"new,omitempty"`
+	// OldKey and NewKey are set when the private key changed ("private
+	// key changed"), even under the same certificate.
+	OldKey *KeyInfo      `json:"oldKey,omitempty"`
+	NewKey *KeyInfo      `json:"newKey,omitempty"`
+	Fields []FieldChange `json:"fields,omitempty"`
 }
 
 // RuntimeChange is a runtime layer added, removed or changed.

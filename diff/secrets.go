@@ -9,9 +9,11 @@ import (
 
 // diffSecrets compares SDS secrets by name (old names already rewritten to
 // the new ones where a certificate was rotated; was maps them back). The
-// certificates are compared by what certInfo reads from them, the rest of
+// certificates are compared by what certInfo reads from them, private keys
+// by the public key they belong to (oldKeys and newKeys, read from the
+// unredacted sides by secretKeys, under each side's own names), the rest of
 // a secret field by field; keys were redacted before.
-func diffSecrets(old, new []*tlsv3.Secret, was map[string]string) []SecretChange {
+func diffSecrets(old, new []*tlsv3.Secret, was map[string]string, oldKeys, newKeys map[string]*KeyInfo) []SecretChange {
 	olds, news := byName(old, (*tlsv3.Secret).GetName), byName(new, (*tlsv3.Secret).GetName)
 	var out []SecretChange
 	for _, name := range unionKeys(olds, news) {
@@ -27,10 +29,20 @@ func diffSecrets(old, new []*tlsv3.Secret, was map[string]string) []SecretChange
 			typ, oi := secretCert(o)
 			_, ni := secretCert(n)
 			fields := fieldDiff(withoutCerts(o), withoutCerts(n))
-			if was[name] == "" && reflect.DeepEqual(oi, ni) && len(fields) == 0 {
+			oldName := name
+			if was[name] != "" {
+				oldName = was[name]
+			}
+			ok, nk := oldKeys[oldName], newKeys[name]
+			keyChanged := !ok.same(nk)
+			if was[name] == "" && reflect.DeepEqual(oi, ni) && len(fields) == 0 && !keyChanged {
 				continue
 			}
-			out = append(out, SecretChange{Op: Changed, Name: name, OldName: was[name], Type: typ, Old: oi, New: ni, Fields: fields})
+			c := SecretChange{Op: Changed, Name: name, OldName: was[name], Type: typ, Old: oi, New: ni, Fields: fields}
+			if keyChanged {
+				c.OldKey, c.NewKey = ok, nk
+			}
+			out = append(out, c)
 		}
 	}
 	return out
@@ -53,13 +65,15 @@ func secretCert(s *tlsv3.Secret) (string, *CertInfo) {
 	}
 }
 
-// withoutCerts is s without its name and the certificates secretCert reads,
-// leaving the settings to compare field by field.
+// withoutCerts is s without its name, the certificates secretCert reads
+// and the private key (compared as KeyInfo), leaving the settings to
+// compare field by field.
 func withoutCerts(s *tlsv3.Secret) *tlsv3.Secret {
 	c := proto.Clone(s).(*tlsv3.Secret)
 	c.Name = ""
 	if tc := c.GetTlsCertificate(); tc != nil {
 		tc.CertificateChain = nil
+		tc.PrivateKey = nil
 	}
 	if vc := c.GetValidationContext(); vc != nil {
 		vc.TrustedCa = nil

@@ -202,6 +202,29 @@ func TestDiffChangeKinds(t *testing.T) {
 			t.Errorf("secret change %+v", s)
 		}
 	})
+	t.Run("private key only", func(t *testing.T) {
+		r := diffReport(t, "private-key-only")
+		onlyChanges(t, r, "secrets")
+		s := r.Secrets[0]
+		if s.Op != diff.Changed || s.OldName != "" || s.Old == nil || s.New == nil || s.Old.SHA256 != s.New.SHA256 {
+			t.Errorf("secret change %+v, want the same certificate under the same name", s)
+		}
+		if s.OldKey == nil || s.NewKey == nil || len(s.OldKey.PublicKeySHA256) != 64 || len(s.NewKey.PublicKeySHA256) != 64 ||
+			s.OldKey.PublicKeySHA256 == s.NewKey.PublicKeySHA256 || !s.OldKey.MatchesCertificate || s.NewKey.MatchesCertificate {
+			t.Errorf("key change old %+v new %+v, want two public keys, the new one not the certificate's", s.OldKey, s.NewKey)
+		}
+		text := runDiffCase(t, "private-key-only", "text").stdout
+		if !strings.Contains(text, "private key changed: public key sha256:"+s.OldKey.PublicKeySHA256[:16]) {
+			t.Errorf("text output does not say the private key changed:\n%s", text)
+		}
+		// The unified diff shows the key change as its public key.
+		unified := runDiffCase(t, "private-key-only", "unified").stdout
+		for _, k := range []*diff.KeyInfo{s.OldKey, s.NewKey} {
+			if !strings.Contains(unified, "private key of public key sha256:"+k.PublicKeySHA256[:16]) {
+				t.Errorf("unified output does not show public key %s:\n%s", k.PublicKeySHA256[:16], unified)
+			}
+		}
+	})
 	t.Run("status", func(t *testing.T) {
 		r := diffReport(t, "status-invalid-recover")
 		changes := map[string]diff.StatusOp{}

@@ -89,7 +89,7 @@ func base64Needles(b []byte) []string {
 }
 
 func TestNoPrivateKeyInOutput(t *testing.T) {
-	cases := []string{"tls-rotation", "vhost-tls-added"}
+	cases := []string{"tls-rotation", "vhost-tls-added", "private-key-only"}
 	var needles []string
 	for _, c := range cases {
 		for _, side := range []string{"old", "new"} {
