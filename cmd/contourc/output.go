@@ -111,3 +111,28 @@ func retractable(out io.Writer) (*os.File, int64, bool) {
 	}
 	return f, at, true
 }
+
+// protectOut makes out readable by its owner only (0600, as --output
+// creates its file) when it is a regular file that others may read: the
+// shell's `render > envoy.yaml` creates the file with the umask's mode,
+// usually 0644, and the output is about to put private keys in it. It runs
+// before anything is written, on the open descriptor (fchmod), so the
+// file's name does not matter and no reader can open it in between.
+// Pipes, terminals and /dev/null are left alone: their permissions are not
+// the output's. It reports whether it changed the mode; when it cannot,
+// nothing may be written.
+func protectOut(out io.Writer) (bool, error) {
+	f, ok := out.(*os.File)
+	if !ok {
+		return false, nil
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+		return false, nil
+	}
+	if err := f.Chmod(fi.Mode().Perm() & privatePerm); err != nil {
+		return false, fmt.Errorf("standard output is a file others can read, and the output holds private keys: "+
+			"cannot make it private (%v); write with --output FILE instead", errors.Unwrap(err))
+	}
+	return true, nil
+}

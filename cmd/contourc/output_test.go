@@ -180,3 +180,102 @@ func TestWriteOutStreamsOnlyWhereItCanTakeBack(t *testing.T) {
 	})
 
 }
+
+// runCLIOut runs contourc with standard output going to out, as the shell
+// would redirect it; it returns the exit code and stderr.
+func runCLIOut(t *testing.T, out *os.File, args ...string) (int, string) {
+	t.Helper()
+	var errOut strings.Builder
+	code := run(args, IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &errOut})
+	return code, errOut.String()
+}
+
+// TestRenderToStdoutFileIsPrivate: `render > envoy.yaml` leaves a file the
+// shell made 0644; when the output holds private keys it becomes 0600
+// before anything is written, as --output's file is. Other output, and
+// standard output that is not a regular file, are left alone.
+func TestRenderToStdoutFileIsPrivate(t *testing.T) {
+	withKeys := filepath.Join(repoRoot, "examples")
+	noKeys := filepath.Join(diffCasesDir, "route-weight", "old")
+	shellFile := func(t *testing.T, perm os.FileMode) *os.File {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(t.TempDir(), "envoy.yaml"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if err := f.Chmod(perm); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		return f
+	}
+	perm := func(t *testing.T, f *os.File) os.FileMode {
+		t.Helper()
+		fi, err := os.Stat(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		before os.FileMode
+		want   os.FileMode
+	}{
+		{"yaml with keys", []string{"render", withKeys}, 0o644, 0o600},
+		{"json with keys", []string{"render", "-o", "json", withKeys}, 0o664, 0o600},
+		{"group-writable only keeps the owner's bits", []string{"render", withKeys}, 0o620, 0o600},
+		{"already private", []string{"render", withKeys}, 0o400 | 0o200, 0o600},
+		{"no keys", []string{"render", noKeys}, 0o644, 0o644},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := shellFile(t, tc.before)
+			code, stderr := runCLIOut(t, f, append([]string{"-v"}, tc.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := perm(t, f); got != tc.want {
+				t.Errorf("mode %o, want %o", got, tc.want)
+			}
+			if fi, _ := f.Stat(); fi.Size() == 0 {
+				t.Error("nothing written")
+			}
+			if said := strings.Contains(stderr, "readable by its owner only"); said != (tc.before != tc.want) {
+				t.Errorf("-v says it changed the mode: %v, want %v:\n%s", said, tc.before != tc.want, stderr)
+			}
+		})
+	}
+
+	t.Run("/dev/null", func(t *testing.T) {
+		f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			t.Skip(err)
+		}
+		defer f.Close()
+		before, _ := os.Stat(os.DevNull)
+		if code, stderr := runCLIOut(t, f, "render", withKeys); code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if after, _ := os.Stat(os.DevNull); after.Mode() != before.Mode() {
+			t.Errorf("/dev/null's mode changed from %v to %v", before.Mode(), after.Mode())
+		}
+	})
+	t.Run("pipe", func(t *testing.T) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		done := make(chan []byte)
+		go func() { b, _ := io.ReadAll(r); done <- b }()
+		code, stderr := runCLIOut(t, w, "render", withKeys)
+		w.Close()
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if b := <-done; len(b) == 0 {
+			t.Error("nothing written to the pipe")
+		}
+	})
+}

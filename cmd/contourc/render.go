@@ -87,6 +87,9 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	start := time.Now()
 	if o.output == "" {
+		if err := protectKeys(s, &res.Resources, g.verbose); err != nil {
+			return failure(err)
+		}
 		err = writeOut(s.Out, emit, stream)
 	} else {
 		if stream != nil {
@@ -101,6 +104,20 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		fmt.Fprintf(s.ErrOut, "rendered in %s\n", roundedDuration(time.Since(start)))
 	}
 	return nil
+}
+
+// protectKeys makes standard output private (see protectOut) before a
+// render that holds key material is written to it, and says so with
+// --verbose.
+func protectKeys(s IOStreams, r *translate.Resources, verbose bool) error {
+	if !render.HoldsKeyMaterial(r) {
+		return nil
+	}
+	changed, err := protectOut(s.Out)
+	if changed && verbose {
+		fmt.Fprintln(s.ErrOut, "made standard output readable by its owner only (0600): it holds private keys")
+	}
+	return err
 }
 
 // judge reports the objects Contour would mark invalid. Contour still serves
