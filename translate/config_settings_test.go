@@ -181,6 +181,20 @@ func TestConfigStartupErrors(t *testing.T) {
 		{"root namespace not watched", Options{RootNamespaces: []string{"a"}, Flags: ServeFlags{WatchNamespaces: []string{"default"}}}, "", "not all root namespaces are being watched"},
 		{"unknown feature", Options{Flags: ServeFlags{DisabledFeatures: []string{"httpproxies"}}}, "", "--disable-feature"},
 		{"bad ConfigMap", Options{}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: contour, namespace: x}\ndata:\n  contour.yaml: \"bogus: 1\"\n", "bogus"},
+		// Listener settings Envoy cannot take: refused with the field and
+		// the object's file:line (the extra file's first document).
+		{"ContourConfiguration port above 65535", Options{ContourConfiguration: testCRDName}, crdListeners("http: {port: 70000}"),
+			`extra.yaml:1: ContourConfiguration projectcontour/contour: spec.envoy.http.port: Invalid value: 70000: must be between 1 and 65535, inclusive`},
+		{"ContourConfiguration address not an IP", Options{ContourConfiguration: testCRDName}, crdListeners("https: {address: envoy.local}"),
+			`extra.yaml:1: ContourConfiguration projectcontour/contour: spec.envoy.https.address: Invalid value: "envoy.local": must be a valid IP address`},
+		{"ContourConfiguration listeners on one port", Options{ContourConfiguration: testCRDName}, crdListeners("https: {port: 8080}"),
+			`extra.yaml:1: ContourConfiguration projectcontour/contour: spec.envoy.https: Invalid value: "0.0.0.0:8080": must not be the address and port of spec.envoy.http`},
+		{"flags: port above 65535", Options{Flags: ServeFlags{HTTPSPort: 65536}}, "",
+			`invalid argument "65536" for "--envoy-service-https-port" flag: must be between 1 and 65535, inclusive`},
+		{"flags: address not an IP", Options{Flags: ServeFlags{HTTPAddress: "localhost"}}, "",
+			`invalid argument "localhost" for "--envoy-service-http-address" flag: must be a valid IP address`},
+		{"flags: listeners on one port", Options{Flags: ServeFlags{HTTPAddress: "10.0.0.1", HTTPSAddress: "10.0.0.1", HTTPSPort: 8080}}, "",
+			`invalid argument "8080" for "--envoy-service-https-port" flag: the ingress_http listener is on 10.0.0.1:8080 already`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,6 +204,16 @@ func TestConfigStartupErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crdListeners is a ContourConfiguration projectcontour/contour whose
+// spec.envoy holds listeners (YAML flow mappings, one per line).
+func crdListeners(listeners ...string) string {
+	text := "apiVersion: projectcontour.io/v1alpha1\nkind: ContourConfiguration\nmetadata: {name: contour, namespace: projectcontour}\nspec:\n  envoy:\n"
+	for _, l := range listeners {
+		text += "    " + l + "\n"
+	}
+	return text
 }
 
 func configFileText(text string) *loader.ContourConfig {

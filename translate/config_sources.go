@@ -45,6 +45,9 @@ const (
 // resolveSettings picks the configuration source, applies flags and
 // returns the settings with the notices they call for.
 func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.ContourConfig, []Notice, error) {
+	if err := opts.Flags.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
 	var notices []Notice
 	cfg := opts.Config
 	var s *settings
@@ -53,12 +56,12 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	case opts.ContourConfiguration != nil && cfg != nil:
 		return nil, nil, nil, errors.New("cannot specify both --contour-config and --config-path")
 	case opts.ContourConfiguration != nil:
-		cc, ext := findContourConfiguration(objs, *opts.ContourConfiguration)
+		cc, found := findContourConfiguration(objs, *opts.ContourConfiguration)
 		if cc == nil {
 			return nil, nil, nil, fmt.Errorf("error getting contour configuration %s: ContourConfiguration not found in the input", *opts.ContourConfiguration)
 		}
-		if s, err = settingsFromCRD(&cc.Spec, ext); err != nil {
-			return nil, nil, nil, fmt.Errorf("ContourConfiguration %s: %w", *opts.ContourConfiguration, err)
+		if s, err = settingsFromCRD(&cc.Spec, found.Extensions); err != nil {
+			return nil, nil, nil, objectErrors(found, "ContourConfiguration "+opts.ContourConfiguration.String(), err)
 		}
 		f := opts.Flags
 		if f.HTTPAddress != "" || f.HTTPSAddress != "" || f.HTTPPort != 0 || f.HTTPSPort != 0 || f.UseProxyProtocol || f.AccessLogFormat != "" {
@@ -110,13 +113,35 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	return s, cfg, notices, nil
 }
 
-func findContourConfiguration(objs []loader.Object, name types.NamespacedName) (*contourv1alpha1.ContourConfiguration, *loader.Extensions) {
-	for _, o := range objs {
+func findContourConfiguration(objs []loader.Object, name types.NamespacedName) (*contourv1alpha1.ContourConfiguration, *loader.Object) {
+	for i, o := range objs {
 		if cc, ok := o.Obj.(*contourv1alpha1.ContourConfiguration); ok && cc.Namespace == name.Namespace && cc.Name == name.Name {
-			return cc, o.Extensions
+			return cc, &objs[i]
 		}
 	}
 	return nil, nil
+}
+
+// objectErrors prefixes each of the errors err joins with "file:line: what: ",
+// so that each names the object it is about, as loader errors do.
+func objectErrors(o *loader.Object, what string, err error) error {
+	prefix := what + ": "
+	if src := o.Source.String(); src != "" {
+		prefix = src + ": " + prefix
+	}
+	var out []error
+	var add func(error)
+	add = func(e error) {
+		if multi, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, p := range multi.Unwrap() {
+				add(p)
+			}
+		} else if e != nil {
+			out = append(out, fmt.Errorf("%s%w", prefix, e))
+		}
+	}
+	add(err)
+	return errors.Join(out...)
 }
 
 // findConfigMap returns the one `contour` ConfigMap with a contour.yaml key;
@@ -218,6 +243,7 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 		}
 		overrideListener(e.HTTPListener, &s.httpAddress, &s.httpPort, &s.httpAccessLogPath)
 		overrideListener(e.HTTPSListener, &s.httpsAddress, &s.httpsPort, &s.httpsLogPath)
+		errs = append(errs, validateCRDListeners(e, s))
 		if h := e.Health; h != nil {
 			if h.Address != "" {
 				s.health.address = h.Address

@@ -53,6 +53,22 @@ func TestUsageErrors(t *testing.T) {
 		{"gateway without namespace", []string{"render", "--gateway", "gw", "dir"}, `--gateway "gw": want NAMESPACE/NAME`},
 		{"gateway with extra slash", []string{"render", "--gateway", "ns/gw/x", "dir"}, `--gateway "ns/gw/x": want NAMESPACE/NAME`},
 		{"version takes no arguments", []string{"version", "extra"}, "unknown command"},
+		// --output takes a file; a format name there was meant as -o.
+		{"--output json", []string{"render", "--output", "json", "dir"}, `--output "json" would write a file called json; did you mean -o json?`},
+		{"--output yaml", []string{"render", "--output=yaml", "dir"}, `did you mean -o yaml?`},
+		{"--output table", []string{"render", "--output", "table", "dir"}, `did you mean -o yaml or -o json?`},
+		// Listener flags Envoy could not take are flag errors, not a
+		// protobuf validation dump at render time.
+		{"port above 65535", []string{"render", "--envoy-service-http-port", "70000", "dir"},
+			`invalid argument "70000" for "--envoy-service-http-port" flag: must be between 1 and 65535, inclusive`},
+		{"negative port", []string{"check", "--envoy-service-https-port=-1", "dir"},
+			`invalid argument "-1" for "--envoy-service-https-port" flag: must be between 1 and 65535, inclusive`},
+		{"address not an IP", []string{"render", "--envoy-service-https-address", "envoy.local", "dir"},
+			`invalid argument "envoy.local" for "--envoy-service-https-address" flag: must be a valid IP address`},
+		{"HTTP on the HTTPS port", []string{"explain", "--host", "h", "--envoy-service-http-port", "8443", "dir"},
+			`invalid argument "8443" for "--envoy-service-http-port" flag: the ingress_https listener is on 0.0.0.0:8443 already`},
+		{"both listeners on one address", []string{"serve", "--envoy-service-http-address", "::", "--envoy-service-https-address", "::0", "--envoy-service-https-port", "8080", "dir"},
+			`invalid argument "8080" for "--envoy-service-https-port" flag: the ingress_http listener is on [::]:8080 already`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -72,6 +72,9 @@ func requirePaths(cmd *cobra.Command, args []string) error {
 // cannot honour yet are usage errors rather than silently ignored, since
 // ignoring them would produce a configuration the user did not ask for.
 func (f *inputFlags) options() (translate.Options, error) {
+	if err := f.serve.Validate(); err != nil {
+		return translate.Options{}, err
+	}
 	var gateway *types.NamespacedName
 	if f.gateway != "" {
 		ns, name, ok := strings.Cut(f.gateway, "/")

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,6 +72,9 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if !ok {
 		return fmt.Errorf("invalid --output-format %q: want yaml or json", o.format)
 	}
+	if err := checkOutputFile(o.output); err != nil {
+		return err
+	}
 	warmUp(o.format)
 	res, err := translateInput(paths, &o.input, g, s)
 	if err != nil {
@@ -104,6 +109,26 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		fmt.Fprintf(s.ErrOut, "rendered in %s\n", roundedDuration(time.Since(start)))
 	}
 	return nil
+}
+
+// formatWords are the -o values of contourc's commands and kubectl's:
+// --output given one of them was meant as -o (kubectl's -o is --output),
+// not as the name of a file to create in the current directory.
+var formatWords = []string{"yaml", "yml", "json", "table", "text", "markdown", "unified", "github", "wide", "name"}
+
+// checkOutputFile refuses an --output FILE that is a bare format name:
+// `render --output json` would otherwise write the bootstrap to a file
+// called json and print nothing. A path (./json) still names the file.
+func checkOutputFile(path string) error {
+	if !slices.Contains(formatWords, strings.ToLower(path)) {
+		return nil
+	}
+	hint := "-o " + path
+	if _, ok := renderers[strings.ToLower(path)]; !ok {
+		hint = "-o yaml or -o json"
+	}
+	return fmt.Errorf("--output %q would write a file called %s; did you mean %s? (--output takes a FILE, -o the format; to write that file, say --output ./%s)",
+		path, path, hint, path)
 }
 
 // protectKeys makes standard output private (see protectOut) before a
