@@ -68,6 +68,15 @@ func requirePaths(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// requireWatchedPaths is requirePaths for serve, which watches files and
+// so cannot take stdin: its message must not suggest -.
+func requireWatchedPaths(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%s needs at least one PATH to watch: a file or a directory", cmd.Name())
+	}
+	return nil
+}
+
 // options turns the flags into translation options. Flags that translate
 // cannot honour yet are usage errors rather than silently ignored, since
 // ignoring them would produce a configuration the user did not ask for.

@@ -43,7 +43,7 @@ func newServeCmd(s IOStreams, g *globalFlags) *cobra.Command {
 			"A reload that fails keeps the last good configuration. SIGHUP reloads; SIGINT and SIGTERM stop.",
 		Example: "  contourc serve ./manifests\n" +
 			"  contourc serve --xds-address 0.0.0.0 --contour-cafile ca.crt --contour-cert-file tls.crt --contour-key-file tls.key ./manifests",
-		Args: requirePaths,
+		Args: requireWatchedPaths,
 		RunE: func(_ *cobra.Command, paths []string) error {
 			return o.run(paths, g, s)
 		},

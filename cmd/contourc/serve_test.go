@@ -24,7 +24,7 @@ func TestServeUsageErrors(t *testing.T) {
 		stderr string
 		help   bool // a usage error points at --help
 	}{
-		{"no path", []string{"serve"}, "serve needs at least one PATH", true},
+		{"no path", []string{"serve"}, "serve needs at least one PATH to watch: a file or a directory\n", true},
 		{"config source", []string{"serve", "--xds-config-source", "rest", dir}, `invalid xDS config source "rest"`, true},
 		{"two TLS files of three", []string{"serve", "--contour-cafile", "ca", "--contour-key-file", "k", dir}, "give all three or none", true},
 		{"log format", []string{"serve", "--log-format", "xml", dir}, `invalid --log-format "xml"`, true},
