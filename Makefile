@@ -24,8 +24,11 @@ build:
 test:
 	$(GO) vet ./... && $(GO) test ./...
 
+# The recipe is not echoed (@): make prints echoed commands on stdout, and
+# `make run > envoy.yaml` must hold the bootstrap only. go run itself
+# writes nothing on stdout but the program's output.
 run:
-	$(GO) run ./cmd/contourc render ./examples
+	@$(GO) run ./cmd/contourc render ./examples
 
 # Go benchmarks (BenchmarkPhases: load, translate, render per phase), then
 # the whole process on scalegen corpora of 1,000, 5,000 and 20,000
