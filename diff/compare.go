@@ -10,9 +10,10 @@ type Side struct {
 }
 
 // Compare describes what changed from old to new. Neither side is
-// modified: the comparison runs on redacted copies.
+// modified: the comparison runs on redacted copies (private keys are
+// compared on the originals, by diffSecrets).
 func Compare(old, new Side) *Report {
-	o, n := Redact(old.Resources), Redact(new.Resources)
+	o, n := redact(old.Resources, plainKey), redact(new.Resources, plainKey)
 	rn := resourceRenames(o, n)
 	rn.apply(o)
 	was := rn.oldNames()

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"crypto/sha256"
+
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -31,8 +33,28 @@ const dataSourceName protoreflect.FullName = "envoy.config.core.v3.DataSource"
 
 // Redact returns a copy of r without key material: every secret field
 // (see secretFields) at any depth, inside Any values too, is replaced by
-// Redacted or cleared. The copy has every Any packed deterministically.
+// Redacted or cleared; a private key by Redacted and the fingerprint of its
+// public key (see Redactor). The copy has every Any packed
+// deterministically.
 func Redact(r *translate.Resources) *translate.Resources {
+	return (&Redactor{}).Redact(r)
+}
+
+// Redactor redacts resources as Redact does, and remembers the public key
+// of each private key it read, so that redacting both sides of a diff
+// parses each distinct key once.
+type Redactor struct {
+	publicKeys map[[sha256.Size]byte]string
+}
+
+// Redact is the package's Redact, with the Redactor's memory of keys.
+func (x *Redactor) Redact(r *translate.Resources) *translate.Resources {
+	return redact(r, x.placeholder)
+}
+
+// redact copies r and redacts the copy; keyText gives the placeholder of
+// a private key.
+func redact(r *translate.Resources, keyText func(*corev3.DataSource) string) *translate.Resources {
 	out := &translate.Resources{
 		Listeners:    cloneAll(r.Listeners),
 		RouteConfigs: cloneAll(r.RouteConfigs),
@@ -41,27 +63,41 @@ func Redact(r *translate.Resources) *translate.Resources {
 		Secrets:      cloneAll(r.Secrets),
 		Runtimes:     cloneAll(r.Runtimes),
 	}
-	forEachResource(out, func(m proto.Message) { walk(m.ProtoReflect(), redactFields) })
+	forEachResource(out, func(m proto.Message) {
+		walk(m.ProtoReflect(), func(m protoreflect.Message) { redactFields(m, keyText) })
+	})
 	return out
 }
 
-// redactedKey is what replaces a private key: Redacted, followed by the
+// plainKey is the placeholder of a private key where the key's identity
+// is compared otherwise (Compare reads the keys of secrets itself).
+func plainKey(*corev3.DataSource) string { return Redacted }
+
+// placeholder is what replaces a private key: Redacted, followed by the
 // fingerprint of the public key it belongs to when it can be read, so that
 // a text diff of redacted output (diff -o unified) still shows a key that
 // changed under the same certificate.
-func redactedKey(m proto.Message) string {
-	ds, ok := m.(*corev3.DataSource)
-	if !ok {
+func (x *Redactor) placeholder(ds *corev3.DataSource) string {
+	b, err := deterministic.Marshal(ds)
+	if err != nil {
 		return Redacted
 	}
-	info := keyInfo(ds, nil)
-	if info.PublicKeySHA256 == "" {
-		return Redacted
+	sum := sha256.Sum256(b)
+	if text, ok := x.publicKeys[sum]; ok {
+		return text
 	}
-	return Redacted + " private key of public key sha256:" + info.PublicKeySHA256[:16]
+	text := Redacted
+	if info := keyInfo(ds, nil); info.PublicKeySHA256 != "" {
+		text = Redacted + " private key of public key sha256:" + info.PublicKeySHA256[:16]
+	}
+	if x.publicKeys == nil {
+		x.publicKeys = map[[sha256.Size]byte]string{}
+	}
+	x.publicKeys[sum] = text
+	return text
 }
 
-func redactFields(m protoreflect.Message) {
+func redactFields(m protoreflect.Message, keyText func(*corev3.DataSource) string) {
 	fields := m.Descriptor().Fields()
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
@@ -70,8 +106,8 @@ func redactFields(m protoreflect.Message) {
 		}
 		if !fd.IsList() && !fd.IsMap() && fd.Message() != nil && fd.Message().FullName() == dataSourceName {
 			placeholder := Redacted
-			if fd.Name() == "private_key" {
-				placeholder = redactedKey(m.Get(fd).Message().Interface())
+			if ds, ok := m.Get(fd).Message().Interface().(*corev3.DataSource); ok && fd.Name() == "private_key" {
+				placeholder = keyText(ds)
 			}
 			ds := m.NewField(fd).Message()
 			ds.Set(ds.Descriptor().Fields().ByName("inline_string"), protoreflect.ValueOfString(placeholder))

@@ -13,7 +13,7 @@ import (
 // by the public key they belong to (oldKeys and newKeys, read from the
 // unredacted sides by secretKeys, under each side's own names), the rest of
 // a secret field by field; keys were redacted before.
-func diffSecrets(old, new []*tlsv3.Secret, was map[string]string, oldKeys, newKeys map[string]*KeyInfo) []SecretChange {
+func diffSecrets(old, new []*tlsv3.Secret, was map[string]string, oldKeys, newKeys map[string]keyPair) []SecretChange {
 	olds, news := byName(old, (*tlsv3.Secret).GetName), byName(new, (*tlsv3.Secret).GetName)
 	var out []SecretChange
 	for _, name := range unionKeys(olds, news) {
@@ -33,8 +33,7 @@ func diffSecrets(old, new []*tlsv3.Secret, was map[string]string, oldKeys, newKe
 			if was[name] != "" {
 				oldName = was[name]
 			}
-			ok, nk := oldKeys[oldName], newKeys[name]
-			keyChanged := !ok.same(nk)
+			keyChanged, ok, nk := keyChange(oldKeys[oldName], newKeys[name])
 			if was[name] == "" && reflect.DeepEqual(oi, ni) && len(fields) == 0 && !keyChanged {
 				continue
 			}

@@ -201,10 +201,11 @@ func diffInput(res *translate.Result, side diffSide) diff.Side {
 // material redacted first: the rendered JSON carries private keys inline.
 func writeUnifiedDiff(w io.Writer, old, new diffSide, oldRes, newRes *translate.Result) error {
 	var a, b bytes.Buffer
-	if err := render.JSON(&a, diff.Redact(&oldRes.Resources)); err != nil {
+	redactor := &diff.Redactor{} // each key unchanged is read once
+	if err := render.JSON(&a, redactor.Redact(&oldRes.Resources)); err != nil {
 		return failure(fmt.Errorf("old: %v", err))
 	}
-	if err := render.JSON(&b, diff.Redact(&newRes.Resources)); err != nil {
+	if err := render.JSON(&b, redactor.Redact(&newRes.Resources)); err != nil {
 		return failure(fmt.Errorf("new: %v", err))
 	}
 	changed, err := diff.WriteUnified(w, old.label, new.label, a.String(), b.String())
