@@ -10,9 +10,9 @@ import (
 // diffSecrets compares SDS secrets by name (old names already rewritten to
 // the new ones where a certificate was rotated; was maps them back). The
 // certificates are compared by what certInfo reads from them, private keys
-// by the public key they belong to (oldKeys and newKeys, read from the
-// unredacted sides by secretKeys, under each side's own names), the rest of
-// a secret field by field; keys were redacted before.
+// by keyChange (oldKeys and newKeys are the unredacted keys, from
+// secretKeys, under each side's own names), the rest of a secret field by
+// field; keys were redacted before.
 func diffSecrets(old, new []*tlsv3.Secret, was map[string]string, oldKeys, newKeys map[string]keyPair) []SecretChange {
 	olds, news := byName(old, (*tlsv3.Secret).GetName), byName(new, (*tlsv3.Secret).GetName)
 	var out []SecretChange
@@ -33,13 +33,13 @@ func diffSecrets(old, new []*tlsv3.Secret, was map[string]string, oldKeys, newKe
 			if was[name] != "" {
 				oldName = was[name]
 			}
-			keyChanged, ok, nk := keyChange(oldKeys[oldName], newKeys[name])
+			keyChanged, oldKey, newKey := keyChange(oldKeys[oldName], newKeys[name])
 			if was[name] == "" && reflect.DeepEqual(oi, ni) && len(fields) == 0 && !keyChanged {
 				continue
 			}
 			c := SecretChange{Op: Changed, Name: name, OldName: was[name], Type: typ, Old: oi, New: ni, Fields: fields}
 			if keyChanged {
-				c.OldKey, c.NewKey = ok, nk
+				c.OldKey, c.NewKey = oldKey, newKey
 			}
 			out = append(out, c)
 		}
