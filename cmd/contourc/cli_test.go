@@ -57,6 +57,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--output json", []string{"render", "--output", "json", "dir"}, `--output "json" would write a file called json; did you mean -o json?`},
 		{"--output yaml", []string{"render", "--output=yaml", "dir"}, `did you mean -o yaml?`},
 		{"--output table", []string{"render", "--output", "table", "dir"}, `did you mean -o yaml or -o json?`},
+		{"--output on check", []string{"check", "--output", "json", "dir"}, "unknown flag: --output (check prints on stdout; for the format, use -o or --output-format)"},
+		{"--output= on diff", []string{"diff", "--output=json", "a", "b"}, "unknown flag: --output (diff prints on stdout"},
 		// Listener flags Envoy could not take are flag errors, not a
 		// protobuf validation dump at render time.
 		{"port above 65535", []string{"render", "--envoy-service-http-port", "70000", "dir"},

@@ -116,12 +116,23 @@ func newRootCmdWith(s IOStreams, g *globalFlags) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to `FILE` (for go tool pprof)")
 	_ = root.PersistentFlags().MarkHidden("cpu-profile")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return g.startProfile() }
+	root.SetFlagErrorFunc(outputFlagHint)
 	root.AddCommand(newRenderCmd(s, g), newCheckCmd(s, g), newVersionCmd(s))
 	root.AddCommand(newDiffCmd(s, g))
 	root.AddCommand(newServeCmd(s, g), newBootstrapCmd(s))
 	root.AddCommand(newTestCmd(s, g))
 	root.AddCommand(newExplainCmd(s, g))
 	return root
+}
+
+// outputFlagHint adds a hint to the error of --output on a command that
+// has no such flag: kubectl's --output is the format, contourc's is
+// --output-format (-o), and only render writes to a file.
+func outputFlagHint(cmd *cobra.Command, err error) error {
+	if err.Error() == "unknown flag: --output" && cmd.Flags().Lookup("output-format") != nil {
+		return fmt.Errorf("%w (%s prints on stdout; for the format, use -o or --output-format)", err, cmd.Name())
+	}
+	return err
 }
 
 func newVersionCmd(s IOStreams) *cobra.Command {
