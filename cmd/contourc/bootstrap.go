@@ -68,6 +68,23 @@ func (o *bootstrapOptions) run(path string, s IOStreams) error {
 	if err != nil {
 		return err
 	}
+	// Ports beyond 65535 fit the flags' uint32 but only fail Envoy's
+	// validation, as a protobuf dump: they are flag errors instead. Port 0
+	// is refused for the xDS server, which Envoy must connect to; for the
+	// admin interface it lets the kernel choose, as Envoy allows.
+	for _, p := range []struct {
+		flag     string
+		port     uint32
+		zeroOK   bool
+		rangeMsg string
+	}{
+		{"xds-port", o.xdsPort, false, "must be between 1 and 65535, inclusive"},
+		{"admin-port", o.adminPort, true, "must be between 0 and 65535, inclusive"},
+	} {
+		if p.port > 65535 || (p.port == 0 && !p.zeroOK) {
+			return fmt.Errorf("invalid argument \"%d\" for \"--%s\" flag: %s", p.port, p.flag, p.rangeMsg)
+		}
+	}
 	opts := serve.BootstrapOptions{
 		NodeID: o.nodeID, NodeCluster: o.nodeCluster,
 		XDSAddress: o.xdsAddress, XDSPort: o.xdsPort,

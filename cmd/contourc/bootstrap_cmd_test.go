@@ -98,6 +98,9 @@ func TestBootstrapCommandErrors(t *testing.T) {
 		{"missing TLS file", []string{"bootstrap", "--envoy-cafile", "ca", "--envoy-cert-file", "c", "--envoy-key-file", "k", "-"}, "no such file"},
 		{"admin name", []string{"bootstrap", "--admin-address", "localhost", "-"}, "not an IP address"},
 		{"DNS family", []string{"bootstrap", "--dns-lookup-family", "v5", "-"}, "invalid DNS lookup family"},
+		{"xDS port", []string{"bootstrap", "--xds-port", "70000", "-"}, `invalid argument "70000" for "--xds-port" flag: must be between 1 and 65535, inclusive`},
+		{"admin port", []string{"bootstrap", "--admin-port", "65536", "-"}, `invalid argument "65536" for "--admin-port" flag: must be between 0 and 65535, inclusive`},
+		{"xDS port 0", []string{"bootstrap", "--xds-port", "0", "-"}, `invalid argument "0" for "--xds-port" flag: must be between 1 and 65535, inclusive`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := runCLI(t, "", tt.args...)
