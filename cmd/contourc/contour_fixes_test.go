@@ -69,3 +69,52 @@ func TestIngressResourceBackendsSkipped(t *testing.T) {
 		t.Errorf("want the / route to default/web and no /static route:\n%s", got.stdout)
 	}
 }
+
+// tlsProxy is a root HTTPProxy serving TLS with the Secret default/tls.
+const tlsProxy = `apiVersion: projectcontour.io/v1
+kind: HTTPProxy
+metadata:
+  name: web
+  namespace: default
+spec:
+  virtualhost:
+    fqdn: web.example.com
+    tls:
+      secretName: tls
+  routes:
+  - services:
+    - name: web
+      port: 80
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: default
+spec:
+  ports:
+  - port: 80
+`
+
+// A Helm release record or service-account token is not kept (Contour's
+// main branch does not cache them): an HTTPProxy naming one gets the
+// status of one naming a missing Secret, and -v counts it as skipped.
+func TestUnkeptSecretIsMissing(t *testing.T) {
+	missing := runCLI(t, tlsProxy, "check", "-o", "json", "-")
+	missing.wantExit(t, exitFindings)
+	if !strings.Contains(missing.stdout, `Secret \"tls\" is invalid: Secret not found`) {
+		t.Fatalf("check without the Secret:\n%s", missing.stdout)
+	}
+	for _, secretType := range []string{"helm.sh/release.v1", "kubernetes.io/service-account-token"} {
+		secret := "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\n  namespace: default\ntype: " + secretType +
+			"\ndata:\n  tls.crt: Y2VydA==\n  tls.key: a2V5\n"
+		got := runCLI(t, tlsProxy+secret, "-v", "check", "-o", "json", "-")
+		got.wantExit(t, exitFindings)
+		if got.stdout != missing.stdout {
+			t.Errorf("%s: status\n%s\nwant that of a missing Secret\n%s", secretType, got.stdout, missing.stdout)
+		}
+		if want := "skipped 1 v1/Secret of type " + secretType + "\n"; !strings.Contains(got.stderr, want) {
+			t.Errorf("%s: stderr does not contain %q:\n%s", secretType, want, got.stderr)
+		}
+	}
+}
