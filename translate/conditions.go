@@ -28,7 +28,7 @@ var repeatedSlashes = regexp.MustCompile(`//+`)
 // parenthesis): that is errMergedRegexInvalid.
 func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
 	isRegex := slices.ContainsFunc(conds, func(c contourv1.MatchCondition) bool { return c.Regex != "" })
-	merged := ""
+	merged, grouped := "", false
 	for _, c := range conds {
 		switch {
 		case c.Prefix != "" && isRegex:
@@ -41,6 +41,7 @@ func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
 			merged += c.Exact
 		case c.Regex != "" && merged != "":
 			merged += "(?:" + c.Regex + ")"
+			grouped = true
 		case c.Regex != "":
 			merged += c.Regex
 		}
@@ -56,7 +57,10 @@ func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
 	last := conds[len(conds)-1]
 	switch {
 	case isRegex:
-		if _, err := regexp.Compile(merged); err != nil {
+		// Contour compiles every merged regex; an ungrouped one is the
+		// route's own regex, which pathConditionsValid compiled already
+		// (collapsing "//", never special in RE2, cannot break it).
+		if grouped && !compiles(merged) {
 			return PathMatch{}, errMergedRegexInvalid
 		}
 		return PathMatch{Kind: PathRegex, Value: merged}, nil
@@ -65,6 +69,12 @@ func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
 	default:
 		return PathMatch{Kind: PathPrefix, Value: merged}, nil
 	}
+}
+
+// compiles reports whether regex is a valid RE2 regular expression.
+func compiles(regex string) bool {
+	_, err := regexp.Compile(regex)
+	return err == nil
 }
 
 // errMergedRegexInvalid is Contour's error for a route regex that does not
