@@ -149,9 +149,12 @@ func TestExplainIncludeRegexStaysUnderPrefix(t *testing.T) {
 	for _, tc := range []struct {
 		path, route, action string
 	}{
-		{"/admin/secret", "#1  MATCH  prefix \"/\"", "action:       forward to cluster root/home/80/da39a3ee5e"},
-		{"/team-a/admin/secret", "#0  MATCH  safe_regex \"^/team-a(?:/x|/admin.*)\"", "action:       forward to cluster team-a/app/80/da39a3ee5e"},
-		{"/team-a/x", "#0  MATCH  safe_regex", "action:       forward to cluster team-a/app/80/da39a3ee5e"},
+		{"/admin/secret", `MATCH  prefix "/"`, "action:       forward to cluster root/home/80/da39a3ee5e"},
+		{"/team-a/admin/secret", `MATCH  safe_regex "^/team-a(?:/x|/admin.*)"`, "action:       forward to cluster team-a/app/80/da39a3ee5e"},
+		{"/team-a/x", `MATCH  safe_regex "^/team-a(?:/x|/admin.*)"`, "action:       forward to cluster team-a/app/80/da39a3ee5e"},
+		// The include prefix /v1.0/ is quoted: its "." is no wildcard.
+		{"/v1.0/items/12", `MATCH  safe_regex "^/v1\\.0(?:/items/[0-9]+)"`, "action:       forward to cluster team-a/app/80/da39a3ee5e"},
+		{"/v1x0/items/12", `MATCH  prefix "/"`, "action:       forward to cluster root/home/80/da39a3ee5e"},
 	} {
 		got := runCLI(t, "", "explain", "--host", "portal.example.com", "--path", tc.path, input)
 		got.wantExit(t, exitOK)
