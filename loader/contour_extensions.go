@@ -3,6 +3,7 @@ package loader
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -34,6 +35,9 @@ type Extensions struct {
 	// Authorization holds the extension fields of the object's
 	// authorization server; nil when it has none.
 	Authorization *AuthorizationExtensions
+	// MainBranchFields are the extension fields the object sets, each
+	// where it is set (main_branch.go).
+	MainBranchFields []MainBranchField
 }
 
 // LocalJWKSOf returns the localJWKS of JWT provider i, nil if it has none.
@@ -177,6 +181,7 @@ func (d *detacher) jwtProviders(list *yaml.Node) *yaml.Node {
 		if taken == nil {
 			continue
 		}
+		d.takenMainBranchFields(taken, "spec.virtualhost.jwtProviders["+strconv.Itoa(i)+"]")
 		var jp jwtProviderExtensions
 		d.decode(taken, &jp, "spec", "virtualhost", "jwtProviders", "["+strconv.Itoa(i)+"]")
 		if jp.LocalJWKS != nil {
@@ -208,6 +213,9 @@ func (d *detacher) authorization(path ...string) func(*yaml.Node) *yaml.Node {
 			return auth // the strict decode reports the wrong type
 		}
 		rest, taken := takeKeys(auth, "serviceType", "httpSettings")
+		if taken != nil {
+			d.takenMainBranchFields(taken, strings.Join(path, "."))
+		}
 		if taken == nil {
 			rest, taken = auth, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: auth.Line, Column: auth.Column}
 		}

@@ -71,7 +71,9 @@ const extensionsJSON = `{
 }
 `
 
-func wantExtensions() *Extensions {
+// wantExtensions are the extensions of extensionsYAML; authLine is the
+// line of its serviceType (one further down in extensionsJSON).
+func wantExtensions(authLine int) *Extensions {
 	return &Extensions{
 		LocalJWKS: map[int]*LocalJWKS{1: {SecretName: "jwks", Key: "jwks.json"}},
 		Authorization: &AuthorizationExtensions{ServiceType: "http", HTTPSettings: &HTTPAuthorizationSettings{
@@ -79,19 +81,27 @@ func wantExtensions() *Extensions {
 			AllowedAuthorizationHeaders: []AllowedHeader{{Exact: "x-user"}, {Prefix: "x-auth-", IgnoreCase: true}},
 			AllowedUpstreamHeaders:      []AllowedHeader{{Suffix: "-id"}, {Contains: "token"}},
 		}},
+		MainBranchFields: []MainBranchField{
+			{Source: Source{File: "<stdin>", Line: authLine}, Field: "spec.virtualhost.authorization.serviceType"},
+			{Source: Source{File: "<stdin>", Line: authLine + 1}, Field: "spec.virtualhost.authorization.httpSettings"},
+			{Source: Source{File: "<stdin>", Line: 20}, Field: "spec.virtualhost.jwtProviders[1].localJWKS"},
+		},
 	}
 }
 
 func TestExtensionsDecodeFromYAMLAndJSON(t *testing.T) {
-	for name, text := range map[string]string{"yaml": extensionsYAML, "json": extensionsJSON} {
+	for name, tc := range map[string]struct {
+		text     string
+		authLine int
+	}{"yaml": {extensionsYAML, 10}, "json": {extensionsJSON, 11}} {
 		t.Run(name, func(t *testing.T) {
-			res, err := loadText(text, Options{})
+			res, err := loadText(tc.text, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			o := find(t, res, "HTTPProxy", "default", "app")
-			if !reflect.DeepEqual(o.Extensions, wantExtensions()) {
-				t.Errorf("Extensions = %+v, want %+v", o.Extensions, wantExtensions())
+			if want := wantExtensions(tc.authLine); !reflect.DeepEqual(o.Extensions, want) {
+				t.Errorf("Extensions = %+v, want %+v", o.Extensions, want)
 			}
 			// The rest decodes as before: the providers are all there.
 			p := o.Obj.(*contourv1.HTTPProxy)
@@ -150,7 +160,13 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Extensions{Authorization: &AuthorizationExtensions{ServiceType: "http", HTTPSettings: &HTTPAuthorizationSettings{PathPrefix: "/auth"}}}
+	want := &Extensions{
+		Authorization: &AuthorizationExtensions{ServiceType: "http", HTTPSettings: &HTTPAuthorizationSettings{PathPrefix: "/auth"}},
+		MainBranchFields: []MainBranchField{
+			{Source: Source{File: "<stdin>", Line: 7}, Field: "spec.globalExtAuth.serviceType"},
+			{Source: Source{File: "<stdin>", Line: 8}, Field: "spec.globalExtAuth.httpSettings"},
+		},
+	}
 	if got := res.Objects[0].Extensions; !reflect.DeepEqual(got, want) {
 		t.Errorf("Extensions = %+v, want %+v", got, want)
 	}
@@ -254,7 +270,7 @@ func TestExtensionsFromCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.Objects[0].Extensions; !reflect.DeepEqual(got, wantExtensions()) {
+		if got := res.Objects[0].Extensions; !reflect.DeepEqual(got, wantExtensions(10)) {
 			t.Errorf("load %d: Extensions = %+v", i, got)
 		}
 	}

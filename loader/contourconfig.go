@@ -51,6 +51,10 @@ type ContourConfig struct {
 	FeatureFlags               []string               `json:"featureFlags"`
 	OMEnforcedHealthListener   *ConfigAddress         `json:"omEnforcedHealthListener"`
 	RuntimeSettings            map[string]string      `json:"runtime-settings"`
+
+	// MainBranchFields are the keys set that only Contour's main branch
+	// reads (main_branch.go), where they are set.
+	MainBranchFields []MainBranchField `json:"-"`
 }
 
 // ConfigNamespacedName names an object; both parts or neither.
@@ -268,6 +272,7 @@ func LoadContourConfig(path string, opts Options) (*ContourConfig, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	cfg.MainBranchFields = configMainBranchFields(name, docs[0].root)
 	return cfg, nil
 }
 

@@ -239,6 +239,9 @@ func loadObject(raw rawObject, skipped map[string]int) ([]Object, []error) {
 	case reject:
 		return nil, []error{&Error{Source: raw.source.at(lineOf(raw.node, "apiVersion")), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
 	}
+	if secretType := unkeptSecretType(raw, spec); secretType != "" {
+		return nil, skipUnkeptSecret(raw, spec, secretType, skipped)
+	}
 	obj, errs := decodeObject(raw, spec)
 	if errs != nil {
 		return nil, errs

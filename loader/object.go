@@ -13,7 +13,7 @@
 // Lists to objects), classify.go and kinds.go (what each kind is), decode.go
 // with fields.go, scalar.go and rules.go (strict typed decoding with schema
 // defaults, defaults_*.go, and validation, validate_contour.go), meta.go
-// (metadata), endpoints.go (Endpoints mirroring), order.go (duplicates and
+// (metadata), secret_types.go (the Secret types not kept), endpoints.go (Endpoints mirroring), order.go (duplicates and
 // output order).
 package loader
 

@@ -46,6 +46,9 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	if spec.finish != nil {
 		spec.finish(obj)
 	}
+	if ext != nil {
+		placeMainBranchFields(ext.MainBranchFields, raw.source)
+	}
 	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion, Extensions: ext}, nil
 }
 

@@ -3,6 +3,7 @@ package routetest
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ func fullRegexp(pattern string) (*regexp.Regexp, error) {
 		}
 		return v.(*regexp.Regexp), nil
 	}
-	re, err := regexp.Compile(`^(?:` + pattern + `)$`)
+	re, err := anchoredRegexp(pattern)
 	if err != nil {
 		err = fmt.Errorf("regex %q: %v", pattern, err)
 		regexCache.Store(pattern, err)
@@ -31,6 +32,21 @@ func fullRegexp(pattern string) (*regexp.Regexp, error) {
 	}
 	regexCache.Store(pattern, re)
 	return re, nil
+}
+
+// anchoredRegexp compiles pattern to match whole strings only. The parsed
+// pattern is anchored, not its text: wrapped as "^(?:" + pattern + ")$",
+// a pattern ending in an open \Q (quoting to its end, valid in RE2) would
+// quote the closing ")$" and no longer compile.
+func anchoredRegexp(pattern string) (*regexp.Regexp, error) {
+	parsed, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	anchored := &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{
+		{Op: syntax.OpBeginText}, parsed, {Op: syntax.OpEndText},
+	}}
+	return regexp.Compile(anchored.String())
 }
 
 // fullMatch reports whether the whole of s matches pattern. An invalid

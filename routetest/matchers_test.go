@@ -37,6 +37,12 @@ func TestMatchString(t *testing.T) {
 		{"regex alternation is anchored as a whole", regex(`a|abc`), "abc", true},
 		{"regex ignores ignore_case", ignoreCase(regex(`abc`)), "ABC", false},
 		{"regex inline flag", regex(`(?i)abc`), "ABC", true},
+		// \Q quotes to the end of an RE2 pattern: anchoring must not
+		// become part of the quoted text.
+		{"regex with an open \\Q", regex(`a\Q.*`), "a.*", true},
+		{"regex with an open \\Q is literal", regex(`a\Q.*`), "abc", false},
+		{"regex with an inline flag group", regex(`(?i:ab)c`), "ABc", true},
+		{"regex with an inline flag group, anchored", regex(`(?i:ab)c`), "ABC", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -79,7 +79,7 @@ func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespa
 	if err != nil {
 		return nil, err
 	}
-	out := &UpstreamValidation{CAName: name.Name, CACert: ca}
+	out := &UpstreamValidation{CAName: name.Name, CANamespace: name.Namespace, CACert: ca}
 	if uv.SubjectName == "" {
 		return nil, errors.New("missing subject alternative name")
 	}

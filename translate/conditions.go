@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
@@ -17,17 +18,32 @@ var repeatedSlashes = regexp.MustCompile(`//+`)
 // mergePathMatch concatenates the path conditions of an include chain. The
 // last condition decides the match type, except that any regex makes the
 // whole path a regex; no path at all is the prefix "/".
-func mergePathMatch(conds []contourv1.MatchCondition) PathMatch {
-	merged, isRegex := "", false
+//
+// In a regex, as in Contour v1.33.8, the include prefixes are quoted (and
+// lose their trailing "/", which the child's regex starts with) and the
+// child's regex is grouped: "/team-a/" and "/x|/admin.*" give
+// "/team-a(?:/x|/admin.*)", so that an alternation cannot reach paths
+// outside the prefix the child was delegated. Grouped, a regex that was
+// valid on its own may no longer compile ("/x\Q" quotes the closing
+// parenthesis): that is errMergedRegexInvalid.
+func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
+	isRegex := slices.ContainsFunc(conds, func(c contourv1.MatchCondition) bool { return c.Regex != "" })
+	merged, grouped := "", false
 	for _, c := range conds {
 		switch {
+		case c.Prefix != "" && isRegex:
+			merged += regexp.QuoteMeta(strings.TrimRight(c.Prefix, "/"))
 		case c.Prefix != "":
 			merged += c.Prefix
 		case c.Exact != "":
+			// Includes cannot have exact (or regex) paths, so an exact
+			// path is never followed by a regex: nothing to quote.
 			merged += c.Exact
+		case c.Regex != "" && merged != "":
+			merged += "(?:" + c.Regex + ")"
+			grouped = true
 		case c.Regex != "":
 			merged += c.Regex
-			isRegex = true
 		}
 	}
 	if strings.Contains(merged, "//") {
@@ -36,17 +52,40 @@ func mergePathMatch(conds []contourv1.MatchCondition) PathMatch {
 		merged = repeatedSlashes.ReplaceAllString(merged, "/")
 	}
 	if merged == "" {
-		return PathMatch{Kind: PathPrefix, Value: "/"}
+		return PathMatch{Kind: PathPrefix, Value: "/"}, nil
 	}
 	last := conds[len(conds)-1]
 	switch {
 	case isRegex:
-		return PathMatch{Kind: PathRegex, Value: merged}
+		// Contour compiles every merged regex; an ungrouped one is the
+		// route's own regex, which pathConditionsValid compiled already
+		// (collapsing "//", never special in RE2, cannot break it).
+		if grouped && !compiles(merged) {
+			return PathMatch{}, errMergedRegexInvalid
+		}
+		return PathMatch{Kind: PathRegex, Value: merged}, nil
 	case last.Exact != "":
-		return PathMatch{Kind: PathExact, Value: merged}
+		return PathMatch{Kind: PathExact, Value: merged}, nil
 	default:
-		return PathMatch{Kind: PathPrefix, Value: merged}
+		return PathMatch{Kind: PathPrefix, Value: merged}, nil
 	}
+}
+
+// compiles reports whether regex is a valid RE2 regular expression.
+func compiles(regex string) bool {
+	_, err := regexp.Compile(regex)
+	return err == nil
+}
+
+// errMergedRegexInvalid is Contour's error for a route regex that does not
+// compile once merged with its include prefixes.
+var errMergedRegexInvalid = errors.New("regex invalid after merging with include prefix")
+
+// mergeIncludePath is mergePathMatch for include conditions, which are
+// prefixes only (includeConditionsValid), so merging them cannot fail.
+func mergeIncludePath(conds []contourv1.MatchCondition) PathMatch {
+	m, _ := mergePathMatch(conds)
+	return m
 }
 
 // mergeHeaderMatch collects the header conditions of a chain, parents first.

@@ -53,7 +53,7 @@ func configNotices(cfg *loader.ContourConfig) []Notice {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if key == "" || appliedConfigKeys[key] || v.Field(i).IsZero() || isDefaultConfigValue(key, v.Field(i)) {
+		if key == "" || key == "-" || appliedConfigKeys[key] || v.Field(i).IsZero() || isDefaultConfigValue(key, v.Field(i)) {
 			continue
 		}
 		keys = append(keys, key)

@@ -77,7 +77,10 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 			cfg = parsed
 			notices = append(notices, Notice{Source: found.Source, Kind: "ConfigMap", Name: cm.Namespace + "/" + cm.Name,
 				Msg: "using its " + configMapKey + " as Contour's configuration file (no --config-path or --contour-config given)"})
+			notices = append(notices, configMapMainBranchNotices(cfg, found)...)
 		}
+	default:
+		notices = append(notices, configMainBranchNotices(cfg)...)
 	}
 	if s, err = settingsFromFile(cfg); err != nil {
 		return nil, nil, nil, err

@@ -367,7 +367,10 @@ type SlowStart struct {
 
 // UpstreamValidation verifies the upstream's certificate.
 type UpstreamValidation struct {
-	CAName       string // the CA Secret's name, part of the cluster name
+	CAName string // the CA Secret's name, part of the cluster name
+	// CANamespace is the CA Secret's namespace, part of a remote JWKS
+	// cluster's name.
+	CANamespace  string
 	CACert       []byte
 	SubjectNames []string
 }

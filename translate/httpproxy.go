@@ -526,7 +526,7 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 // collapsed, header matches in their DAG form), ignoring order. A lone "/"
 // (or no condition) is never a duplicate, so it has no key.
 func includeConditionsKey(conds []contourv1.MatchCondition) string {
-	path := mergePathMatch(conds)
+	path := mergeIncludePath(conds)
 	headers, queries := mergeHeaderMatch(conds), mergeQueryMatch(conds)
 	if path.Value == "/" && len(headers) == 0 && len(queries) == 0 {
 		return ""
@@ -548,7 +548,7 @@ func badGatewayRoute(proxy *contourv1.HTTPProxy, conds []contourv1.MatchConditio
 		return nil
 	}
 	return []*Route{{
-		PathMatch:      mergePathMatch(conds),
+		PathMatch:      mergeIncludePath(conds),
 		HeaderMatch:    mergeHeaderMatch(conds),
 		QueryMatch:     mergeQueryMatch(conds),
 		DirectResponse: &DirectResponse{StatusCode: 502},
@@ -607,8 +607,12 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	if err != nil {
 		return fail("RouteError", "RequestRedirectPolicy", "route.requestRedirectPolicy is invalid: %s", err)
 	}
+	path, err := mergePathMatch(conds)
+	if err != nil {
+		return fail("RouteError", "PathMatchConditionsNotValid", "route: %s", err)
+	}
 	r := &Route{
-		PathMatch:                   mergePathMatch(conds),
+		PathMatch:                   path,
 		HeaderMatch:                 mergeHeaderMatch(conds),
 		QueryMatch:                  mergeQueryMatch(conds),
 		Websocket:                   route.EnableWebsockets,

@@ -172,7 +172,27 @@ func TestHTTPProxyIncludes(t *testing.T) {
 				// exact, so Contour makes the merged path a prefix.
 				pxRoute(pxConds(pxExact("/quirk"), pxHeader(contourv1.HeaderMatchCondition{Name: "x-a", Present: true})), pxSvc("app", 80))))},
 		status: map[string]pxWant{"default/root": pxValid(), "teama/api": pxValid()},
-		routes: []string{"exact /api/exact -> " + appA, "regex ^/api/v[0-9]+ -> " + appA, "prefix /api/quirk header x-a -> " + appA},
+		routes: []string{"exact /api/exact -> " + appA, "regex ^/api(?:/v[0-9]+) -> " + appA, "prefix /api/quirk header x-a -> " + appA},
+	}, {
+		// Contour v1.33.8: the include prefix is quoted and the child's
+		// regex grouped, so its "|" cannot match paths outside /team-a/.
+		name: "a child's regex stays under its include prefix",
+		objs: []any{pxRoot(pxRoutes(toKuard), pxIncludes(pxInclude("app", "teama", pxPrefix("/team-a/")))),
+			pxProxy("teama", "app", pxRoutes(pxRoute(pxConds(pxRegex("/x|/admin.*")), pxSvc("app", 80))))},
+		status: map[string]pxWant{"default/root": pxValid(), "teama/app": pxValid()},
+		routes: []string{"regex ^/team-a(?:/x|/admin.*) -> " + appA, "prefix / -> " + pxKuard},
+	}, {
+		// A regex valid alone that no longer compiles once grouped
+		// discards the child's routes, its other routes included, with
+		// Contour v1.33.8's route error.
+		name: "a child's regex invalid once merged",
+		objs: []any{pxRoot(pxRoutes(toKuard), pxIncludes(pxInclude("app", "teama", pxPrefix("/team-a/")))),
+			pxProxy("teama", "app", pxRoutes(toApp, pxRoute(pxConds(pxRegex(`/x\Q`)), pxSvc("app", 80))))},
+		status: map[string]pxWant{
+			"default/root": pxValid(),
+			"teama/app":    pxInvalid("RouteError/PathMatchConditionsNotValid: route: regex invalid after merging with include prefix"),
+		},
+		routes: []string{"prefix / -> " + pxKuard},
 	}, {
 		name: "header and query conditions of includes reach every descendant",
 		objs: []any{pxRoot(pxIncludes(pxInclude("a", "teama", pxPrefix("/a"), pxHeader(contourv1.HeaderMatchCondition{Name: "x-team", Exact: "a"})))),

@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -91,18 +93,25 @@ func secretReference(secretName, annotationNamespace, ownNamespace string) types
 }
 
 // ingressRules returns spec.rules with the default backend prepended as a
-// host-less rule, so that later rules for the same host and path win.
+// host-less rule, so that later rules for the same host and path win. A
+// default backend naming a resource is kept, to be skipped and reported as
+// any other resource backend.
 func ingressRules(spec networkingv1.IngressSpec) []networkingv1.IngressRule {
-	if spec.DefaultBackend == nil || spec.DefaultBackend.Service == nil {
+	if spec.DefaultBackend == nil {
 		return spec.Rules
 	}
 	def := networkingv1.IngressRule{IngressRuleValue: networkingv1.IngressRuleValue{
 		HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{
-			Backend: networkingv1.IngressBackend{Service: spec.DefaultBackend.Service},
+			Backend: *spec.DefaultBackend,
 		}}},
 	}}
 	return append([]networkingv1.IngressRule{def}, spec.Rules...)
 }
+
+// errResourceBackend is Contour v1.33.8's log message for a backend that
+// names a resource (spec.rules[].http.paths[].backend.resource) instead of
+// a Service: Contour skips that path and serves the others.
+var errResourceBackend = errors.New("ingress backend does not reference a service, resource backends are not supported")
 
 func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.IngressRule) {
 	if rule.HTTP == nil {
@@ -115,7 +124,8 @@ func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.Ing
 	for _, path := range rule.HTTP.Paths {
 		r, err := p.route(ing, host, path)
 		if err != nil {
-			p.notice(ing, "path %q left out: %v", path.Path, err)
+			// Contour logs the path as it matches it: "/" when unset.
+			p.notice(ing, "path %q left out: %v", cmp.Or(path.Path, "/"), err)
 			continue
 		}
 		if requiresTLS(ing) || httpAllowed(ing) {
@@ -135,7 +145,7 @@ func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.Ing
 func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path networkingv1.HTTPIngressPath) (*Route, error) {
 	backend := path.Backend.Service
 	if backend == nil {
-		return nil, fmt.Errorf("only Service backends are supported")
+		return nil, errResourceBackend
 	}
 	port := intstr.FromInt32(backend.Port.Number)
 	if backend.Port.Name != "" {

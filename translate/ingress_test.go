@@ -184,6 +184,38 @@ func TestIngressInvalidRegexPathLeftOut(t *testing.T) {
 	}
 }
 
+// A backend naming a resource rather than a Service (a rule's path or the
+// default backend) is skipped with a notice naming the Ingress and the
+// path, as Contour v1.33.8 logs it; the Ingress's other paths are served.
+func TestIngressResourceBackendLeftOut(t *testing.T) {
+	bucket := networkingv1.IngressBackend{Resource: &corev1.TypedLocalObjectReference{
+		APIGroup: refOf("k8s.example.com"), Kind: "StorageBucket", Name: "static-assets",
+	}}
+	static := ingPath(ptPrefix, "/static", "", 80)
+	static.Backend = bucket
+	ing := mkIngress("default", "web",
+		ingRule("web.example.com", static, ingPath(ptPrefix, "/", "kuard", 80)),
+		func(ing *networkingv1.Ingress) { ing.Spec.DefaultBackend = &bucket })
+	res := translateIngressT(t, Options{}, withKuard(ing)...)
+	routes := mustRoutes(t, res, "ingress_http", "web.example.com")
+	if len(routes) != 1 || routes[0].Match.GetPrefix() != "/" || forwardedCluster(routes[0]) != "default/kuard/80/da39a3ee5e" {
+		t.Errorf("web.example.com routes = %v, want only / to kuard", routes)
+	}
+	if rc := findRouteConfig(res, "ingress_http"); rc != nil && findVirtualHost(rc, "*") != nil {
+		t.Errorf("the resource default backend made a * virtual host")
+	}
+	const msg = "left out: ingress backend does not reference a service, resource backends are not supported"
+	for _, path := range []string{`path "/static" `, `path "/" `} {
+		n := mustNotice(t, res, "Ingress", "default/web", path+msg)
+		if n.Source != mkSource("Ingress", 3) {
+			t.Errorf("notice source = %v, want the Ingress's %v", n.Source, mkSource("Ingress", 3))
+		}
+	}
+	if got := len(noticesAbout(res, "Ingress", "default/web")); got != 2 {
+		t.Errorf("%d notices about the Ingress, want 2: %v", got, res.Notices)
+	}
+}
+
 func TestIngressHosts(t *testing.T) {
 	t.Run("empty host is the * virtual host", func(t *testing.T) {
 		ing := mkIngress("default", "h", ingRule("", ingPath(ptPrefix, "/", "kuard", 80)))

@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/url"
 	"slices"
 	"strconv"
@@ -50,10 +52,26 @@ type DNSNameCluster struct {
 	Validation *UpstreamValidation
 }
 
-// clusterName is Contour's "dnsname/<scheme>/<host>": the port is not part
-// of it, so two URIs on the same host share a cluster (the first one wins).
+// clusterName is Contour v1.33.8's DNSNameClusterName:
+// "dnsname/<scheme>/<host>/<port>/<hash>", the hash the first 10 bytes of
+// the SHA-256 of every setting that makes the cluster what it is, each
+// value quoted so that their boundaries stay apart ("tenant-a"+"idp-ca"
+// is not "tenant-ai"+"dp-ca"). Clusters of one name are served once, so
+// two HTTPProxies in different namespaces asking for one host with
+// another port, DNS family, CA or subject names get a cluster each rather
+// than the first one's; the hash is long enough that no one can pick
+// subject names to take another namespace's cluster over.
 func (c *DNSNameCluster) clusterName() string {
-	return "dnsname/" + c.Scheme + "/" + c.Address
+	port := strconv.Itoa(c.Port)
+	key := strconv.Quote(c.Scheme) + strconv.Quote(c.Address) + strconv.Quote(port) + strconv.Quote(c.DNSLookupFamily)
+	if v := c.Validation; v != nil {
+		key += strconv.Quote(v.CANamespace) + strconv.Quote(v.CAName)
+		for _, sn := range v.SubjectNames {
+			key += strconv.Quote(sn)
+		}
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "dnsname/" + c.Scheme + "/" + c.Address + "/" + port + "/" + hex.EncodeToString(sum[:10])
 }
 
 // defaultJWKSTimeout is how long Envoy waits for a JWKS unless told.

@@ -136,7 +136,7 @@ func TestLocalJWKSProvider(t *testing.T) {
 	if got := jwtRouteRequirement(t, rc, "/remote"); got != "remote" {
 		t.Errorf("/remote requires %q", got)
 	}
-	if jwtCluster(res, "dnsname/https/jwt.example.com") == nil {
+	if jwtCluster(res, jwksJWTExample) == nil {
 		t.Errorf("no cluster for the remote provider")
 	}
 }

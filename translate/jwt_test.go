@@ -390,7 +390,7 @@ func TestJWTVerificationErrors(t *testing.T) {
 			if got := jwtRouteConfig(res, "https/"+jwtFQDN) != nil; got != tc.programmed {
 				t.Errorf("secure route configuration published = %v, want %v", got, tc.programmed)
 			}
-			if hasJWKS := jwtCluster(res, "dnsname/https/jwt.example.com") != nil; hasJWKS != (tc.programmed && tc.proxy.Spec.VirtualHost.JWTProviders != nil) {
+			if hasJWKS := jwtCluster(res, jwksJWTExample) != nil; hasJWKS != (tc.programmed && tc.proxy.Spec.VirtualHost.JWTProviders != nil) {
 				t.Errorf("JWKS cluster published = %v", hasJWKS)
 			}
 			for _, n := range res.Notices {
@@ -459,7 +459,7 @@ func TestJWTVerificationRemoteJWKS(t *testing.T) {
 			JwksSourceSpecifier: &jwtauthnv3.JwtProvider_RemoteJwks{RemoteJwks: &jwtauthnv3.RemoteJwks{
 				HttpUri: &corev3.HttpUri{
 					Uri:              "https://jwt.example.com/jwks.json",
-					HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: "dnsname/https/jwt.example.com"},
+					HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: jwksJWTExample},
 					Timeout:          durationpb.New(7 * time.Second),
 				},
 				CacheDuration: durationpb.New(30 * time.Second),
@@ -472,12 +472,12 @@ func TestJWTVerificationRemoteJWKS(t *testing.T) {
 	jwtAssertProtoEqual(t, "jwt_authn", wantCfg, jwtFilterConfig(t, hcm))
 
 	wantCluster := &clusterv3.Cluster{
-		Name:                 "dnsname/https/jwt.example.com",
+		Name:                 jwksJWTExample,
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STRICT_DNS},
 		CommonLbConfig:       &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
 		ConnectTimeout:       durationpb.New(2 * time.Second),
 		LoadAssignment: &endpointv3.ClusterLoadAssignment{
-			ClusterName: "dnsname/https/jwt.example.com",
+			ClusterName: jwksJWTExample,
 			Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: []*endpointv3.LbEndpoint{{
 				HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
 					Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
@@ -502,7 +502,7 @@ func TestJWTVerificationRemoteJWKS(t *testing.T) {
 		}},
 		Sni: "jwt.example.com",
 	}
-	got := proto.Clone(jwtCluster(res, "dnsname/https/jwt.example.com")).(*clusterv3.Cluster)
+	got := proto.Clone(jwtCluster(res, jwksJWTExample)).(*clusterv3.Cluster)
 	ts := got.TransportSocket
 	got.TransportSocket = nil
 	jwtAssertProtoEqual(t, "JWKS cluster", wantCluster, got)
@@ -590,9 +590,9 @@ func TestJWTDefaultProviderAndPolicies(t *testing.T) {
 		t.Errorf("requirement_map = %v", cfg.RequirementMap)
 	}
 
-	http := jwtCluster(res, "dnsname/http/keys.example.com")
+	http := jwtCluster(res, "dnsname/http/keys.example.com/8080/decaef4dfc71757d6c78")
 	if http == nil {
-		t.Fatal("no dnsname/http/keys.example.com cluster")
+		t.Fatal("no JWKS cluster for http://keys.example.com:8080")
 	}
 	if http.TransportSocket != nil {
 		t.Errorf("http JWKS cluster has a transport socket")
@@ -608,20 +608,21 @@ func TestJWKSClusterVariants(t *testing.T) {
 		uri, family   string
 		validation    bool
 		wantName      string
+		wantSNI       string // jwks.example.com unless set
 		wantType      clusterv3.Cluster_DiscoveryType
 		wantFamily    clusterv3.Cluster_DnsLookupFamily
 		wantPort      uint32
 		wantTLS       bool
 		wantValidated bool
 	}{
-		{name: "http default port", uri: "http://jwks.example.com/keys", wantName: "dnsname/http/jwks.example.com", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 80},
-		{name: "https own port", uri: "https://jwks.example.com:9443/keys", wantName: "dnsname/https/jwks.example.com", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 9443, wantTLS: true},
-		{name: "auto", uri: "https://jwks.example.com/keys", family: "auto", wantName: "dnsname/https/jwks.example.com", wantType: clusterv3.Cluster_STRICT_DNS, wantFamily: clusterv3.Cluster_AUTO, wantPort: 443, wantTLS: true},
-		{name: "v4", uri: "https://jwks.example.com/keys", family: "v4", wantName: "dnsname/https/jwks.example.com", wantType: clusterv3.Cluster_STRICT_DNS, wantFamily: clusterv3.Cluster_V4_ONLY, wantPort: 443, wantTLS: true},
-		{name: "v6", uri: "http://jwks.example.com/keys", family: "v6", wantName: "dnsname/http/jwks.example.com", wantType: clusterv3.Cluster_STRICT_DNS, wantFamily: clusterv3.Cluster_V6_ONLY, wantPort: 80},
-		{name: "all is logical DNS", uri: "https://jwks.example.com/keys", family: "all", wantName: "dnsname/https/jwks.example.com", wantType: clusterv3.Cluster_LOGICAL_DNS, wantFamily: clusterv3.Cluster_ALL, wantPort: 443, wantTLS: true},
-		{name: "IPv6 literal", uri: "https://[2001:db8::1]:8443/keys", wantName: "dnsname/https/2001:db8::1", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 8443, wantTLS: true},
-		{name: "validated", uri: "https://jwks.example.com/keys", validation: true, wantName: "dnsname/https/jwks.example.com", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 443, wantTLS: true, wantValidated: true},
+		{name: "http default port", uri: "http://jwks.example.com/keys", wantName: "dnsname/http/jwks.example.com/80/92cde129b8c0d64b386c", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 80},
+		{name: "https own port", uri: "https://jwks.example.com:9443/keys", wantName: "dnsname/https/jwks.example.com/9443/4f2100140ed08df0a178", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 9443, wantTLS: true},
+		{name: "auto", uri: "https://jwks.example.com/keys", family: "auto", wantName: "dnsname/https/jwks.example.com/443/d550536a130069dad35a", wantType: clusterv3.Cluster_STRICT_DNS, wantFamily: clusterv3.Cluster_AUTO, wantPort: 443, wantTLS: true},
+		{name: "v4", uri: "https://jwks.example.com/keys", family: "v4", wantName: "dnsname/https/jwks.example.com/443/a8f949f511becddd0cb8", wantType: clusterv3.Cluster_STRICT_DNS, wantFamily: clusterv3.Cluster_V4_ONLY, wantPort: 443, wantTLS: true},
+		{name: "v6", uri: "http://jwks.example.com/keys", family: "v6", wantName: "dnsname/http/jwks.example.com/80/19db52641edba0086e65", wantType: clusterv3.Cluster_STRICT_DNS, wantFamily: clusterv3.Cluster_V6_ONLY, wantPort: 80},
+		{name: "all is logical DNS", uri: "https://jwks.example.com/keys", family: "all", wantName: "dnsname/https/jwks.example.com/443/dc185ec2b775ff57222c", wantType: clusterv3.Cluster_LOGICAL_DNS, wantFamily: clusterv3.Cluster_ALL, wantPort: 443, wantTLS: true},
+		{name: "IPv6 literal", uri: "https://[2001:db8::1]:8443/keys", wantName: "dnsname/https/2001:db8::1/8443/3529a56da69b0105924d", wantSNI: "2001:db8::1", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 8443, wantTLS: true},
+		{name: "validated", uri: "https://jwks.example.com/keys", validation: true, wantName: "dnsname/https/jwks.example.com/443/45b2c477e0f527bee299", wantType: clusterv3.Cluster_STRICT_DNS, wantPort: 443, wantTLS: true, wantValidated: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -657,7 +658,10 @@ func TestJWKSClusterVariants(t *testing.T) {
 			if err := c.TransportSocket.GetTypedConfig().UnmarshalTo(ctx); err != nil {
 				t.Fatal(err)
 			}
-			host := strings.TrimPrefix(tc.wantName, "dnsname/https/")
+			host := "jwks.example.com"
+			if tc.wantSNI != "" {
+				host = tc.wantSNI
+			}
 			if ctx.Sni != host {
 				t.Errorf("sni = %q, want %q", ctx.Sni, host)
 			}
@@ -679,30 +683,97 @@ func TestJWKSClusterVariants(t *testing.T) {
 	}
 }
 
-// A cluster's name has no port: the first provider met (by virtual host
-// name, then provider order) decides the cluster of a shared host.
-func TestJWKSClustersDeduplicated(t *testing.T) {
-	first := jwtProxy(jwtWithProviders(
-		jwtRemote("p1", "https://keys.example.com:8443/a"),
-		jwtRemote("p2", "https://keys.example.com/b"),
-		jwtRemote("p3", "http://keys.example.com/c"),
-	))
-	first.Name, first.Spec.VirtualHost.Fqdn = "a", "a.example.com"
-	second := jwtProxy(jwtWithProviders(jwtRemote("p1", "https://keys.example.com:9443/a")))
-	second.Name, second.Spec.VirtualHost.Fqdn = "b", "b.example.com"
-	res := translateJWT(t, []*contourv1.HTTPProxy{second, first})
+// jwksJWTExample is the cluster of https://jwt.example.com/... with the
+// default DNS family: "dnsname/<scheme>/<host>/<port>/" and the first 10
+// bytes, in hex, of the SHA-256 of "https""jwt.example.com""443""auto" (as
+// `printf %s '"https""jwt.example.com""443""auto"' | sha256sum` gives it).
+// Contour v1.33.8's own tests give 0771aeda175c510932e2 for the same URI
+// with the DNS family unset (""), which TestDNSNameClusterNameVectors checks.
+const jwksJWTExample = "dnsname/https/jwt.example.com/443/df1d10ce22e19db7e54e"
+
+// Contour v1.33.8's DNSNameClusterName vectors, from its own tests.
+func TestDNSNameClusterNameVectors(t *testing.T) {
+	caFor := func(ns, name string, subjects ...string) *UpstreamValidation {
+		return &UpstreamValidation{CANamespace: ns, CAName: name, SubjectNames: subjects}
+	}
+	for _, tc := range []struct {
+		c    DNSNameCluster
+		want string
+	}{
+		{DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "auto"}, "dnsname/http/foo.projectcontour.io/80/c1a5cfb578cafae01a91"},
+		{DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "v4"}, "dnsname/http/foo.projectcontour.io/80/23b4f1ac31c67cc50a67"},
+		{DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "all"}, "dnsname/http/foo.projectcontour.io/80/3fc4a884a77ef80f294e"},
+		{DNSNameCluster{Scheme: "https", Address: "foo.projectcontour.io", Port: 443, DNSLookupFamily: "auto"}, "dnsname/https/foo.projectcontour.io/443/92e2d87ab4868b426840"},
+		{DNSNameCluster{Scheme: "https", Address: "foo.projectcontour.io", Port: 443, DNSLookupFamily: "auto", Validation: caFor("", "", "foo.projectcontour.io")}, "dnsname/https/foo.projectcontour.io/443/4177316d05096dff8011"},
+		{DNSNameCluster{Scheme: "https", Address: "jwt.example.com", Port: 443}, "dnsname/https/jwt.example.com/443/0771aeda175c510932e2"},
+		{DNSNameCluster{Scheme: "https", Address: "jwt.example.com", Port: 8443}, "dnsname/https/jwt.example.com/8443/f3c7698ae471934ed629"},
+	} {
+		if got := tc.c.clusterName(); got != tc.want {
+			t.Errorf("%+v: name %q, want %q", tc.c, got, tc.want)
+		}
+	}
+	// Quoting keeps the boundaries: tenant-a/idp-ca is not tenant-ai/dp-ca.
+	a := DNSNameCluster{Scheme: "https", Address: "idp", Port: 443, Validation: caFor("tenant-a", "idp-ca", "idp")}
+	b := DNSNameCluster{Scheme: "https", Address: "idp", Port: 443, Validation: caFor("tenant-ai", "dp-ca", "idp")}
+	if a.clusterName() == b.clusterName() {
+		t.Errorf("CA Secrets tenant-a/idp-ca and tenant-ai/dp-ca share cluster %s", a.clusterName())
+	}
+}
+
+// Providers whose JWKS differ in port, CA or subject names get a cluster
+// each, even on one host and from different namespaces (Contour v1.33.8:
+// before, the first one's settings served them all); the same settings
+// share one.
+func TestJWKSClustersPerSettings(t *testing.T) {
+	validated := func(ca, subject string) func(*contourv1.JWTProvider) {
+		return func(jp *contourv1.JWTProvider) {
+			jp.RemoteJWKS.UpstreamValidation = &contourv1.UpstreamValidation{CACertificate: ca, SubjectName: subject}
+		}
+	}
+	provider := func(name, uri string, opts ...func(*contourv1.JWTProvider)) contourv1.JWTProvider {
+		jp := jwtRemote(name, uri)
+		for _, o := range opts {
+			o(&jp)
+		}
+		return jp
+	}
+	inNamespace := func(ns, fqdn string, providers ...contourv1.JWTProvider) *contourv1.HTTPProxy {
+		return jwtProxy(jwtWithProviders(providers...), func(p *contourv1.HTTPProxy) {
+			p.Namespace, p.Spec.VirtualHost.Fqdn = ns, fqdn
+		})
+	}
+	tenantA := inNamespace("tenant-a", "a.example.com",
+		provider("p1", "https://idp.example.com/keys", validated("idp-ca", "idp.example.com")),
+		provider("p2", "https://idp.example.com:8443/keys"))
+	tenantB := inNamespace("tenant-b", "b.example.com",
+		provider("p1", "https://idp.example.com/keys", validated("idp-ca", "idp.example.com")),
+		provider("p2", "https://idp.example.com:8443/keys"),
+		provider("p3", "https://idp.example.com/other", validated("idp-ca", "other.example.com")))
+	res := translateJWT(t, []*contourv1.HTTPProxy{tenantB, tenantA},
+		jwtCASecret(t, "tenant-a", "idp-ca"), jwtCASecret(t, "tenant-b", "idp-ca"),
+		mkTLSSecret(t, "tenant-a", "secret"), mkTLSSecret(t, "tenant-b", "secret"),
+		mkService("tenant-a", "kuard", mkPort("http", 80)), mkService("tenant-b", "kuard", mkPort("http", 80)))
+	for _, ns := range []string{"tenant-a", "tenant-b"} {
+		if errs := jwtProxyErrors(t, res, ns, "simple"); len(errs) != 0 {
+			t.Fatalf("%s: errors = %+v, want none", ns, errs)
+		}
+	}
 	var names []string
 	for _, c := range res.Resources.Clusters {
 		if strings.HasPrefix(c.Name, "dnsname/") {
 			names = append(names, c.Name)
 		}
 	}
-	if want := []string{"dnsname/http/keys.example.com", "dnsname/https/keys.example.com"}; !slices.Equal(names, want) {
-		t.Errorf("JWKS clusters = %q, want %q", names, want)
+	// Names worked out with sha256sum over the quoted settings, e.g.
+	// "https""idp.example.com""443""auto""tenant-a""idp-ca""idp.example.com".
+	want := []string{
+		"dnsname/https/idp.example.com/443/2e6254b7892ab0eccffc",  // tenant-b's CA, other subject name
+		"dnsname/https/idp.example.com/443/8144bd25444f83904ab1",  // tenant-b's CA
+		"dnsname/https/idp.example.com/443/b9f0e810276d3185d119",  // tenant-a's CA
+		"dnsname/https/idp.example.com/8443/639d4dc172425db4123f", // both tenants: no CA, same settings
 	}
-	c := jwtCluster(res, "dnsname/https/keys.example.com")
-	if got := c.LoadAssignment.Endpoints[0].LbEndpoints[0].GetEndpoint().GetAddress().GetSocketAddress().GetPortValue(); got != 8443 {
-		t.Errorf("port = %d, want 8443 (a.example.com's first provider)", got)
+	if !slices.Equal(names, want) {
+		t.Errorf("JWKS clusters = %q, want %q", names, want)
 	}
 }
 
@@ -718,10 +789,10 @@ func TestJWKSClustersOnlyForValidVirtualHosts(t *testing.T) {
 		p.Spec.TCPProxy = &contourv1.TCPProxy{Services: []contourv1.Service{{Name: "kuard", Port: 80}}}
 	})
 	res := translateJWT(t, []*contourv1.HTTPProxy{noRoutes, tcp})
-	if jwtCluster(res, "dnsname/https/invalid.example.com") != nil {
+	if jwtCluster(res, "dnsname/https/invalid.example.com/443/1295eac4fc2eb888aa3a") != nil {
 		t.Errorf("JWKS cluster of an invalid virtual host published")
 	}
-	if jwtCluster(res, "dnsname/https/tcp.example.com") == nil {
+	if jwtCluster(res, "dnsname/https/tcp.example.com/443/954ca0ee7389c617c15e") == nil {
 		t.Errorf("JWKS cluster of the TCP proxy virtual host not published")
 	}
 }

@@ -92,8 +92,11 @@ func (n Notice) String() string {
 	if s != "" {
 		s += ": "
 	}
-	if n.Kind != "" {
+	switch {
+	case n.Kind != "" && n.Name != "":
 		s += n.Kind + " " + n.Name + ": "
+	case n.Kind != "":
+		s += n.Kind + ": " // the configuration, say
 	}
 	return s + n.Msg
 }

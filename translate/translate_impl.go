@@ -149,6 +149,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err := resolveExtensionRefs(objs, s); err != nil {
 		return nil, err
 	}
+	allObjs := objs
 	if objs, err = filterObjects(objs, opts.Flags, s, opts.RootNamespaces); err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Notices: append(configNotices(opts.Config), cfgNotices...)}
+	res := &Result{Notices: append(append(configNotices(opts.Config), cfgNotices...), mainBranchNotices(allObjs)...)}
 	routes := len(c.httpRoutes) + len(c.grpcRoutes) + len(c.tlsRoutes) + len(c.tcpRoutes)
 	if gw != nil {
 		// About a host per route, as for HTTPProxies below: growing

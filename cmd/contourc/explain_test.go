@@ -140,3 +140,28 @@ func TestExplainUsage(t *testing.T) {
 		}
 	}
 }
+
+// A child's regex route cannot reach paths outside the prefix its include
+// delegated (Contour v1.33.8): /admin/secret goes to the root's route, not
+// to team-a's "/x|/admin.*", which still serves /team-a/admin/....
+func TestExplainIncludeRegexStaysUnderPrefix(t *testing.T) {
+	input := filepath.Join(goldenCasesDir, "include-regex", "input")
+	for _, tc := range []struct {
+		path, route, action string
+	}{
+		{"/admin/secret", `MATCH  prefix "/"`, "action:       forward to cluster root/home/80/da39a3ee5e"},
+		{"/team-a/admin/secret", `MATCH  safe_regex "^/team-a(?:/x|/admin.*)"`, "action:       forward to cluster team-a/app/80/da39a3ee5e"},
+		{"/team-a/x", `MATCH  safe_regex "^/team-a(?:/x|/admin.*)"`, "action:       forward to cluster team-a/app/80/da39a3ee5e"},
+		// The include prefix /v1.0/ is quoted: its "." is no wildcard.
+		{"/v1.0/items/12", `MATCH  safe_regex "^/v1\\.0(?:/items/[0-9]+)"`, "action:       forward to cluster team-a/app/80/da39a3ee5e"},
+		{"/v1x0/items/12", `MATCH  prefix "/"`, "action:       forward to cluster root/home/80/da39a3ee5e"},
+	} {
+		got := runCLI(t, "", "explain", "--host", "portal.example.com", "--path", tc.path, input)
+		got.wantExit(t, exitOK)
+		for _, want := range []string{tc.route, tc.action} {
+			if !strings.Contains(got.stdout, want) {
+				t.Errorf("%s: stdout does not contain %q:\n%s", tc.path, want, got.stdout)
+			}
+		}
+	}
+}

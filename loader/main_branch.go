@@ -1,0 +1,94 @@
+package loader
+
+import (
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Fields contourc accepts that only Contour's main branch has: the
+// released Contour v1.33 CRDs lack them (so the API server of a cluster
+// running it refuses them as unknown fields), and its configuration file
+// reader refuses the configuration-file ones. Each use is recorded with
+// its file and line, for a warning: the manifests work with contourc and
+// Contour's main branch, not with the Contour most clusters run.
+
+// MainBranchField is one use of such a field.
+type MainBranchField struct {
+	Source Source // the field's key
+	Field  string // its path: spec.virtualhost.jwtProviders[0].localJWKS, tls.ecdh-curves
+}
+
+// mainBranchConfigFields are the configuration-file keys of Contour's main
+// branch that v1.33's configuration file lacks.
+var mainBranchConfigFields = []string{
+	"runtime-settings",
+	"tls.ecdh-curves",
+	"tls.fingerprint",
+	"cluster.upstream-tls.ecdh-curves",
+	"listener.max-connections-to-accept-per-socket-event",
+	"tracing.clientSampling",
+	"tracing.randomSampling",
+	"globalExtAuth.serviceType",
+	"globalExtAuth.httpSettings",
+}
+
+// configMainBranchFields finds the main-branch keys a configuration file
+// (its document's root) sets, in the table's order.
+func configMainBranchFields(file string, root *yaml.Node) []MainBranchField {
+	var out []MainBranchField
+	for _, field := range mainBranchConfigFields {
+		if k := keyAt(root, strings.Split(field, ".")...); k != nil {
+			out = append(out, MainBranchField{Source: Source{File: file, Line: k.Line}, Field: field})
+		}
+	}
+	return out
+}
+
+// keyAt is the key node of the value at path in mapping n, nil when the
+// path is absent or its value null.
+func keyAt(n *yaml.Node, path ...string) *yaml.Node {
+	var key *yaml.Node
+	for _, name := range path {
+		n = resolveAlias(n)
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		pairs := mappingPairs(n)
+		key = nil
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if k := resolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == name {
+				key, n = k, pairs[i+1]
+				break
+			}
+		}
+		if key == nil || isNull(resolveAlias(n)) {
+			return nil
+		}
+	}
+	return key
+}
+
+// takenMainBranchFields records the keys of taken, a mapping of extension
+// keys taken out of the mapping at path, as main-branch uses; the lines
+// are placed in the object's file when the object is decoded.
+func (d *detacher) takenMainBranchFields(taken *yaml.Node, path string) {
+	for i := 0; i+1 < len(taken.Content); i += 2 {
+		k := resolveAlias(taken.Content[i])
+		if isNull(resolveAlias(taken.Content[i+1])) {
+			continue
+		}
+		d.extensions().MainBranchFields = append(d.extensions().MainBranchFields,
+			MainBranchField{Source: Source{Line: k.Line}, Field: path + "." + k.Value})
+	}
+}
+
+// placeMainBranchFields puts the uses found in an object read from src in
+// its file, in line order.
+func placeMainBranchFields(uses []MainBranchField, src Source) {
+	for i := range uses {
+		uses[i].Source = src.at(uses[i].Source.Line)
+	}
+	slices.SortStableFunc(uses, func(a, b MainBranchField) int { return a.Source.Line - b.Source.Line })
+}
