@@ -16,7 +16,9 @@ const (
 
 // classify decides, from apiVersion and kind alone, what to do with an
 // object. Kinds are matched by group and kind, so a Gateway of another
-// group (istio's, say) is skipped, not mistaken for a Gateway API one.
+// group (istio's, say) is skipped, not mistaken for a Gateway API one; a
+// kind or version the API server does not serve in a group contourc reads
+// is refused (kinds_other.go).
 func classify(raw rawObject) (disposition, *kindSpec, string) {
 	group, version := splitAPIVersion(raw.apiVersion)
 	if msg, ok := removedKinds[groupKind{group, raw.kind}]; ok {
@@ -26,8 +28,11 @@ func classify(raw rawObject) (disposition, *kindSpec, string) {
 		return reject, nil, msg
 	}
 	spec := kindsByGroupKind[groupKind{group, raw.kind}]
-	if spec == nil {
+	switch {
+	case spec == nil && (!readGroups[group] || isOtherKind(raw.apiVersion, raw.kind)):
 		return skip, nil, ""
+	case spec == nil:
+		return reject, nil, noMatches(raw.apiVersion, raw.kind)
 	}
 	if !spec.serves(version) {
 		return reject, spec, unservedMessage(raw, spec)
@@ -40,7 +45,7 @@ func unservedMessage(raw rawObject, spec *kindSpec) string {
 	for i, v := range spec.Served {
 		served[i] = joinAPIVersion(spec.Group, v)
 	}
-	msg := fmt.Sprintf("apiVersion %q is not a version of %s", raw.apiVersion, spec.Kind)
+	msg := fmt.Sprintf("no matches for kind %q in version %q", spec.Kind, raw.apiVersion)
 	if hint := versionHints[raw.apiVersion+"/"+raw.kind]; hint != "" {
 		msg += " (" + hint + ")"
 	}
