@@ -46,6 +46,16 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	if spec.finish != nil {
 		spec.finish(obj)
 	}
+	// The API server validates a built-in object after defaulting it
+	// (validate_*.go); a valid object costs no allocation here.
+	if spec.validate != nil {
+		if verrs := spec.validate(obj); len(verrs) > 0 {
+			for _, fe := range fieldErrors(raw.node, verrs) {
+				errs = append(errs, errAt(fe.line, fe.msg))
+			}
+			return Object{}, errs
+		}
+	}
 	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion, Extensions: ext}, nil
 }
 
