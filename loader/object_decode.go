@@ -36,8 +36,10 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	for _, fe := range ferrs {
 		errs = append(errs, errAt(fe.line, fe.msg))
 	}
-	for _, p := range validateMeta(obj, spec) {
-		errs = append(errs, errAt(lineOf(raw.node, p.path...), p.msg))
+	if merrs := validateMeta(obj, spec); len(merrs) > 0 {
+		for _, fe := range fieldErrors(raw.node, merrs) {
+			errs = append(errs, errAt(fe.line, fe.msg))
+		}
 	}
 	if len(errs) > 0 {
 		return Object{}, errs
