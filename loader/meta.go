@@ -53,7 +53,7 @@ func validateMeta(obj metav1.Object, spec *kindSpec) field.ErrorList {
 		out = append(out, metav1validation.ValidateLabels(labels, metaPath("labels"))...)
 	}
 	// Most objects have none of these: no path to build for them.
-	if annotations := obj.GetAnnotations(); len(annotations) > 0 {
+	if annotations := obj.GetAnnotations(); !plainAnnotations(annotations) {
 		out = append(out, apivalidation.ValidateAnnotations(annotations, metaPath("annotations"))...)
 	}
 	if refs := obj.GetOwnerReferences(); len(refs) > 0 {

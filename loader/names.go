@@ -12,6 +12,7 @@ package loader
 import (
 	"strings"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -76,16 +77,32 @@ func qualifiedNamePart(s string) bool {
 
 // qualifiedName accepts what validation.IsQualifiedName does: a qualified
 // name part with an optional DNS-1123 subdomain prefix (a label key, an
-// appProtocol).
-func qualifiedName(s string) bool {
+// appProtocol). With upper, the prefix may have upper case letters.
+func qualifiedName(s string) bool { return qualifiedNameCase(s, false) }
+
+func qualifiedNameCase(s string, upper bool) bool {
 	name := s
 	if prefix, rest, ok := strings.Cut(s, "/"); ok {
-		if !dns1123Subdomain(prefix, false) {
+		if !dns1123Subdomain(prefix, upper) {
 			return false
 		}
 		name = rest
 	}
 	return qualifiedNamePart(name)
+}
+
+// plainAnnotations reports whether apivalidation.ValidateAnnotations
+// accepts annotations: keys are qualified names once lower-cased, and keys
+// and values together are 256 KiB at most.
+func plainAnnotations(annotations map[string]string) bool {
+	size := 0
+	for k, v := range annotations {
+		if !qualifiedNameCase(k, true) {
+			return false
+		}
+		size += len(k) + len(v)
+	}
+	return size <= apivalidation.TotalAnnotationSizeLimitB
 }
 
 // plainLabels reports whether every key and value of labels is plainly

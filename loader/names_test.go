@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -50,6 +51,10 @@ func TestQuickNameRulesAgreeWithAPIMachinery(t *testing.T) {
 		{"config key", configKey, func(s string) bool { return ok(validation.IsConfigMapKey(s)) }},
 		{"port name", portName, func(s string) bool { return ok(validation.IsValidPortName(s)) }},
 		{"qualified name", qualifiedName, func(s string) bool { return ok(validation.IsQualifiedName(s)) }},
+		{"annotation key", func(s string) bool { return plainAnnotations(map[string]string{s: "v"}) },
+			func(s string) bool {
+				return len(apivalidation.ValidateAnnotations(map[string]string{s: "v"}, field.NewPath("annotations"))) == 0
+			}},
 		{"label value", func(s string) bool { return plainLabels(map[string]string{"k": s}) }, func(s string) bool { return ok(validation.IsValidLabelValue(s)) }},
 		{"label key", func(s string) bool { return plainLabels(map[string]string{s: "v"}) },
 			func(s string) bool {

@@ -3,6 +3,9 @@ package loader
 import (
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // admissionCase is one object and what the API server says of it: the
@@ -295,4 +298,44 @@ func TestMetadataAdmission(t *testing.T) {
 		{name: "finalizer", doc: doc("  name: conf\n  finalizers: [\"keep me\"]\n"), line: 5,
 			want: []string{`metadata.finalizers: Invalid value: "keep me": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`}},
 	})
+}
+
+// TestAdmissionOfValidObjectsAllocatesNothing checks that the rules cost a
+// valid object no allocation: they run on every object of every load.
+func TestAdmissionOfValidObjectsAllocatesNothing(t *testing.T) {
+	docs := []string{
+		ingressDoc("  ingressClassName: contour\n  tls:\n  - hosts: [\"*.example.com\", web.example.com]\n    secretName: tls\n  rules:\n" +
+			"  - host: \"*.example.com\"\n    http:\n      paths:\n      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {name: http}}}}\n" +
+			"      - {path: /api, pathType: Exact, backend: {service: {name: api, port: {number: 8080}}}}\n"),
+		serviceDoc("  type: LoadBalancer\n  selector: {app: web}\n  externalIPs: [192.0.2.10]\n  externalTrafficPolicy: Local\n  healthCheckNodePort: 30999\n" +
+			"  ports:\n  - {name: http, port: 80, targetPort: http, nodePort: 30080}\n  - {name: https, port: 443, targetPort: 8443, appProtocol: kubernetes.io/h2c}\n"),
+		sliceDoc("addressType: IPv4\nendpoints:\n- addresses: [10.0.0.1]\n  hostname: pod-1\n- addresses: [10.0.0.2]\nports:\n- {name: http, port: 8080, appProtocol: http}\n- {name: https, port: 8443}\n"),
+		secretDoc("type: kubernetes.io/tls\nstringData: {tls.crt: c, tls.key: k, ca.crt: a}\n"),
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\n  labels: {app: web, example.com/tier: front}\n  annotations: {Example.com/Note: x, kubernetes.io/ingress.class: contour}\n" +
+			"data: {a: x, b.yaml: y}\nbinaryData: {c: eA==}\n",
+	}
+	for _, doc := range docs {
+		res, err := Load([]string{"-"}, Options{Stdin: strings.NewReader(doc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := res.Objects[0]
+		spec := kindsByGroupKind[groupKind{o.Obj.(interface{ GetObjectKind() schema.ObjectKind }).GetObjectKind().GroupVersionKind().Group, o.Kind}]
+		allocs := testing.AllocsPerRun(100, func() {
+			if errs := append(validateMeta(o.Obj, spec), spec.validate(o.Obj)...); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations to admit a valid object, want 0", o.Kind, allocs)
+		}
+	}
+	// Endpoints come out of Load mirrored: their rule is run directly.
+	ep := &corev1.Endpoints{Subsets: []corev1.EndpointSubset{{
+		Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1", Hostname: "pod-1"}, {IP: "fd00::1"}},
+		Ports:     []corev1.EndpointPort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}, {Name: "https", Port: 443, Protocol: corev1.ProtocolTCP}},
+	}}}
+	if allocs := testing.AllocsPerRun(100, func() { _ = validateEndpoints(ep) }); allocs != 0 {
+		t.Errorf("Endpoints: %v allocations to admit valid ones, want 0", allocs)
+	}
 }

@@ -110,6 +110,13 @@ func validateSliceIP(errs field.ErrorList, addr string, v4 bool, at func() *fiel
 	return errs
 }
 
+// canonical reports whether addr is ip's canonical form (what IsValidIP
+// wants), without making the canonical string.
+func canonical(ip netip.Addr, addr string) bool {
+	var buf [64]byte
+	return string(ip.AppendTo(buf[:0])) == addr
+}
+
 // specialIP is what validateNonSpecialIP refuses.
 func specialIP(ip netip.Addr) bool {
 	return ip.IsUnspecified() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()
@@ -120,7 +127,7 @@ func specialIP(ip netip.Addr) bool {
 // canonical form, unspecified and loopback addresses (nonsense there) and
 // link-local ones (node services such as cloud metadata).
 func validateExternalIP(errs field.ErrorList, addr string, at func() *field.Path) field.ErrorList {
-	if ip, err := netip.ParseAddr(addr); err == nil && !ip.Is4In6() && ip.Zone() == "" && !specialIP(ip) && ip.String() == addr {
+	if ip, err := netip.ParseAddr(addr); err == nil && !ip.Is4In6() && ip.Zone() == "" && !specialIP(ip) && canonical(ip, addr) {
 		return errs
 	}
 	if verrs := validation.IsValidIP(at(), addr); len(verrs) > 0 {
