@@ -19,25 +19,32 @@ const (
 // group (istio's, say) is skipped, not mistaken for a Gateway API one; a
 // kind or version the API server does not serve in a group contourc reads
 // is refused (kinds_other.go).
-func classify(raw rawObject) (disposition, *kindSpec, string) {
+//
+// A refusal comes with the key at fault: "kind" for a kind the group does
+// not have, "apiVersion" otherwise.
+func classify(raw rawObject) (disposition, *kindSpec, string, string) {
 	group, version := splitAPIVersion(raw.apiVersion)
 	if msg, ok := removedKinds[groupKind{group, raw.kind}]; ok {
-		return reject, nil, msg
+		return reject, nil, msg, "apiVersion"
 	}
 	if msg, ok := removedKinds[groupKind{group, "*"}]; ok {
-		return reject, nil, msg
+		return reject, nil, msg, "apiVersion"
 	}
 	spec := kindsByGroupKind[groupKind{group, raw.kind}]
 	switch {
 	case spec == nil && (!readGroups[group] || isOtherKind(raw.apiVersion, raw.kind)):
-		return skip, nil, ""
+		return skip, nil, "", ""
 	case spec == nil:
-		return reject, nil, noMatches(raw.apiVersion, raw.kind)
+		msg, versionAtFault := noMatches(raw.apiVersion, raw.kind)
+		if versionAtFault {
+			return reject, nil, msg, "apiVersion"
+		}
+		return reject, nil, msg, "kind"
 	}
 	if !spec.serves(version) {
-		return reject, spec, unservedMessage(raw, spec)
+		return reject, spec, unservedMessage(raw, spec), "apiVersion"
 	}
-	return consume, spec, ""
+	return consume, spec, "", ""
 }
 
 func unservedMessage(raw rawObject, spec *kindSpec) string {

@@ -49,20 +49,20 @@ func isOtherKind(apiVersion, kind string) bool {
 // noMatches is kubectl's refusal of a kind or version its API server does
 // not serve, with a hint when the kind is a known one misspelt (only in
 // case or plural: HttpProxy, ingress, HTTPRoutes) or written with a
-// version that does not serve it.
-func noMatches(apiVersion, kind string) string {
-	msg := fmt.Sprintf("no matches for kind %q in version %q", kind, apiVersion)
+// version that does not serve it; versionAtFault says it is the latter.
+func noMatches(apiVersion, kind string) (msg string, versionAtFault bool) {
+	msg = fmt.Sprintf("no matches for kind %q in version %q", kind, apiVersion)
 	group, _ := splitAPIVersion(apiVersion)
 	known := knownKinds(group)
 	if versions, ok := known[kind]; ok {
-		return msg + "; " + kind + " is served as " + strings.Join(versions, " or ")
+		return msg + "; " + kind + " is served as " + strings.Join(versions, " or "), true
 	}
 	for _, name := range sortedKeys(known) {
 		if sameKindName(kind, name) {
-			return msg + fmt.Sprintf("; did you mean %q?", name)
+			return msg + fmt.Sprintf("; did you mean %q?", name), false
 		}
 	}
-	return msg
+	return msg, false
 }
 
 // knownKinds maps the kinds the API server serves in group to their

@@ -98,12 +98,12 @@ func TestUnknownKindsOfOtherGroupsAreSkipped(t *testing.T) {
 		{apiVersion: "networking.k8s.io/v1", kind: "IngressClass"},
 		{apiVersion: "gateway.networking.k8s.io/v1alpha2", kind: "UDPRoute"},
 	} {
-		if what, _, msg := classify(raw); what != skip {
+		if what, _, msg, _ := classify(raw); what != skip {
 			t.Errorf("%s %s: disposition %v (%s), want skip", raw.apiVersion, raw.kind, what, msg)
 		}
 	}
-	if what, _, _ := classify(rawObject{apiVersion: "v1", kind: "Secrets"}); what != reject {
-		t.Errorf("v1 Secrets: not refused")
+	if what, _, _, at := classify(rawObject{apiVersion: "v1", kind: "Secrets"}); what != reject || at != "kind" {
+		t.Errorf("v1 Secrets: disposition %v at %q, want a refusal at kind", what, at)
 	}
 	if !slices.Contains(otherKinds["v1"], "ServiceAccount") {
 		t.Errorf("v1 ServiceAccount not among the skipped kinds")

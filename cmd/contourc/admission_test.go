@@ -40,7 +40,7 @@ spec:
 				t.Errorf("stdout = %q, want nothing", got.stdout)
 			}
 			for _, want := range []string{
-				`<stdin>:1: HttpProxy web: no matches for kind "HttpProxy" in version "projectcontour.io/v1"; did you mean "HTTPProxy"?`,
+				`<stdin>:2: HttpProxy web: no matches for kind "HttpProxy" in version "projectcontour.io/v1"; did you mean "HTTPProxy"?`,
 				`<stdin>:15: Ingress default/web: spec.rules[0].host: Invalid value: "web.${DOMAIN}": a lowercase RFC 1123 subdomain`,
 				`<stdin>:18: Ingress default/web: spec.rules[0].http.paths[0].path: Invalid value: "relative": must be an absolute path`,
 			} {
