@@ -199,7 +199,11 @@ func TestCacheKeepsTheOrder(t *testing.T) {
 		var docs []string
 		for i := range 30 {
 			kind := []string{"Service", "Secret", "ConfigMap"}[rng.IntN(3)]
-			docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: %s\nmetadata: {name: o-%d-%d, namespace: ns-%d}\n", kind, f, i, rng.IntN(5)))
+			doc := fmt.Sprintf("apiVersion: v1\nkind: %s\nmetadata: {name: o-%d-%d, namespace: ns-%d}\n", kind, f, i, rng.IntN(5))
+			if kind == "Service" {
+				doc += "spec: {ports: [{port: 80}]}\n"
+			}
+			docs = append(docs, doc)
 		}
 		rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.yaml", f)), []byte(strings.Join(docs, "---\n")), 0o600); err != nil {

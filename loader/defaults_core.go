@@ -28,8 +28,9 @@ func finishService(obj metav1.Object) {
 	}
 	for i := range svc.Spec.Ports {
 		p := &svc.Spec.Ports[i]
-		// A port without targetPort sends traffic to the same port number.
-		if p.TargetPort.Type == intstr.Int && p.TargetPort.IntVal == 0 {
+		// A port without targetPort (or with 0 or "") sends traffic to the
+		// same port number.
+		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
 			p.TargetPort = intstr.FromInt32(p.Port)
 		}
 	}

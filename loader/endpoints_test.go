@@ -59,6 +59,6 @@ func TestEndpointsMirroring(t *testing.T) {
 
 	v6 := find(t, res, "EndpointSlice", "shop", "legacy-ipv6-0").Obj.(*discoveryv1.EndpointSlice)
 	if v6.AddressType != discoveryv1.AddressTypeIPv6 || len(v6.Endpoints) != 1 || v6.Endpoints[0].Addresses[0] != "fd00::1" {
-		t.Errorf("IPv6 slice = %s %+v; want the one IPv6 address (not-an-ip dropped)", v6.AddressType, v6.Endpoints)
+		t.Errorf("IPv6 slice = %s %+v; want the one IPv6 address", v6.AddressType, v6.Endpoints)
 	}
 }

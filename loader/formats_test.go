@@ -208,9 +208,9 @@ metadata:
 spec:
   publishNotReadyAddresses: yes
   ports:
-  - port: 0x50
-  - port: 8_080
-  - port: 9000.0
+  - {name: a, port: 0x50}
+  - {name: b, port: 8_080}
+  - {name: c, port: 9000.0}
 `
 	res, err := Load([]string{"-"}, Options{Stdin: bytes.NewReader([]byte(text))})
 	if err != nil {

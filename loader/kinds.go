@@ -11,6 +11,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -41,6 +42,10 @@ type kindSpec struct {
 	KindInfo
 	validName func(string) []string // metadata.name rule of the API server
 	finish    func(metav1.Object)   // API server defaulting beyond the schema's (defaults_core.go)
+	// validate is the API server's validation of a built-in kind on
+	// create, beyond metadata (validate_*.go); it sees the defaulted
+	// object and returns nil for a valid one.
+	validate func(metav1.Object) field.ErrorList
 	// detach takes out the fields the Go type lacks (contour_extensions.go).
 	detach detachFunc
 }
@@ -54,13 +59,13 @@ const (
 // Kinds not in it are skipped (and counted), except the removed APIs of
 // removedKinds, which are errors.
 var kinds = []kindSpec{
-	core("Service", true, func() metav1.Object { return &corev1.Service{} }, anyCase(validation.IsDNS1035Label, dns1035Label), finishService),
-	core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), finishSecret),
-	core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), nil),
+	validated(core("Service", true, func() metav1.Object { return &corev1.Service{} }, serviceName, finishService), validateService),
+	validated(core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, subdomainName, finishSecret), validateSecret),
+	validated(core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, subdomainName, nil), validateConfigMap),
 	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, lowerCase(validation.IsDNS1123Label, dns1123Label), finishNamespace),
-	core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain), nil),
-	kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }),
-	kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }),
+	validated(core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, subdomainName, nil), validateEndpoints),
+	validated(kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }), validateEndpointSlice),
+	validated(kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }), validateIngress),
 
 	withExtensions(kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }), detachHTTPProxyExtensions),
 	kind(contourGroup, "TLSCertificateDelegation", "v1", nil, func() metav1.Object { return &contourv1.TLSCertificateDelegation{} }),
@@ -143,7 +148,7 @@ func kind(group, name, version string, older []string, newObj func() metav1.Obje
 			Namespaced: true,
 			New:        newObj,
 		},
-		validName: anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain),
+		validName: subdomainName,
 	}
 }
 
@@ -178,6 +183,12 @@ func lowerCase(rule func(string) []string, accept func(s string, upper bool) boo
 // Go type lacks.
 func withExtensions(k kindSpec, detach detachFunc) kindSpec {
 	k.detach = detach
+	return k
+}
+
+// validated gives a kind the API server's validation beyond metadata.
+func validated(k kindSpec, validate func(metav1.Object) field.ErrorList) kindSpec {
+	k.validate = validate
 	return k
 }
 

@@ -231,13 +231,13 @@ func loadDocuments(name string, docs []document, skipped map[string]int) ([]Obje
 
 // loadObject decodes, skips or rejects one raw object.
 func loadObject(raw rawObject, skipped map[string]int) ([]Object, []error) {
-	what, spec, msg := classify(raw)
+	what, spec, msg, at := classify(raw)
 	switch what {
 	case skip:
 		skipped[raw.apiVersion+"/"+raw.kind]++
 		return nil, nil
 	case reject:
-		return nil, []error{&Error{Source: raw.source.at(lineOf(raw.node, "apiVersion")), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
+		return nil, []error{&Error{Source: raw.source.at(lineOf(raw.node, at)), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
 	}
 	if secretType := unkeptSecretType(raw, spec); secretType != "" {
 		return nil, skipUnkeptSecret(raw, spec, secretType, skipped)

@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"fmt"
 	"strings"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -11,41 +10,57 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// metaProblem is a metadata problem and the path of the offending field.
-type metaProblem struct {
-	path []string // under the object, e.g. metadata, name
-	msg  string
-}
-
 // validateMeta applies the API server's checks on metadata that every
-// object gets whatever its kind.
-func validateMeta(obj metav1.Object, spec *kindSpec) []metaProblem {
-	var out []metaProblem
-	switch name := obj.GetName(); {
-	case name == "" && obj.GetGenerateName() != "":
-		out = append(out, metaProblem{[]string{"metadata", "generateName"}, "metadata.name is required: generateName needs an API server to pick the name"})
+// object gets whatever its kind (ValidateObjectMetaAccessor of
+// k8s.io/apimachinery api/validation, with the loader's name rule of the
+// kind, see anyCase), worded as the API server words them. The common
+// case, a plain name and plain labels and nothing else, allocates nothing.
+func validateMeta(obj metav1.Object, spec *kindSpec) field.ErrorList {
+	var out field.ErrorList
+	metaPath := func(name string) *field.Path { return field.NewPath("metadata", name) }
+	name, generateName := obj.GetName(), obj.GetGenerateName()
+	if generateName != "" {
+		// A prefix may end in "-": the API server masks it as a letter.
+		prefix := generateName
+		if len(prefix) > 1 && strings.HasSuffix(prefix, "-") {
+			prefix = prefix[:len(prefix)-1] + "a"
+		}
+		for _, msg := range spec.validName(prefix) {
+			out = append(out, field.Invalid(metaPath("generateName"), generateName, msg))
+		}
+	}
+	switch {
+	case name == "" && generateName != "":
+		// The API server picks the name; without one there is no object
+		// to translate, nor a name for references to it.
+		out = append(out, field.Required(metaPath("name"), "generateName needs an API server to pick the name; give the object a name"))
 	case name == "":
-		out = append(out, metaProblem{[]string{"metadata"}, "metadata.name is required"})
+		out = append(out, field.Required(metaPath("name"), "name or generateName is required"))
 	default:
-		if errs := spec.validName(name); len(errs) > 0 {
-			out = append(out, metaProblem{[]string{"metadata", "name"}, fmt.Sprintf("metadata.name: invalid value %q: %s", name, strings.Join(errs, "; "))})
+		for _, msg := range spec.validName(name) {
+			out = append(out, field.Invalid(metaPath("name"), name, msg))
 		}
 	}
 	if ns := obj.GetNamespace(); ns != "" && spec.Namespaced && !dns1123Label(ns, false) {
-		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-			out = append(out, metaProblem{[]string{"metadata", "namespace"}, fmt.Sprintf("metadata.namespace: invalid value %q: %s", ns, strings.Join(errs, "; "))})
+		for _, msg := range validation.IsDNS1123Label(ns) {
+			out = append(out, field.Invalid(metaPath("namespace"), ns, msg))
 		}
+	}
+	if g := obj.GetGeneration(); g < 0 {
+		out = append(out, apivalidation.ValidateNonnegativeField(g, metaPath("generation"))...)
 	}
 	if labels := obj.GetLabels(); !plainLabels(labels) {
-		for _, e := range metav1validation.ValidateLabels(labels, field.NewPath("metadata", "labels")) {
-			out = append(out, metaProblem{[]string{"metadata", "labels"}, e.Error()})
-		}
+		out = append(out, metav1validation.ValidateLabels(labels, metaPath("labels"))...)
 	}
-	// Most objects have no annotations: no path to build for them.
-	if annotations := obj.GetAnnotations(); len(annotations) > 0 {
-		for _, e := range apivalidation.ValidateAnnotations(annotations, field.NewPath("metadata", "annotations")) {
-			out = append(out, metaProblem{[]string{"metadata", "annotations"}, e.Error()})
-		}
+	// Most objects have none of these: no path to build for them.
+	if annotations := obj.GetAnnotations(); !plainAnnotations(annotations) {
+		out = append(out, apivalidation.ValidateAnnotations(annotations, metaPath("annotations"))...)
+	}
+	if refs := obj.GetOwnerReferences(); len(refs) > 0 {
+		out = append(out, apivalidation.ValidateOwnerReferences(refs, metaPath("ownerReferences"))...)
+	}
+	if finalizers := obj.GetFinalizers(); len(finalizers) > 0 {
+		out = append(out, apivalidation.ValidateFinalizers(finalizers, metaPath("finalizers"))...)
 	}
 	return out
 }

@@ -12,6 +12,7 @@ package loader
 import (
 	"strings"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -74,21 +75,70 @@ func qualifiedNamePart(s string) bool {
 	return true
 }
 
+// qualifiedName accepts what validation.IsQualifiedName does: a qualified
+// name part with an optional DNS-1123 subdomain prefix (a label key, an
+// appProtocol). With upper, the prefix may have upper case letters.
+func qualifiedName(s string) bool { return qualifiedNameCase(s, false) }
+
+func qualifiedNameCase(s string, upper bool) bool {
+	name := s
+	if prefix, rest, ok := strings.Cut(s, "/"); ok {
+		if !dns1123Subdomain(prefix, upper) {
+			return false
+		}
+		name = rest
+	}
+	return qualifiedNamePart(name)
+}
+
+// plainAnnotations reports whether apivalidation.ValidateAnnotations
+// accepts annotations: keys are qualified names once lower-cased, and keys
+// and values together are 256 KiB at most.
+func plainAnnotations(annotations map[string]string) bool {
+	size := 0
+	for k, v := range annotations {
+		if !qualifiedNameCase(k, true) {
+			return false
+		}
+		size += len(k) + len(v)
+	}
+	return size <= apivalidation.TotalAnnotationSizeLimitB
+}
+
 // plainLabels reports whether every key and value of labels is plainly
-// valid: a key is a qualified name with an optional DNS-1123 subdomain
-// prefix, a value empty or a qualified name part.
+// valid: a key is a qualified name, a value empty or a qualified name part.
 func plainLabels(labels map[string]string) bool {
 	for k, v := range labels {
-		name := k
-		if prefix, rest, ok := strings.Cut(k, "/"); ok {
-			if !dns1123Subdomain(prefix, false) {
-				return false
-			}
-			name = rest
-		}
-		if !qualifiedNamePart(name) || v != "" && !qualifiedNamePart(v) {
+		if !qualifiedName(k) || v != "" && !qualifiedNamePart(v) {
 			return false
 		}
 	}
 	return true
+}
+
+// wildcardSubdomain accepts what validation.IsWildcardDNS1123Subdomain
+// does: "*." and a DNS-1123 subdomain, 253 characters in all.
+func wildcardSubdomain(s string) bool {
+	return len(s) <= validation.DNS1123SubdomainMaxLength && strings.HasPrefix(s, "*.") && dns1123Subdomain(s[2:], false)
+}
+
+// portName accepts what validation.IsValidPortName does (an IANA service
+// name): 15 characters at most of [-a-z0-9], a letter among them, no
+// hyphen at either end or twice in a row.
+func portName(s string) bool {
+	if s == "" || len(s) > 15 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9':
+		case c == '-' && s[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return letter
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,8 +16,9 @@ import (
 // either end.
 func nameCandidates() []string {
 	rng := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "az09AZ-._/ é"
+	const alphabet = "az09AZ-._/ é*"
 	out := []string{"", "a", "-", "a-", "-a", "a.b", "a..b", ".a", "a.", "A", "0a", "a_b", "x/y", "/y", "x/", "a/b/c",
+		"*.a", "*", "*.", "*.*.a", "a.*.b", "a--b", "http", "123", strings.Repeat("a", 15), strings.Repeat("a", 16),
 		strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("a.", 126) + "a", strings.Repeat("a.", 127) + "a"}
 	for range 20000 {
 		n := rng.IntN(12)
@@ -45,6 +47,14 @@ func TestQuickNameRulesAgreeWithAPIMachinery(t *testing.T) {
 		{"DNS-1035 label", func(s string) bool { return dns1035Label(s, false) }, func(s string) bool { return ok(validation.IsDNS1035Label(s)) }},
 		{"any-case subdomain", func(s string) bool { return dns1123Subdomain(s, true) }, func(s string) bool { return ok(validation.IsDNS1123Subdomain(strings.ToLower(s))) }},
 		{"any-case DNS-1035 label", func(s string) bool { return dns1035Label(s, true) }, func(s string) bool { return ok(validation.IsDNS1035Label(strings.ToLower(s))) }},
+		{"wildcard subdomain", wildcardSubdomain, func(s string) bool { return ok(validation.IsWildcardDNS1123Subdomain(s)) }},
+		{"config key", configKey, func(s string) bool { return ok(validation.IsConfigMapKey(s)) }},
+		{"port name", portName, func(s string) bool { return ok(validation.IsValidPortName(s)) }},
+		{"qualified name", qualifiedName, func(s string) bool { return ok(validation.IsQualifiedName(s)) }},
+		{"annotation key", func(s string) bool { return plainAnnotations(map[string]string{s: "v"}) },
+			func(s string) bool {
+				return len(apivalidation.ValidateAnnotations(map[string]string{s: "v"}, field.NewPath("annotations"))) == 0
+			}},
 		{"label value", func(s string) bool { return plainLabels(map[string]string{"k": s}) }, func(s string) bool { return ok(validation.IsValidLabelValue(s)) }},
 		{"label key", func(s string) bool { return plainLabels(map[string]string{s: "v"}) },
 			func(s string) bool {

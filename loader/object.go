@@ -10,11 +10,14 @@
 // The pipeline, one file per step: walk.go (paths to files), text.go (bytes,
 // BOM, line ends), yaml.go and json.go (text to yaml.Node documents, with
 // bounds.go refusing alias bombs and deep nesting), split.go (documents and
-// Lists to objects), classify.go and kinds.go (what each kind is), decode.go
-// with fields.go, scalar.go and rules.go (strict typed decoding with schema
-// defaults, defaults_*.go, and validation, validate_contour.go), meta.go
-// (metadata), secret_types.go (the Secret types not kept), endpoints.go (Endpoints mirroring), order.go (duplicates and
-// output order).
+// Lists to objects), classify.go, kinds.go and kinds_other.go (what each
+// kind is; unserved kinds and versions of the read groups refused),
+// decode.go with fields.go, scalar.go and rules.go (strict typed decoding
+// with schema defaults, defaults_*.go, and validation, validate_contour.go),
+// meta.go and validate_{ingress,service,endpoints,secret}.go (the API
+// server's metadata and built-in kind rules, placed by fieldline.go),
+// secret_types.go (the Secret types not kept), endpoints.go (Endpoints mirroring), order.go (duplicates and output
+// order).
 package loader
 
 import (

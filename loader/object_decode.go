@@ -36,8 +36,10 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	for _, fe := range ferrs {
 		errs = append(errs, errAt(fe.line, fe.msg))
 	}
-	for _, p := range validateMeta(obj, spec) {
-		errs = append(errs, errAt(lineOf(raw.node, p.path...), p.msg))
+	if merrs := validateMeta(obj, spec); len(merrs) > 0 {
+		for _, fe := range fieldErrors(raw.node, merrs) {
+			errs = append(errs, errAt(fe.line, fe.msg))
+		}
 	}
 	if len(errs) > 0 {
 		return Object{}, errs
@@ -45,6 +47,16 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	defaultMeta(obj, spec)
 	if spec.finish != nil {
 		spec.finish(obj)
+	}
+	// The API server validates a built-in object after defaulting it
+	// (validate_*.go); a valid object costs no allocation here.
+	if spec.validate != nil {
+		if verrs := spec.validate(obj); len(verrs) > 0 {
+			for _, fe := range fieldErrors(raw.node, verrs) {
+				errs = append(errs, errAt(fe.line, fe.msg))
+			}
+			return Object{}, errs
+		}
 	}
 	if ext != nil {
 		placeMainBranchFields(ext.MainBranchFields, raw.source)

@@ -54,6 +54,9 @@ func splitNode(file string, docIndex int, n *yaml.Node, where string, nesting in
 // without apiVersion or kind, and so does the loader: guessing would turn a
 // typo into a silently skipped object.
 func checkHead(raw rawObject, n *yaml.Node, where string) error {
+	if k, first := repeatedKey(n); k != nil {
+		return &Error{Source: raw.source.at(k.Line), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: fmt.Sprintf("%smapping key %q already defined at line %d", where, k.Value, first.Line)}
+	}
 	for _, key := range []string{"apiVersion", "kind"} {
 		v := mapValue(n, key)
 		switch {
@@ -64,6 +67,29 @@ func checkHead(raw rawObject, n *yaml.Node, where string) error {
 		}
 	}
 	return nil
+}
+
+// repeatedKey finds a key written twice in the object's own mapping, and
+// its first occurrence. Decoding finds repeated fields deeper down, but
+// only in objects it decodes: a skipped object whose first apiVersion is
+// a typo and whose second is right would otherwise be skipped for the
+// typo. kubectl's YAML reader refuses any repeated key; the message is
+// its YAML library's. Objects have a handful of top-level keys, so the
+// quadratic scan allocates nothing and is quicker than a set.
+func repeatedKey(n *yaml.Node) (again, first *yaml.Node) {
+	pairs := mappingPairs(n)
+	for i := 2; i+1 < len(pairs); i += 2 {
+		k := resolveAlias(pairs[i])
+		if k.Kind != yaml.ScalarNode {
+			continue
+		}
+		for j := 0; j < i; j += 2 {
+			if p := resolveAlias(pairs[j]); p.Kind == yaml.ScalarNode && p.Value == k.Value {
+				return k, p
+			}
+		}
+	}
+	return nil, nil
 }
 
 // isList reports whether an object is a List whose items are objects.
