@@ -30,6 +30,8 @@ items:
   metadata:
     name: builder-token
     namespace: default
+    annotations:
+      kubernetes.io/service-account.name: builder
   stringData:
     token: abc
 - apiVersion: v1

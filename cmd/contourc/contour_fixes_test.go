@@ -108,7 +108,7 @@ func TestUnkeptSecretIsMissing(t *testing.T) {
 		t.Fatalf("check without the Secret:\n%s", missing.stdout)
 	}
 	for _, secretType := range []string{"helm.sh/release.v1", "kubernetes.io/service-account-token"} {
-		secret := "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\n  namespace: default\ntype: " + secretType +
+		secret := "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\n  namespace: default\n  annotations: {kubernetes.io/service-account.name: builder}\ntype: " + secretType +
 			"\ndata:\n  tls.crt: Y2VydA==\n  tls.key: a2V5\n"
 		got := runCLI(t, tlsProxy+secret, "-v", "check", "-o", "json", "-")
 		got.wantExit(t, exitFindings)
