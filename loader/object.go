@@ -72,6 +72,9 @@ type Result struct {
 	// Skipped counts, by "apiVersion/Kind", the objects contourc does not
 	// consume (Deployments, RBAC, CRDs...). Shown with -v.
 	Skipped map[string]int
+	// SkippedFiles are the files and directories left out (skipped.go),
+	// in path order. Shown with -v, and counted by render and check.
+	SkippedFiles []SkippedFile
 }
 
 // Error is a problem with one input, pointing at the file, line and object.
