@@ -15,13 +15,14 @@ import (
 )
 
 // otherClusterScoped are the cluster-scoped kinds that contourc does not
-// consume (those it does say so in the kinds table): the built-in
+// consume (those it does, Namespace and GatewayClass, say so in the kinds
+// table): the built-in
 // Kubernetes ones and those of the projects Contour users run beside it.
 // Every other kind is namespaced, as kubectl takes a kind it does not know
 // to be: it learns the scope of a custom resource from its CRD, which is
 // not there without a cluster.
 var otherClusterScoped = map[groupKind]bool{
-	{"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolume"}: true, {"", "ComponentStatus"}: true,
+	{"", "Node"}: true, {"", "PersistentVolume"}: true, {"", "ComponentStatus"}: true,
 	{"rbac.authorization.k8s.io", "ClusterRole"}: true, {"rbac.authorization.k8s.io", "ClusterRoleBinding"}: true,
 	{"apiextensions.k8s.io", "CustomResourceDefinition"}:                 true,
 	{"apiregistration.k8s.io", "APIService"}:                             true,
@@ -73,7 +74,7 @@ func ClusterScopedKinds() []string {
 		add(gk)
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // placeNamespace gives raw the namespace ns when it is namespaced and has

@@ -37,16 +37,16 @@ func (n *notObject) Unwrap() error { return n.err }
 func notAnObject(src Source, n *yaml.Node) error {
 	switch {
 	case n.Kind == yaml.SequenceNode && len(n.Content) > 0 && mapValue(n.Content[0], "op") != nil:
-		return &notObject{&Error{Source: src, Msg: "a JSON patch (a list of operations), not a Kubernetes object"}}
+		return &notObject{&Error{Source: src, Msg: "a JSON patch (a list of operations)"}}
 	case n.Kind == yaml.SequenceNode && looksLikeObjects(n.Content):
 		return nil // objects written as a list without a List around them: an error
 	case n.Kind != yaml.MappingNode:
-		return &notObject{&Error{Source: src, Msg: describeNode(n) + ", not a Kubernetes object"}}
+		return &notObject{&Error{Source: src, Msg: "expected a Kubernetes object, got " + describeNode(n)}}
 	case absent(mapValue(n, "apiVersion")) && absent(mapValue(n, "kind")):
-		return &notObject{&Error{Source: src, Msg: "no apiVersion and kind: not a Kubernetes object"}}
+		return &notObject{&Error{Source: src, Msg: "no apiVersion and kind"}}
 	}
 	if p := mapValue(n, "$patch"); p != nil {
-		return &notObject{&Error{Source: src.at(p.Line), Msg: "a strategic-merge patch ($patch), not a Kubernetes object"}}
+		return &notObject{&Error{Source: src.at(p.Line), Msg: "a strategic-merge patch ($patch)"}}
 	}
 	return nil
 }

@@ -27,14 +27,14 @@ func skipped(res *Result) []string {
 func TestSkipNotManifests(t *testing.T) {
 	res := mustLoad(t, skipDir)
 	want := []string{
-		"Taskfile.yml|1|not Kubernetes objects|line 1: no apiVersion and kind: not a Kubernetes object",
-		"app-config.yaml|1|not Kubernetes objects|line 2: no apiVersion and kind: not a Kubernetes object",
+		"Taskfile.yml|1|not Kubernetes objects|line 1: no apiVersion and kind",
+		"app-config.yaml|1|not Kubernetes objects|line 2: no apiVersion and kind",
 		"chart/|3|Helm chart|holds Chart.yaml",
-		"dashboard.json|1|not Kubernetes objects|line 1: no apiVersion and kind: not a Kubernetes object",
+		"dashboard.json|1|not Kubernetes objects|line 1: no apiVersion and kind",
 		"helm-template.yaml|1|Go template|line 4: {{ include \"web.fullname\" . }}",
-		"json6902.yaml|1|not Kubernetes objects|line 1: a JSON patch (a list of operations), not a Kubernetes object",
-		"mixed.yaml|1|not Kubernetes objects|line 9: no apiVersion and kind: not a Kubernetes object",
-		"patch-delete.yaml|1|not Kubernetes objects|line 12: a strategic-merge patch ($patch), not a Kubernetes object",
+		"json6902.yaml|1|not Kubernetes objects|line 1: a JSON patch (a list of operations)",
+		"mixed.yaml|1|not Kubernetes objects|line 9: no apiVersion and kind",
+		"patch-delete.yaml|1|not Kubernetes objects|line 12: a strategic-merge patch ($patch)",
 		"quoted-template.yaml|1|Go template|line 7: {{ .Values.host }}",
 	}
 	got := skipped(res)
@@ -64,7 +64,7 @@ func TestSkipNamedFiles(t *testing.T) {
 	want := []string{
 		"chart/Chart.yaml|1|Helm chart|the Chart.yaml of a Helm chart",
 		"chart/templates/proxy.yaml|1|Go template|line 4: {{ .Release.Name }}",
-		"chart/values.yaml|1|not Kubernetes objects|line 1: no apiVersion and kind: not a Kubernetes object",
+		"chart/values.yaml|1|not Kubernetes objects|line 1: no apiVersion and kind",
 	}
 	if got := skipped(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("skipped:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

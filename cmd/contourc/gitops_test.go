@@ -8,10 +8,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/loader"
 )
 
 var gitopsDir = filepath.Join(repoRoot, "testdata", "gitops")
@@ -80,4 +83,42 @@ func TestSkipSummaryComesLast(t *testing.T) {
 	if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-1], "contourc: 6 file(s) skipped") || !strings.Contains(lines[len(lines)-2], "not valid") {
 		t.Errorf("stderr does not end with the findings, then the skip summary:\n%s", r.stderr)
 	}
+}
+
+// TestReadmeListsClusterScopedKinds checks that README's Namespaces
+// section names every kind -n leaves without a namespace.
+func TestReadmeListsClusterScopedKinds(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "### Namespaces\n")
+	section, _, _ = strings.Cut(section, "\n### ")
+	section = strings.Join(strings.Fields(section), " ")
+	_, section, _ = strings.Cut(section, "never get one:")
+	for _, k := range loader.ClusterScopedKinds() {
+		group, kind, ok := strings.Cut(k, "/")
+		if !ok {
+			group, kind = "", k
+		}
+		i := -1
+		for _, end := range []string{",", ";", "."} {
+			if i = strings.Index(section, " "+kind+end); i >= 0 {
+				break
+			}
+		}
+		if i < 0 || listedGroup(section[:i]) != group {
+			t.Errorf("README's Namespaces section does not list %s", k)
+		}
+	}
+}
+
+// listedGroup is the last `group` of text, or "" when there is none.
+func listedGroup(text string) string {
+	end := strings.LastIndex(text, "`")
+	if end < 0 {
+		return ""
+	}
+	start := strings.LastIndex(text[:end], "`")
+	return text[start+1 : end]
 }
