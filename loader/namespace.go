@@ -43,9 +43,9 @@ var otherClusterScoped = map[groupKind]bool{
 	{"cert-manager.io", "ClusterIssuer"}: true,
 }
 
-// Namespaced reports whether objects of the kind of apiVersion and kind
+// namespacedKind reports whether objects of the kind of apiVersion and kind
 // live in a namespace, as kubectl takes it without a cluster to ask.
-func Namespaced(apiVersion, kind string) bool {
+func namespacedKind(apiVersion, kind string) bool {
 	group, _ := splitAPIVersion(apiVersion)
 	if spec := kindsByGroupKind[groupKind{group, kind}]; spec != nil {
 		return spec.Namespaced
@@ -53,7 +53,7 @@ func Namespaced(apiVersion, kind string) bool {
 	return !otherClusterScoped[groupKind{group, kind}]
 }
 
-// ClusterScopedKinds lists the kinds Namespaced says are cluster-scoped, as
+// ClusterScopedKinds lists the kinds namespacedKind says are cluster-scoped, as
 // "group/Kind" ("Kind" for the core group), sorted: for the README's list
 // and its test.
 func ClusterScopedKinds() []string {
@@ -81,7 +81,7 @@ func ClusterScopedKinds() []string {
 // none, and refuses it, in kubectl's words, when it has another one. An
 // empty ns does nothing.
 func placeNamespace(raw *rawObject, ns string) error {
-	if ns == "" || !Namespaced(raw.apiVersion, raw.kind) {
+	if ns == "" || !namespacedKind(raw.apiVersion, raw.kind) {
 		return nil
 	}
 	meta := mapValue(raw.node, "metadata")

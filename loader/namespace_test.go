@@ -83,8 +83,8 @@ func TestNamespacedKinds(t *testing.T) {
 		{"gateway.networking.k8s.io/v1", "HTTPRoute", true},
 		{"example.com/v1", "ClusterThing", true}, // unknown: namespaced, as kubectl takes it
 	} {
-		if got := Namespaced(c.apiVersion, c.kind); got != c.want {
-			t.Errorf("Namespaced(%s, %s) = %v, want %v", c.apiVersion, c.kind, got, c.want)
+		if got := namespacedKind(c.apiVersion, c.kind); got != c.want {
+			t.Errorf("namespacedKind(%s, %s) = %v, want %v", c.apiVersion, c.kind, got, c.want)
 		}
 	}
 }
