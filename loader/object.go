@@ -7,14 +7,16 @@
 // kind into one internal version, and mirroring core/v1 Endpoints into
 // EndpointSlices.
 //
-// The pipeline, one file per step: walk.go (paths to files), text.go (bytes,
-// BOM, line ends), yaml.go and json.go (text to yaml.Node documents, with
+// The pipeline, one file per step: walk.go (paths to files, leaving out
+// what walkfilter.go says: Helm charts, --exclude), text.go (bytes, BOM,
+// line ends), substitute.go (Flux variables), yaml.go and json.go (text to yaml.Node documents, with
 // bounds.go refusing alias bombs and deep nesting), split.go (documents and
 // Lists to objects), classify.go and kinds.go (what each kind is), decode.go
 // with fields.go, scalar.go and rules.go (strict typed decoding with schema
 // defaults, defaults_*.go, and validation, validate_contour.go), meta.go
 // (metadata), endpoints.go (Endpoints mirroring), order.go (duplicates and
-// output order).
+// output order). Around it: notmanifest.go skips files that are not
+// manifests (skipped.go), namespace.go places -n's namespace.
 package loader
 
 import (

@@ -185,3 +185,22 @@ func TestReadSubstituteFrom(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestSubstituteLeavesTheRest checks that substitution changes nothing but
+// the variables, whatever the layout of the stream: comments, markers,
+// empty documents, a last line without a newline.
+func TestSubstituteLeavesTheRest(t *testing.T) {
+	s := mustSubstitution(t, map[string]string{"A": "x"})
+	for _, text := range []string{
+		"# head\n---\n# only a comment\n---\na: ${B}\n...\n---\nb: 1\n",
+		"%YAML 1.2\n---\na: ${B}\n--- |\n  text ${B}\n",
+		"a: ${B}",
+		"{\"a\": \"${B}\"}\n{\"b\": 1}",
+	} {
+		got, err := s.apply("f", []byte(text))
+		want := strings.ReplaceAll(text, "${B}", "")
+		if err != nil || string(got) != want {
+			t.Errorf("apply(%q) = %q, %v; want %q", text, got, err, want)
+		}
+	}
+}
