@@ -13,7 +13,9 @@ package loader
 // lines, and it links controller-runtime. Its rules are kept: the variable
 // names it accepts, newlines taken out of values, substitution only when
 // some variable is given, and an unset variable without a default read as
-// empty (Flux's default; its strict mode is a controller feature gate).
+// empty (Flux's default), or, in Flux's strict mode (the controller's
+// StrictPostBuildSubstitutions feature gate, fluxcd/pkg/kustomize's
+// SubstituteWithStrict), an error.
 
 import (
 	"bytes"
@@ -35,13 +37,15 @@ var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
 
 // Substitution is a set of variables for Flux's post-build substitution.
 type Substitution struct {
-	vars map[string]string
+	vars   map[string]string
+	strict bool
 }
 
 // NewSubstitution checks the names of vars as Flux does and returns the
 // substitution of their values, with newlines taken out as Flux does.
-func NewSubstitution(vars map[string]string) (*Substitution, error) {
-	s := &Substitution{vars: make(map[string]string, len(vars))}
+// Strict makes a variable without a value or a default an error.
+func NewSubstitution(vars map[string]string, strict bool) (*Substitution, error) {
+	s := &Substitution{vars: make(map[string]string, len(vars)), strict: strict}
 	for k, v := range vars {
 		if !varName.MatchString(k) {
 			return nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varName)
@@ -79,7 +83,7 @@ func (s *Substitution) apply(name string, data []byte) ([]byte, error) {
 	for _, c := range chunks {
 		text, err := s.document(c.text)
 		if err != nil {
-			return nil, &Error{Source: Source{File: name, Line: c.line, Doc: c.index}, Msg: "envsubst error: variable substitution failed: " + err.Error()}
+			return nil, &Error{Source: Source{File: name, Line: c.line + errorLine(c.text, err), Doc: c.index}, Msg: "envsubst error: variable substitution failed: " + err.Error()}
 		}
 		out = append(out, text...)
 	}
@@ -91,11 +95,32 @@ func (s *Substitution) document(text []byte) ([]byte, error) {
 	if !bytes.Contains(text, []byte("${")) || substitutionDisabled(text) {
 		return text, nil
 	}
-	v, err := envsubst.Eval(string(text), func(name string) (string, bool) { return s.vars[name], true })
+	v, err := envsubst.Eval(string(text), func(name string) (string, bool) {
+		v, ok := s.vars[name]
+		return v, ok || !s.strict
+	})
 	if err != nil {
 		return nil, err
 	}
 	return []byte(v), nil
+}
+
+// strictMissing picks the variable out of envsubst's strict-mode error:
+// variable not set (strict mode): "NAME".
+var strictMissing = regexp.MustCompile(`strict mode\): "([^"]+)"`)
+
+// errorLine is how many lines into text the variable of a strict-mode
+// error is first referenced, so that the error points at it; 0 otherwise.
+func errorLine(text []byte, err error) int {
+	m := strictMissing.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	i := bytes.Index(text, []byte("${"+m[1]))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(text[:i], []byte("\n"))
 }
 
 // substitutionDisabled reports whether the object in text is labelled or

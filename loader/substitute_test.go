@@ -32,7 +32,7 @@ func loadSubstituted(t *testing.T, text string, s *Substitution) (*Result, error
 
 func mustSubstitution(t *testing.T, vars map[string]string) *Substitution {
 	t.Helper()
-	s, err := NewSubstitution(vars)
+	s, err := NewSubstitution(vars, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestSubstituteKeepsLines(t *testing.T) {
 }
 
 func TestNewSubstitutionNames(t *testing.T) {
-	if _, err := NewSubstitution(map[string]string{"1BAD": "x"}); err == nil || !strings.Contains(err.Error(), "'1BAD' var name is invalid") {
+	if _, err := NewSubstitution(map[string]string{"1BAD": "x"}, false); err == nil || !strings.Contains(err.Error(), "'1BAD' var name is invalid") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -202,5 +202,22 @@ func TestSubstituteLeavesTheRest(t *testing.T) {
 		if err != nil || string(got) != want {
 			t.Errorf("apply(%q) = %q, %v; want %q", text, got, err, want)
 		}
+	}
+}
+
+// TestSubstituteStrict checks Flux's strict mode: a variable without a
+// value or a default is an error at its line; defaults still apply.
+func TestSubstituteStrict(t *testing.T) {
+	s, err := NewSubstitution(map[string]string{"OTHER": "x"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = loadSubstituted(t, proxyWithVariables, s)
+	if err == nil || !strings.Contains(err.Error(), `<stdin>:8: envsubst error: variable substitution failed: variable not set (strict mode): "CLUSTER_DOMAIN"`) {
+		t.Errorf("error %v", err)
+	}
+	s, _ = NewSubstitution(map[string]string{"CLUSTER_DOMAIN": "example.com"}, true)
+	if _, err := loadSubstituted(t, proxyWithVariables, s); err != nil {
+		t.Errorf("a default in strict mode: %v", err)
 	}
 }

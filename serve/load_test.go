@@ -20,7 +20,7 @@ func TestServeLoadOptions(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, f), strings.ReplaceAll(string(b), "shop.example.com", "shop.${DOMAIN}"))
 	}
-	subst, err := loader.NewSubstitution(map[string]string{"DOMAIN": "example.org"})
+	subst, err := loader.NewSubstitution(map[string]string{"DOMAIN": "example.org"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

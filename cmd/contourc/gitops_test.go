@@ -55,6 +55,8 @@ func TestGitOpsRepositories(t *testing.T) {
 		// An empty value takes ${WEB_TIMEOUT:=30s}'s default.
 		{"flux-defaults", []string{"render", "-o", "json", "--substitute-from", vars("cluster-vars.yaml"), "--substitute", "WEB_TIMEOUT=", repo("flux")}, exitOK,
 			[]string{`"web.staging.example.com"`, `"timeout": "30s"`}},
+		{"flux-strict", []string{"check", "--substitute-strict", "--substitute", "WEB_TIMEOUT=5s", repo("flux")}, exitFailure,
+			[]string{`proxy.yaml:8: envsubst error: variable substitution failed: variable not set (strict mode): "CLUSTER_DOMAIN"`}},
 		{"usage-errors", []string{"check", "--exclude", "a[b", repo("flux")}, exitFailure,
 			[]string{`--exclude "a[b": malformed pattern`, "Run 'contourc check --help' for usage."}},
 	} {

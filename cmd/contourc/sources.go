@@ -23,6 +23,7 @@ type sourceFlags struct {
 	namespace      string
 	substitute     []string
 	substituteFrom []string
+	substStrict    bool
 	// skipped is what the last load left out, for the line render and
 	// check end with.
 	skipped []loader.SkippedFile
@@ -37,6 +38,8 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 		"Flux post-build variable `NAME=VALUE`, substituted for ${NAME} (repeatable; wins over --substitute-from)")
 	fs.StringArrayVar(&f.substituteFrom, "substitute-from", nil,
 		"Flux post-build variables from `FILE`: a ConfigMap or Secret manifest, or NAME=VALUE lines (repeatable; later files win)")
+	fs.BoolVar(&f.substStrict, "substitute-strict", false,
+		"a Flux variable without a value or a default is an error, as with Flux's StrictPostBuildSubstitutions (default: the empty string, as in Flux)")
 }
 
 // check finds the usage errors in the flags, before anything is read.
@@ -89,7 +92,7 @@ func (f *sourceFlags) substitution() (*loader.Substitution, error) {
 		name, value, _ := strings.Cut(s, "=")
 		vars[name] = value
 	}
-	s, err := loader.NewSubstitution(vars)
+	s, err := loader.NewSubstitution(vars, f.substStrict)
 	if err != nil {
 		return nil, fmt.Errorf("--substitute: %w", err)
 	}
