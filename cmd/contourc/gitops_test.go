@@ -57,6 +57,11 @@ func TestGitOpsRepositories(t *testing.T) {
 			[]string{`"web.staging.example.com"`, `"timeout": "30s"`}},
 		{"flux-strict", []string{"check", "--substitute-strict", "--substitute", "WEB_TIMEOUT=5s", repo("flux")}, exitFailure,
 			[]string{`proxy.yaml:8: envsubst error: variable substitution failed: variable not set (strict mode): "CLUSTER_DOMAIN"`}},
+		// The loading flags reach every command that reads manifests.
+		{"explain-with-n", []string{"explain", "--host", "shop.example.com", "--path", "/cart", "-n", "shop", repo("namespaces")}, exitOK,
+			[]string{"HTTPProxy shop/cart"}},
+		{"diff-with-n", []string{"diff", "-n", "web", repo("namespaces-conflict"), repo("namespaces-conflict")}, exitFailure,
+			[]string{`old: ../../testdata/gitops/namespaces-conflict/proxy.yaml:5: HTTPProxy shop/root: the namespace from the provided object "shop"`}},
 		{"usage-errors", []string{"check", "--exclude", "a[b", repo("flux")}, exitFailure,
 			[]string{`--exclude "a[b": malformed pattern`, "Run 'contourc check --help' for usage."}},
 	} {
