@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -83,7 +84,9 @@ func skippedByName(path string) *SkippedFile {
 //     an object contourc reads or an error. Actions in the string values of
 //     kinds contourc skips (PrometheusRule alerts, Argo CD ApplicationSets)
 //     leave the file a manifest;
-//   - not objects: one of its documents is no object (notAnObject). The
+//   - not objects: one of its documents is no object (notAnObject), or an
+//     object holds a strategic-merge patch directive ($patch: delete in a
+//     list, $setElementOrder/...), which only patches do. The
 //     file as a whole is skipped, since the objects beside such a document
 //     are patches or examples rather than objects to apply (a kustomize
 //     patch file holds both).
@@ -97,7 +100,42 @@ func skipNotManifest(name string, data []byte, whole partResult) partResult {
 			return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: SkipNotObjects, Detail: fmt.Sprintf("line %d: %s", no.err.Source.Line, no.err.Msg)}}
 		}
 	}
+	for _, err := range whole.errs {
+		if e, ok := err.(*Error); ok && isPatchDirective(e.Msg) {
+			return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: SkipNotObjects, Detail: fmt.Sprintf("line %d: a strategic-merge patch (%s)", e.Source.Line, lastField(e.Msg))}}
+		}
+	}
 	return whole
+}
+
+// patchDirectives are the keys of strategic-merge patch directives, which
+// no object has: strict decoding calls one inside an object an unknown
+// field, and that makes the object's file a patch file.
+var patchDirectives = []string{"$patch", "$setElementOrder/", "$retainKeys", "$deleteFromPrimitiveList/"}
+
+// isPatchDirective reports whether msg is the unknown-field error of a
+// patch directive.
+func isPatchDirective(msg string) bool {
+	if !strings.HasPrefix(msg, "unknown field ") {
+		return false
+	}
+	f := lastField(msg)
+	for _, d := range patchDirectives {
+		if strings.HasPrefix(f, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastField is the last part of the field path an unknown-field error
+// quotes: unknown field "spec.routes[0].$patch" is $patch.
+func lastField(msg string) string {
+	path := strings.Trim(strings.TrimPrefix(msg, "unknown field "), `"`)
+	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
+		return path[i+1:]
+	}
+	return path
 }
 
 // maxActionShown bounds the template action a notice quotes.

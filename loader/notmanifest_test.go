@@ -35,6 +35,7 @@ func TestSkipNotManifests(t *testing.T) {
 		"json6902.yaml|1|not Kubernetes objects|line 1: a JSON patch (a list of operations)",
 		"mixed.yaml|1|not Kubernetes objects|line 9: no apiVersion and kind",
 		"patch-delete.yaml|1|not Kubernetes objects|line 12: a strategic-merge patch ($patch)",
+		"patch-nested.yaml|1|not Kubernetes objects|line 9: a strategic-merge patch ($patch)",
 		"quoted-template.yaml|1|Go template|line 7: {{ .Values.host }}",
 	}
 	got := skipped(res)
@@ -52,7 +53,7 @@ func TestSkipNotManifests(t *testing.T) {
 		t.Errorf("the PrometheusRule was not counted as a skipped kind: %v", res.Skipped)
 	}
 	total, by := CountSkipped(res.SkippedFiles)
-	if total != 11 || fmt.Sprint(by) != "[{not Kubernetes objects 6} {Go template 2} {Helm chart 3}]" {
+	if total != 12 || fmt.Sprint(by) != "[{not Kubernetes objects 7} {Go template 2} {Helm chart 3}]" {
 		t.Errorf("CountSkipped: %d %v", total, by)
 	}
 }
@@ -115,6 +116,7 @@ func TestExclude(t *testing.T) {
 		"json6902.yaml|0|excluded|--exclude *.y*ml",
 		"mixed.yaml|0|excluded|--exclude *.y*ml",
 		"patch-delete.yaml|0|excluded|--exclude *.y*ml",
+		"patch-nested.yaml|0|excluded|--exclude *.y*ml",
 		"quoted-template.yaml|0|excluded|--exclude *.y*ml",
 	}
 	if got := skipped(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
