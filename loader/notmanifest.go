@@ -86,23 +86,25 @@ func skippedByName(path string) *SkippedFile {
 //     leave the file a manifest;
 //   - not objects: one of its documents is no object (notAnObject), or an
 //     object holds a strategic-merge patch directive ($patch: delete in a
-//     list, $setElementOrder/...), which only patches do. The
-//     file as a whole is skipped, since the objects beside such a document
-//     are patches or examples rather than objects to apply (a kustomize
-//     patch file holds both).
+//     list, $setElementOrder/...), which only patches do. The file as a
+//     whole is skipped, since the objects beside such a document are
+//     patches or examples rather than objects to apply (a kustomize patch
+//     file holds both).
 func skipNotManifest(name string, data []byte, whole partResult) partResult {
+	notice := func(reason SkipReason, line int, what string) partResult {
+		return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: reason, Detail: fmt.Sprintf("line %d: %s", line, what)}}
+	}
 	if line, action := templateAction(data); line > 0 && templateDecides(data, whole) {
-		return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: SkipGoTemplate, Detail: fmt.Sprintf("line %d: %s", line, action)}}
+		return notice(SkipGoTemplate, line, action)
 	}
 	for _, err := range whole.errs {
-		var no *notObject
-		if errors.As(err, &no) {
-			return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: SkipNotObjects, Detail: fmt.Sprintf("line %d: %s", no.err.Source.Line, no.err.Msg)}}
+		if no, ok := err.(*notObject); ok {
+			return notice(SkipNotObjects, no.err.Source.Line, no.err.Msg)
 		}
 	}
 	for _, err := range whole.errs {
 		if e, ok := err.(*Error); ok && isPatchDirective(e.Msg) {
-			return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: SkipNotObjects, Detail: fmt.Sprintf("line %d: a strategic-merge patch (%s)", e.Source.Line, lastField(e.Msg))}}
+			return notice(SkipNotObjects, e.Source.Line, "a strategic-merge patch ("+lastField(e.Msg)+")")
 		}
 	}
 	return whole
