@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"slices"
+
+	"github.com/contourc/contourc/loader/ignore"
 )
 
 // Options tune Load.
@@ -28,6 +30,16 @@ type Options struct {
 	// by hand, perhaps because stat did not show a change (a network file
 	// system's cached attributes).
 	Rehash bool
+	// Exclude leaves out the paths its patterns match, relative to the
+	// path given to Load that they are found under (walkfilter.go).
+	Exclude *ignore.Matcher
+	// Namespace, when set, is the namespace of namespaced objects that
+	// have none, as `kubectl apply -n` sets it (namespace.go). A Cache
+	// must be used with one Namespace and one Substitute.
+	Namespace string
+	// Substitute, when it holds variables, has Flux's post-build
+	// substitution done on every document (substitute.go).
+	Substitute *Substitution
 }
 
 func (o Options) maxFileSize() int64 {
@@ -53,13 +65,15 @@ func (o Options) limits() limits {
 // deterministic order. On any problem it returns every *Error it found
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
-	files, errs := expandPaths(paths)
+	filter := &walkFilter{exclude: opts.Exclude}
+	files, errs := expandPaths(paths, filter)
 	opts.Cache.begin()
 	defer opts.Cache.end()
 	res := &Result{Skipped: map[string]int{}}
 	parts := make([]partResult, len(files))
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts) })
 	objs, fileErrs := mergeParts(parts, res.Skipped)
+	res.SkippedFiles = skippedFiles(filter.left, parts)
 	errs = append(errs, fileErrs...)
 	sorted, dup := sortedObjects(objs, parts)
 	// Sorted, duplicates are neighbours: only when there are some are they
@@ -108,6 +122,9 @@ func loadFile(path string, opts Options) partResult {
 			return whole
 		}
 	}
+	if f := skippedByName(path); f != nil {
+		return partResult{file: f}
+	}
 	name, data, err := readInput(path, opts)
 	if err != nil {
 		return partResult{errs: []error{err}}
@@ -119,8 +136,15 @@ func loadFile(path string, opts Options) partResult {
 	if err != nil {
 		return partResult{errs: []error{err}}
 	}
+	source := data
+	data, err = opts.Substitute.apply(name, data)
+	if err != nil {
+		return partResult{errs: []error{err}}
+	}
 	whole := partResult{skipped: map[string]int{}}
 	whole.objs, whole.errs = loadFileText(name, data, opts, whole.skipped)
+	whole = skipNotManifest(name, data, whole)
+	hintVariables(whole.errs, source, opts.Substitute)
 	// Sorted here, file by file on every CPU, so that the files' objects
 	// are merged rather than all sorted at the end on one (30 ms at
 	// 20,000); the decode cache keeps them sorted for the next load too.
@@ -138,7 +162,7 @@ func loadFileText(name string, data []byte, opts Options, skipped map[string]int
 			docs, err := parseJSON(name, data, opts.limits())
 			switch {
 			case err == nil:
-				p.objs, p.errs = loadDocuments(name, docs, p.skipped)
+				p.objs, p.errs = loadDocuments(name, docs, opts.Namespace, p.skipped)
 			case isJSONName(name):
 				p.errs = []error{err}
 			default:
@@ -151,7 +175,7 @@ func loadFileText(name string, data []byte, opts Options, skipped map[string]int
 			return mergeParts([]partResult{p}, skipped)
 		}
 	}
-	return loadYAML(name, data, opts.limits(), opts.Cache, skipped)
+	return loadYAML(name, data, opts.limits(), opts.Cache, opts.Namespace, skipped)
 }
 
 // partResult is what one file, or one document of a YAML stream, gave.
@@ -162,6 +186,9 @@ type partResult struct {
 	errs    []error
 	skipped map[string]int
 	notJSON bool // a file that looked like JSON is YAML
+	// file, for a file that is not manifests, is its notice; such a
+	// file gives nothing else (notmanifest.go).
+	file *SkippedFile
 	// sorted, for a whole file the decode cache keeps, are its objects
 	// as sortObjects orders them, with their keys; nil otherwise.
 	sorted []keyedObject
@@ -186,7 +213,7 @@ func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) 
 }
 
 // loadYAML parses and decodes the documents of a YAML stream in parallel.
-func loadYAML(name string, data []byte, lim limits, cache *Cache, skipped map[string]int) ([]Object, []error) {
+func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace string, skipped map[string]int) ([]Object, []error) {
 	chunks := splitYAMLStream(data)
 	if cache == nil {
 		// data was read for this load and normalised, and is not
@@ -206,22 +233,23 @@ func loadYAML(name string, data []byte, lim limits, cache *Cache, skipped map[st
 				p.errs = []error{err}
 				return p
 			}
-			p.objs, p.errs = loadDocuments(name, docs, p.skipped)
+			p.objs, p.errs = loadDocuments(name, docs, namespace, p.skipped)
 			return p
 		})
 	})
 	return mergeParts(parts, skipped)
 }
 
-// loadDocuments finds and decodes the objects of parsed documents.
-func loadDocuments(name string, docs []document, skipped map[string]int) ([]Object, []error) {
+// loadDocuments finds and decodes the objects of parsed documents;
+// namespace is Options.Namespace.
+func loadDocuments(name string, docs []document, namespace string, skipped map[string]int) ([]Object, []error) {
 	var objs []Object
 	var errs []error
 	for _, doc := range docs {
 		raws, e := splitDocument(name, doc)
 		errs = append(errs, e...)
 		for _, raw := range raws {
-			o, e := loadObject(raw, skipped)
+			o, e := loadObject(raw, namespace, skipped)
 			objs = append(objs, o...)
 			errs = append(errs, e...)
 		}
@@ -230,7 +258,10 @@ func loadDocuments(name string, docs []document, skipped map[string]int) ([]Obje
 }
 
 // loadObject decodes, skips or rejects one raw object.
-func loadObject(raw rawObject, skipped map[string]int) ([]Object, []error) {
+func loadObject(raw rawObject, namespace string, skipped map[string]int) ([]Object, []error) {
+	if err := placeNamespace(&raw, namespace); err != nil {
+		return nil, []error{err}
+	}
 	what, spec, msg, at := classify(raw)
 	switch what {
 	case skip:

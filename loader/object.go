@@ -7,8 +7,9 @@
 // kind into one internal version, and mirroring core/v1 Endpoints into
 // EndpointSlices.
 //
-// The pipeline, one file per step: walk.go (paths to files), text.go (bytes,
-// BOM, line ends), yaml.go and json.go (text to yaml.Node documents, with
+// The pipeline, one file per step: walk.go (paths to files, leaving out
+// what walkfilter.go says: Helm charts, --exclude), text.go (bytes, BOM,
+// line ends), substitute.go (Flux variables), yaml.go and json.go (text to yaml.Node documents, with
 // bounds.go refusing alias bombs and deep nesting), split.go (documents and
 // Lists to objects), classify.go, kinds.go and kinds_other.go (what each
 // kind is; unserved kinds and versions of the read groups refused),
@@ -16,8 +17,10 @@
 // with schema defaults, defaults_*.go, and validation, validate_contour.go),
 // meta.go and validate_{ingress,service,endpoints,secret}.go (the API
 // server's metadata and built-in kind rules, placed by fieldline.go),
-// secret_types.go (the Secret types not kept), endpoints.go (Endpoints mirroring), order.go (duplicates and output
-// order).
+// secret_types.go (the Secret types not kept), endpoints.go (Endpoints
+// mirroring), order.go (duplicates and output order). Around it:
+// notmanifest.go skips files that are not manifests (skipped.go),
+// namespace.go places -n's namespace.
 package loader
 
 import (
@@ -75,6 +78,9 @@ type Result struct {
 	// Skipped counts, by "apiVersion/Kind", the objects contourc does not
 	// consume (Deployments, RBAC, CRDs...). Shown with -v.
 	Skipped map[string]int
+	// SkippedFiles are the files and directories left out (skipped.go),
+	// in path order. Shown with -v, and counted by render and check.
+	SkippedFiles []SkippedFile
 }
 
 // Error is a problem with one input, pointing at the file, line and object.

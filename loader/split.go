@@ -30,6 +30,13 @@ func splitDocument(file string, doc document) ([]rawObject, []error) {
 func splitNode(file string, docIndex int, n *yaml.Node, where string, nesting int) ([]rawObject, []error) {
 	n = resolveAlias(n)
 	src := Source{File: file, Line: n.Line, Doc: docIndex}
+	if nesting == 0 {
+		// A document that is no object at all makes its file one that is
+		// not (only) manifests (notmanifest.go).
+		if err := notAnObject(src, n); err != nil {
+			return nil, []error{err}
+		}
+	}
 	if n.Kind != yaml.MappingNode {
 		return nil, []error{&Error{Source: src, Msg: where + "expected a Kubernetes object (a mapping with apiVersion and kind), got " + describeNode(n)}}
 	}

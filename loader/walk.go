@@ -25,7 +25,7 @@ var manifestExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 // directories and files skipped), "-" kept as is. A path given twice is read
 // once so that `contourc render dir dir/file.yaml` does not report every
 // object in file.yaml as a duplicate of itself.
-func expandPaths(paths []string) ([]string, []error) {
+func expandPaths(paths []string, filter *walkFilter) ([]string, []error) {
 	var files []string
 	var errs []error
 	seen := map[string]bool{}
@@ -44,7 +44,7 @@ func expandPaths(paths []string) ([]string, []error) {
 			add(p)
 			continue
 		}
-		found, err := expandPath(p)
+		found, err := expandPath(p, filter)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -60,7 +60,7 @@ func expandPaths(paths []string) ([]string, []error) {
 // standard input and paths it cannot read counting as nothing: for a
 // caller that sizes its memory to the input before loading it.
 func InputSize(paths []string) int64 {
-	files, _ := expandPaths(paths)
+	files, _ := expandPaths(paths, nil)
 	var n int64
 	for _, f := range files {
 		if f == stdinPath {
@@ -73,13 +73,17 @@ func InputSize(paths []string) int64 {
 	return n
 }
 
-// expandPath lists the manifest files at p.
-func expandPath(p string) ([]string, error) {
+// expandPath lists the manifest files at p that filter (walkfilter.go)
+// does not leave out.
+func expandPath(p string, filter *walkFilter) ([]string, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, &Error{Source: Source{File: p}, Msg: describeFSError(err)}
 	}
 	if !info.IsDir() {
+		if filter.skipFile(p, p) {
+			return nil, nil
+		}
 		return []string{p}, nil
 	}
 	// A trailing separator makes WalkDir follow the root when it is a
@@ -88,12 +92,12 @@ func expandPath(p string) ([]string, error) {
 	if !os.IsPathSeparator(p[len(p)-1]) {
 		p += string(os.PathSeparator)
 	}
-	return walkManifests(p)
+	return walkManifests(p, filter)
 }
 
 // walkManifests lists the manifest files under directory root, in lexical
-// order, skipping hidden files and directories.
-func walkManifests(root string) ([]string, error) {
+// order, skipping hidden files and directories and what filter leaves out.
+func walkManifests(root string, filter *walkFilter) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
@@ -102,7 +106,9 @@ func walkManifests(root string) ([]string, error) {
 		case path != root && isHidden(d.Name()) && d.IsDir():
 			return fs.SkipDir
 		case path != root && isHidden(d.Name()):
-		case !d.IsDir() && manifestExts[strings.ToLower(filepath.Ext(path))]:
+		case d.IsDir() && filter.skipDir(root, path):
+			return fs.SkipDir
+		case !d.IsDir() && manifestExts[strings.ToLower(filepath.Ext(path))] && !filter.skipFile(root, path):
 			files = append(files, path)
 		}
 		return nil

@@ -124,7 +124,9 @@ func (s *Server) build(reason string) (*build, error) {
 		phases = append(phases, name, time.Since(start).Round(time.Millisecond).String())
 		start = time.Now()
 	}
-	loaded, err := loader.Load(s.cfg.Paths, loadOptions(s.decoded, reason))
+	lo := loadOptions(s.decoded, reason)
+	lo.Exclude, lo.Namespace, lo.Substitute = s.cfg.Load.Exclude, s.cfg.Load.Namespace, s.cfg.Load.Substitute
+	loaded, err := loader.Load(s.cfg.Paths, lo)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,9 @@ type Config struct {
 	// called at every reload, so that a file it reads (Contour's
 	// configuration file) is read again with the manifests.
 	Options func() (translate.Options, error)
+	// Load says how the paths are read: --exclude, -n and Flux
+	// variables (its Cache and Rehash are serve's own).
+	Load loader.Options
 	// Watch are more files to watch, not read as manifests: those Options
 	// reads.
 	Watch []string

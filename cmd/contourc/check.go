@@ -44,7 +44,7 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 			"  contourc check -o github --fail-on warning ./manifests",
 		Args: requirePaths,
 		RunE: func(_ *cobra.Command, paths []string) error {
-			return o.run(paths, g, s)
+			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
 		},
 	}
 	fs := cmd.Flags()

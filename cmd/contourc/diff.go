@@ -64,6 +64,7 @@ type diffSide struct {
 	paths   []string
 	label   string
 	relabel func(string) string
+	load    loader.Options // how its paths are read (sources.go)
 }
 
 func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
@@ -82,6 +83,10 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 		return err
 	}
 	defer cleanup()
+	if old.load, err = o.input.source.loadOptions(s.In); err != nil {
+		return err
+	}
+	new.load = old.load
 
 	oldRes, oldErr := loadDiffSide(old, opts, g, s)
 	newRes, newErr := loadDiffSide(new, opts, g, s)
@@ -176,7 +181,7 @@ func translateSide(side diffSide, opts translate.Options, s IOStreams) (*transla
 	if len(side.paths) == 0 {
 		return translate.Translate(nil, opts)
 	}
-	loaded, err := loader.Load(side.paths, loader.Options{Stdin: s.In})
+	loaded, err := loader.Load(side.paths, side.load)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,8 @@ type inputFlags struct {
 	serve             translate.ServeFlags
 	// statusOnly is set by commands that need no Envoy resources.
 	statusOnly bool
+	// source says how the files are read (sources.go).
+	source sourceFlags
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -57,6 +59,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.serve.WatchNamespaces, "watch-namespaces", nil, "see only objects in these namespaces (comma-separated); default: all")
 	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
+	f.source.register(fs)
 }
 
 // requirePaths insists on at least one input: reading stdin when no path
@@ -82,6 +85,9 @@ func requireWatchedPaths(cmd *cobra.Command, args []string) error {
 // ignoring them would produce a configuration the user did not ask for.
 func (f *inputFlags) options() (translate.Options, error) {
 	if err := f.serve.Validate(); err != nil {
+		return translate.Options{}, err
+	}
+	if err := f.source.check(); err != nil {
 		return translate.Options{}, err
 	}
 	var gateway *types.NamespacedName
@@ -150,12 +156,13 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	}
 	deferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
-	loaded, err := loader.Load(paths, loader.Options{Stdin: s.In})
+	loaded, err := f.source.load(paths, s.In)
 	if err != nil {
-		return nil, failure(err)
+		return nil, err
 	}
 	if g.verbose {
 		printSkipped(s.ErrOut, loaded, time.Since(start))
+		printSkippedFiles(s.ErrOut, loaded.SkippedFiles)
 	}
 	start = time.Now()
 	res, err := translate.Translate(loaded.Objects, opts)

@@ -55,7 +55,7 @@ func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
 			"  kubectl get ingress,svc,endpointslices,secrets -A -o yaml | contourc render -",
 		Args: requirePaths,
 		RunE: func(_ *cobra.Command, paths []string) error {
-			return o.run(paths, g, s)
+			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
 		},
 	}
 	fs := cmd.Flags()

@@ -80,6 +80,10 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 	if _, err := o.input.options(); err != nil {
 		return serve.Config{}, err
 	}
+	load, err := o.input.source.loadOptions(nil)
+	if err != nil {
+		return serve.Config{}, err
+	}
 	source, err := serve.ParseConfigSource(o.configSource)
 	if err != nil {
 		return serve.Config{}, fmt.Errorf("--xds-config-source: %w", err)
@@ -106,6 +110,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 	return serve.Config{
 		Paths:        paths,
 		Options:      o.input.options,
+		Load:         load,
 		Watch:        nonEmpty([]string{o.input.configPath}),
 		XDSAddress:   net.JoinHostPort(o.xdsAddress, strconv.Itoa(o.xdsPort)),
 		HTTPAddress:  net.JoinHostPort(o.httpAddress, strconv.Itoa(o.httpPort)),

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/routetest"
 	"github.com/contourc/contourc/translate"
 )
@@ -167,9 +166,9 @@ func translateWithSources(paths []string, f *inputFlags, g *globalFlags, s IOStr
 	if err != nil {
 		return nil, nil, err
 	}
-	loaded, err := loader.Load(paths, loader.Options{Stdin: stdin})
+	loaded, err := f.source.load(paths, stdin)
 	if err != nil {
-		return nil, nil, failure(err)
+		return nil, nil, err
 	}
 	return res, routetest.SourcesFrom(loaded.Objects), nil
 }

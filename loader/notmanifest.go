@@ -1,0 +1,202 @@
+package loader
+
+// Files that are not manifests. A GitOps repository holds more than
+// Kubernetes objects: application config, dashboards, Taskfiles, patches,
+// Helm templates. Argo CD's directory source ignores a YAML file that does
+// not parse as objects; kubectl would refuse it. contourc skips such a file
+// whole, with a notice that -v lists, and keeps refusing a broken document
+// that says it is an object (has apiVersion and kind).
+//
+// Only files read as they stand come here: the files a kustomization uses
+// are read through its build, whose output holds objects only, and whose
+// documents without apiVersion or kind stay errors.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// notObject is the error of a document of a file that is no Kubernetes
+// object at all. It is an error while the document is read (so that it
+// takes no decoding, and is kept with the document's result by the decode
+// cache); skipNotManifest turns it into the file's notice.
+type notObject struct{ err *Error }
+
+func (n *notObject) Error() string { return n.err.Error() }
+func (n *notObject) Unwrap() error { return n.err }
+
+// notAnObject says why the document n is no object, or returns nil: it is
+// not a mapping (a JSON patch is a list; a list of objects is an error), it
+// has neither apiVersion nor kind (a document with one of them is a broken
+// object, an error), or it is a strategic-merge patch directive ($patch:
+// delete).
+func notAnObject(src Source, n *yaml.Node) error {
+	switch {
+	case n.Kind == yaml.SequenceNode && len(n.Content) > 0 && mapValue(n.Content[0], "op") != nil:
+		return &notObject{&Error{Source: src, Msg: "a JSON patch (a list of operations)"}}
+	case n.Kind == yaml.SequenceNode && looksLikeObjects(n.Content):
+		return nil // objects written as a list without a List around them: an error
+	case n.Kind != yaml.MappingNode:
+		return &notObject{&Error{Source: src, Msg: "expected a Kubernetes object, got " + describeNode(n)}}
+	case absent(mapValue(n, "apiVersion")) && absent(mapValue(n, "kind")):
+		return &notObject{&Error{Source: src, Msg: "no apiVersion and kind"}}
+	}
+	if p := mapValue(n, "$patch"); p != nil {
+		return &notObject{&Error{Source: src.at(p.Line), Msg: "a strategic-merge patch ($patch)"}}
+	}
+	return nil
+}
+
+// looksLikeObjects reports whether items all say what kind of object
+// they are.
+func looksLikeObjects(items []*yaml.Node) bool {
+	for _, it := range items {
+		if absent(mapValue(it, "apiVersion")) && absent(mapValue(it, "kind")) {
+			return false
+		}
+	}
+	return len(items) > 0
+}
+
+// absent reports whether a field is missing, null or empty.
+func absent(v *yaml.Node) bool {
+	return v == nil || isNull(v) || (v.Kind == yaml.ScalarNode && v.Value == "")
+}
+
+// skippedByName is the notice for a file that its name alone says is no
+// manifest, read only when named on the command line (a directory walk
+// skips a chart whole): a Helm chart's Chart.yaml.
+func skippedByName(path string) *SkippedFile {
+	if filepath.Base(path) == helmChartFile {
+		return &SkippedFile{Path: path, Files: 1, Reason: SkipHelmChart, Detail: "the Chart.yaml of a Helm chart"}
+	}
+	return nil
+}
+
+// skipNotManifest is whole, what the file name with text data gave, or, for
+// a file that is not (only) manifests, nothing but its notice:
+//   - a Go template: it holds an action ({{ ... }}) in a document that gave
+//     an object contourc reads or an error. Actions in the string values of
+//     kinds contourc skips (PrometheusRule alerts, Argo CD ApplicationSets)
+//     leave the file a manifest;
+//   - not objects: one of its documents is no object (notAnObject), or an
+//     object holds a strategic-merge patch directive ($patch: delete in a
+//     list, $setElementOrder/...), which only patches do. The file as a
+//     whole is skipped, since the objects beside such a document are
+//     patches or examples rather than objects to apply (a kustomize patch
+//     file holds both).
+func skipNotManifest(name string, data []byte, whole partResult) partResult {
+	notice := func(reason SkipReason, line int, what string) partResult {
+		return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: reason, Detail: fmt.Sprintf("line %d: %s", line, what)}}
+	}
+	if line, action := templateAction(data); line > 0 && templateDecides(data, whole) {
+		return notice(SkipGoTemplate, line, action)
+	}
+	for _, err := range whole.errs {
+		if no, ok := err.(*notObject); ok {
+			return notice(SkipNotObjects, no.err.Source.Line, no.err.Msg)
+		}
+	}
+	for _, err := range whole.errs {
+		if e, ok := err.(*Error); ok && isPatchDirective(e.Msg) {
+			return notice(SkipNotObjects, e.Source.Line, "a strategic-merge patch ("+lastField(e.Msg)+")")
+		}
+	}
+	return whole
+}
+
+// patchDirectives are the keys of strategic-merge patch directives, which
+// no object has: strict decoding calls one inside an object an unknown
+// field, and that makes the object's file a patch file.
+var patchDirectives = []string{"$patch", "$setElementOrder/", "$retainKeys", "$deleteFromPrimitiveList/"}
+
+// isPatchDirective reports whether msg is the unknown-field error of a
+// patch directive.
+func isPatchDirective(msg string) bool {
+	if !strings.HasPrefix(msg, "unknown field ") {
+		return false
+	}
+	f := lastField(msg)
+	for _, d := range patchDirectives {
+		if strings.HasPrefix(f, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastField is the last part of the field path an unknown-field error
+// quotes: unknown field "spec.routes[0].$patch" is $patch.
+func lastField(msg string) string {
+	path := strings.Trim(strings.TrimPrefix(msg, "unknown field "), `"`)
+	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// maxActionShown bounds the template action a notice quotes.
+const maxActionShown = 60
+
+// templateAction finds the first Go template action in data: "{{" and "}}"
+// after it on the same line. It returns the action's line and text, or 0.
+func templateAction(data []byte) (int, string) {
+	open := bytes.Index(data, []byte("{{"))
+	for open >= 0 {
+		lineEnd := bytes.IndexByte(data[open:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(data) - open
+		}
+		if end := bytes.Index(data[open:open+lineEnd], []byte("}}")); end >= 0 {
+			action := string(data[open : open+end+2])
+			if len(action) > maxActionShown {
+				action = action[:maxActionShown-3] + "..."
+			}
+			return 1 + bytes.Count(data[:open], []byte("\n")), action
+		}
+		next := bytes.Index(data[open+lineEnd:], []byte("{{"))
+		if next < 0 {
+			break
+		}
+		open += lineEnd + next
+	}
+	return 0, ""
+}
+
+// templateDecides reports whether the template actions of data are in a
+// document that gave an object or an error other than being no object (see
+// skipNotManifest). A file read as JSON is one unit.
+func templateDecides(data []byte, whole partResult) bool {
+	var errs []error // a document that is no object is skipped as such
+	for _, err := range whole.errs {
+		if _, no := err.(*notObject); !no {
+			errs = append(errs, err)
+		}
+	}
+	if startsLikeJSON(data) {
+		return len(whole.objs) > 0 || len(errs) > 0
+	}
+	templated := map[int]bool{}
+	for _, c := range splitYAMLStream(data) {
+		if line, _ := templateAction(c.text); line > 0 {
+			templated[c.index] = true
+		}
+	}
+	for _, o := range whole.objs {
+		if templated[o.Source.Doc] {
+			return true
+		}
+	}
+	for _, err := range errs {
+		var e *Error
+		if !errors.As(err, &e) || templated[e.Source.Doc] {
+			return true
+		}
+	}
+	return false
+}
