@@ -20,10 +20,10 @@ func TestNamespaceFlag(t *testing.T) {
 		{name: "no -n", ns: "", want: "default",
 			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata:\n  name: web\n"},
 		{name: "the same", ns: "apps", want: "apps",
-			text: "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: apps\n"},
+			text: "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  ports: [{port: 80}]\n"},
 		{name: "empty", ns: "apps", want: "apps",
-			text: "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: \"\"\n"},
-		{name: "no metadata", ns: "apps", err: "<stdin>:1: HTTPProxy: metadata.name is required",
+			text: "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: \"\"\nspec:\n  ports: [{port: 80}]\n"},
+		{name: "no metadata", ns: "apps", err: "<stdin>:1: HTTPProxy: metadata.name: Required value: name or generateName is required",
 			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\n"},
 		{name: "cluster-scoped", ns: "apps", want: "",
 			text: "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: contour\nspec:\n  controllerName: projectcontour.io/gateway-controller\n"},
@@ -39,9 +39,9 @@ func TestNamespaceFlag(t *testing.T) {
 		{name: "an unknown kind is namespaced", ns: "apps", err: `Widget other/w: the namespace from the provided object "other"`,
 			text: "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: other\n"},
 		{name: "List items", ns: "apps", want: "apps",
-			text: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: web\n"},
+			text: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: web\n  spec:\n    ports: [{port: 80}]\n"},
 		{name: "merge keys", ns: "apps", want: "apps",
-			text: "apiVersion: v1\nkind: Service\nmetadata:\n  <<: {labels: {a: b}}\n  name: web\n"},
+			text: "apiVersion: v1\nkind: Service\nmetadata:\n  <<: {labels: {a: b}}\n  name: web\nspec:\n  ports: [{port: 80}]\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Load([]string{"-"}, Options{Stdin: strings.NewReader(c.text), Namespace: c.ns})

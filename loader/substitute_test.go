@@ -123,7 +123,7 @@ func TestSubstituteHints(t *testing.T) {
 // TestSubstituteKeepsLines checks that objects after a substituted
 // document keep their lines.
 func TestSubstituteKeepsLines(t *testing.T) {
-	text := proxyWithVariables + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: ${NS}\n"
+	text := proxyWithVariables + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: ${NS}\nspec:\n  ports: [{port: 80}]\n"
 	res, err := loadSubstituted(t, text, mustSubstitution(t, map[string]string{"CLUSTER_DOMAIN": "example.com", "NS": "apps"}))
 	if err != nil {
 		t.Fatal(err)

@@ -76,7 +76,8 @@ func TestIngressAdmission(t *testing.T) {
 		{name: "host with capitals and underscore", doc: ingressPath("Web_Upper.Example.com", prefix), line: 7,
 			want: []string{`spec.rules[0].host: Invalid value: "Web_Upper.Example.com": ` + dns1123SubdomainMsg}},
 		{name: "host with an unexpanded variable", doc: ingressPath("web.${DOMAIN}", prefix), line: 7,
-			want: []string{`spec.rules[0].host: Invalid value: "web.${DOMAIN}": ` + dns1123SubdomainMsg}},
+			want: []string{`spec.rules[0].host: Invalid value: "web.${DOMAIN}": ` + dns1123SubdomainMsg +
+				"; hint: ${DOMAIN} is a Flux variable; pass --substitute DOMAIN=..."}},
 		{name: "host an IP address", doc: ingressPath("10.0.0.1", prefix), line: 7,
 			want: []string{`spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address`}},
 		{name: "wildcard not leftmost", doc: ingressPath(`"web.*.example.com"`, prefix), line: 7,
