@@ -53,12 +53,12 @@ func (o Options) limits() limits {
 // deterministic order. On any problem it returns every *Error it found
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
-	files, errs := expandPaths(paths)
+	files, named, errs := expandPaths(paths)
 	opts.Cache.begin()
 	defer opts.Cache.end()
 	res := &Result{Skipped: map[string]int{}}
 	parts := make([]partResult, len(files))
-	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts) })
+	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], named[files[i]], opts) })
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	errs = append(errs, fileErrs...)
 	sorted, dup := sortedObjects(objs, parts)
@@ -72,6 +72,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 		return nil, errors.Join(errs...)
 	}
 	res.Objects = sorted
+	res.Read = len(objs)
 	return res, nil
 }
 
@@ -97,8 +98,9 @@ func sortedObjects(objs []Object, parts []partResult) ([]Object, bool) {
 	return sorted, dup
 }
 
-// loadFile reads, parses and decodes one input.
-func loadFile(path string, opts Options) partResult {
+// loadFile reads, parses and decodes one input; named says it was given by
+// name, and so may be a named pipe.
+func loadFile(path string, named bool, opts Options) partResult {
 	var stamp fileStamp
 	if path != stdinPath {
 		if !opts.Rehash {
@@ -108,7 +110,7 @@ func loadFile(path string, opts Options) partResult {
 			return whole
 		}
 	}
-	name, data, err := readInput(path, opts)
+	name, data, err := readInput(path, named, opts)
 	if err != nil {
 		return partResult{errs: []error{err}}
 	}

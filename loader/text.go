@@ -18,8 +18,9 @@ const DefaultMaxFileSize = 64 << 20
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // readInput reads one input, "-" meaning opts.Stdin, refusing anything
-// larger than the size limit before it is all in memory.
-func readInput(path string, opts Options) (string, []byte, error) {
+// larger than the size limit before it is all in memory. Only a file given
+// by name (named) may be a named pipe.
+func readInput(path string, named bool, opts Options) (string, []byte, error) {
 	name := path
 	var r io.Reader
 	if path == stdinPath {
@@ -29,9 +30,9 @@ func readInput(path string, opts Options) (string, []byte, error) {
 		}
 		r = opts.Stdin
 	} else {
-		f, err := os.Open(path)
+		f, err := openInput(path, named)
 		if err != nil {
-			return name, nil, &Error{Source: Source{File: name}, Msg: describeFSError(err)}
+			return name, nil, err
 		}
 		defer f.Close()
 		r = f

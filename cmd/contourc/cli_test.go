@@ -273,3 +273,28 @@ func TestCPUProfile(t *testing.T) {
 		t.Error("--help lists the hidden --cpu-profile")
 	}
 }
+
+// -v's object count is of the objects in the input: core/v1 Endpoints
+// count as themselves, though they are mirrored into EndpointSlices (or
+// dropped, for a Service with slices of its own) before translation.
+func TestVerboseCountsEndpoints(t *testing.T) {
+	input := `apiVersion: v1
+kind: Service
+metadata: {name: s, namespace: default}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: s, namespace: default}
+subsets: [{addresses: [{ip: 10.0.0.1}], ports: [{port: 80}]}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: t, namespace: default}
+`
+	c := runCLI(t, input, "-v", "check", "-")
+	c.wantExit(t, 0)
+	if !strings.Contains(c.stderr, "using 3 object(s), loaded in ") {
+		t.Errorf("check -v of a Service and two Endpoints:\n%s", c.stderr)
+	}
+}

@@ -167,7 +167,7 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 // printSkipped says what was read, how long that took, and what contourc
 // does not consume, sorted by apiVersion/Kind so the output is stable.
 func printSkipped(w io.Writer, r *loader.Result, took time.Duration) {
-	fmt.Fprintf(w, "using %d object(s), loaded in %s\n", len(r.Objects), roundedDuration(took))
+	fmt.Fprintf(w, "using %d object(s), loaded in %s\n", r.Read, roundedDuration(took))
 	kinds := make([]string, 0, len(r.Skipped))
 	for k := range r.Skipped {
 		kinds = append(kinds, k)
