@@ -10,9 +10,14 @@ import (
 type Options struct {
 	// Stdin is read when a path is "-".
 	Stdin io.Reader
-	// MaxFileSize bounds each input file in bytes (DefaultMaxFileSize when
-	// zero).
-	MaxFileSize int64
+	// MaxInputSize bounds the bytes of one Load's input, all files and
+	// standard input together (DefaultMaxInputSize when zero): the
+	// --max-input-size flag.
+	MaxInputSize int64
+	// NamedPipes lets a path given by name be a named pipe (/dev/stdin,
+	// <(...)), read once to its end. serve leaves it off: it reads its
+	// files again at every reload, and would find a pipe empty.
+	NamedPipes bool
 	// MaxAliasNodes bounds the nodes YAML aliases may add to one document
 	// (DefaultMaxAliasNodes when zero).
 	MaxAliasNodes int64
@@ -28,13 +33,15 @@ type Options struct {
 	// by hand, perhaps because stat did not show a change (a network file
 	// system's cached attributes).
 	Rehash bool
+
+	budget *inputBudget // what is left of MaxInputSize, set by Load
 }
 
-func (o Options) maxFileSize() int64 {
-	if o.MaxFileSize > 0 {
-		return o.MaxFileSize
+func (o Options) maxInputSize() int64 {
+	if o.MaxInputSize > 0 {
+		return o.MaxInputSize
 	}
-	return DefaultMaxFileSize
+	return DefaultMaxInputSize
 }
 
 func (o Options) limits() limits {
@@ -54,11 +61,15 @@ func (o Options) limits() limits {
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
 	files, named, errs := expandPaths(paths)
+	if err := checkInputSize(files, opts.maxInputSize()); err != nil {
+		return nil, errors.Join(append(errs, err)...)
+	}
+	opts.budget = newInputBudget(opts.maxInputSize())
 	opts.Cache.begin()
 	defer opts.Cache.end()
 	res := &Result{Skipped: map[string]int{}}
 	parts := make([]partResult, len(files))
-	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], named[files[i]], opts) })
+	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	errs = append(errs, fileErrs...)
 	sorted, dup := sortedObjects(objs, parts)
@@ -106,7 +117,7 @@ func loadFile(path string, named bool, opts Options) partResult {
 		if !opts.Rehash {
 			stamp = opts.Cache.stamp(path)
 		}
-		if whole, ok := opts.Cache.unchanged(path, stamp, opts.maxFileSize()); ok {
+		if whole, ok := opts.Cache.unchanged(path, stamp, opts.maxInputSize()); ok {
 			return whole
 		}
 	}

@@ -70,7 +70,7 @@ func isManifest(path string) bool { return manifestExts[strings.ToLower(filepath
 // notRegular is the error for a file that is not a regular file, saying
 // what it is.
 func notRegular(path string, mode fs.FileMode) error {
-	return &Error{Source: Source{File: path}, Msg: fmt.Sprintf("not a regular file (%s): only regular files and named pipes given by name are read", fileKind(mode))}
+	return &Error{Source: Source{File: path}, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(mode))}
 }
 
 // fileKind names the type of a file that is not a regular file.

@@ -298,3 +298,37 @@ metadata: {name: t, namespace: default}
 		t.Errorf("check -v of a Service and two Endpoints:\n%s", c.stderr)
 	}
 }
+
+// --max-input-size bounds the input of render, check, diff, explain and
+// test, all files and stdin together; the default (1Gi) is well above the
+// 64 MiB a file was once limited to.
+func TestMaxInputSize(t *testing.T) {
+	manifest := "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: default}\nspec: {ports: [{port: 80}]}\n"
+	for _, cmd := range []string{"render", "check", "explain"} {
+		args := []string{cmd, "--max-input-size", "64", "-"}
+		if cmd == "explain" {
+			args = append(args[:len(args)-1], "--host", "example.com", "--path", "/", "-")
+		}
+		c := runCLI(t, manifest, args...)
+		c.wantExit(t, exitFailure)
+		if want := "<stdin>: larger than the 64 input limit (--max-input-size)"; !strings.Contains(c.stderr, want) {
+			t.Errorf("%s: stderr %q, want %q", cmd, c.stderr, want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "svc.yaml")
+	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := runCLI(t, "", "diff", "--max-input-size", "64", file, file)
+	c.wantExit(t, exitFailure)
+	if want := file + ": larger than the 64 input limit (--max-input-size)"; !strings.Contains(c.stderr, want) {
+		t.Errorf("diff: stderr %q, want %q", c.stderr, want)
+	}
+	if c := runCLI(t, manifest, "check", "--max-input-size", "1Ki", "-"); c.code != 0 {
+		t.Errorf("check under the limit: exit %d\n%s", c.code, c.stderr)
+	}
+	if c := runCLI(t, manifest, "check", "--max-input-size", "lots", "-"); c.code != exitFailure ||
+		!strings.Contains(c.stderr, `invalid argument "lots" for "--max-input-size" flag: "lots" is not a size such as 512Mi or 2Gi`) {
+		t.Errorf("a bad size: exit %d\n%s", c.code, c.stderr)
+	}
+}

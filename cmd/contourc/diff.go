@@ -52,6 +52,7 @@ func newDiffCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVar(&o.color, "color", "auto", "colour the text output: auto (on a terminal), always or never")
 	fs.StringVar(&o.baseRef, "base-ref", "", "read the old side of each PATH from Git revision `REV` (e.g. origin/main)")
 	o.input.register(fs)
+	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(diffFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -83,8 +84,9 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	}
 	defer cleanup()
 
-	oldRes, oldErr := loadDiffSide(old, opts, g, s)
-	newRes, newErr := loadDiffSide(new, opts, g, s)
+	load := o.input.loadOptions(s.In)
+	oldRes, oldErr := loadDiffSide(old, opts, load, g, s)
+	newRes, newErr := loadDiffSide(new, opts, load, g, s)
 	if err := errors.Join(oldErr, newErr); err != nil {
 		return failure(err)
 	}
@@ -148,8 +150,8 @@ func (o *diffOptions) sides(args []string) (old, new diffSide, cleanup func(), e
 // loadDiffSide loads and translates one side, and checks its resources as
 // render would. Errors name the side and the files as the user knows them.
 // Notices are printed only with --verbose: both sides' would mostly repeat.
-func loadDiffSide(side diffSide, opts translate.Options, g *globalFlags, s IOStreams) (*translate.Result, error) {
-	res, err := translateSide(side, opts, s)
+func loadDiffSide(side diffSide, opts translate.Options, load loader.Options, g *globalFlags, s IOStreams) (*translate.Result, error) {
+	res, err := translateSide(side, opts, load)
 	if err == nil {
 		err = render.Validate(&res.Resources)
 	}
@@ -171,12 +173,12 @@ func loadDiffSide(side diffSide, opts translate.Options, g *globalFlags, s IOStr
 	return res, nil
 }
 
-func translateSide(side diffSide, opts translate.Options, s IOStreams) (*translate.Result, error) {
+func translateSide(side diffSide, opts translate.Options, load loader.Options) (*translate.Result, error) {
 	// A base revision that does not have the paths yet is an empty side.
 	if len(side.paths) == 0 {
 		return translate.Translate(nil, opts)
 	}
-	loaded, err := loader.Load(side.paths, loader.Options{Stdin: s.In})
+	loaded, err := loader.Load(side.paths, load)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ type inputFlags struct {
 	serve             translate.ServeFlags
 	// statusOnly is set by commands that need no Envoy resources.
 	statusOnly bool
+	// maxInputSize is --max-input-size, for the commands that register it
+	// (registerInputSize); serve reads with the default.
+	maxInputSize sizeValue
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -58,6 +61,36 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 }
+
+// registerInputSize adds --max-input-size, the bound on the input of one
+// run, files and stdin together.
+func (f *inputFlags) registerInputSize(fs *pflag.FlagSet) {
+	f.maxInputSize = sizeValue(loader.DefaultMaxInputSize)
+	fs.Var(&f.maxInputSize, "max-input-size", "refuse input larger than `SIZE` (all files and stdin together), such as 512Mi or 4Gi")
+}
+
+// loadOptions are the loader options of the input flags, reading stdin
+// from in.
+func (f *inputFlags) loadOptions(in io.Reader) loader.Options {
+	return loader.Options{Stdin: in, MaxInputSize: int64(f.maxInputSize), NamedPipes: true}
+}
+
+// sizeValue is a flag taking a size in bytes written as a Kubernetes
+// quantity (512Mi, 2Gi, 100M).
+type sizeValue int64
+
+func (v *sizeValue) String() string { return loader.FormatSize(int64(*v)) }
+
+func (v *sizeValue) Set(s string) error {
+	n, err := loader.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*v = sizeValue(n)
+	return nil
+}
+
+func (v *sizeValue) Type() string { return "size" }
 
 // requirePaths insists on at least one input: reading stdin when no path
 // is given would make a forgotten argument hang instead of fail.
@@ -138,7 +171,7 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	}
 	deferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
-	loaded, err := loader.Load(paths, loader.Options{Stdin: s.In})
+	loaded, err := loader.Load(paths, f.loadOptions(s.In))
 	if err != nil {
 		return nil, failure(err)
 	}
