@@ -52,8 +52,8 @@ func TestSelfReferentialAlias(t *testing.T) {
 // TestFileSizeLimit checks that input over the limit is refused.
 func TestFileSizeLimit(t *testing.T) {
 	text := strings.Repeat("# padding\n", 100)
-	errs := loadErrors(t, Options{Stdin: strings.NewReader(text), MaxFileSize: 512}, "-")
-	if !strings.Contains(errs[0].Msg, "larger than the 512 byte limit") {
+	errs := loadErrors(t, Options{Stdin: strings.NewReader(text), MaxInputSize: 512}, "-")
+	if !strings.Contains(errs[0].Msg, "larger than the 512 input limit (--max-input-size)") {
 		t.Errorf("error = %v", errs[0])
 	}
 }
@@ -70,11 +70,11 @@ func TestFileSizeLimitOnFiles(t *testing.T) {
 	if err := os.WriteFile(over, []byte(padding+"##\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load([]string{at}, Options{MaxFileSize: 512}); err != nil {
+	if _, err := Load([]string{at}, Options{MaxInputSize: 512}); err != nil {
 		t.Errorf("a file of exactly the limit: %v", err)
 	}
-	errs := loadErrors(t, Options{MaxFileSize: 512}, over)
-	if !strings.Contains(errs[0].Msg, "larger than the 512 byte limit") {
+	errs := loadErrors(t, Options{MaxInputSize: 512}, over)
+	if !strings.Contains(errs[0].Msg, "larger than the 512 input limit (--max-input-size)") {
 		t.Errorf("error = %v", errs[0])
 	}
 }
@@ -120,4 +120,78 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("Load hangs on %q", data)
 		}
 	})
+}
+
+// The input limit is on all input together, files and stdin: the file
+// that takes the total over it is named, before anything is read.
+func TestInputSizeLimitIsTotal(t *testing.T) {
+	dir := t.TempDir()
+	padding := strings.Repeat("# padding\n", 30) // 300 bytes
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, []byte(padding), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Load([]string{a}, Options{MaxInputSize: 512}); err != nil {
+		t.Errorf("one file under the limit: %v", err)
+	}
+	_, err := Load([]string{dir}, Options{MaxInputSize: 512})
+	if want := b + ": with the files before it, larger than the 512 input limit (--max-input-size)"; err == nil || err.Error() != want {
+		t.Errorf("two files over the limit together: %v, want %s", err, want)
+	}
+	_, err = Load([]string{a, "-"}, Options{MaxInputSize: 512, Stdin: strings.NewReader(padding)})
+	if want := "<stdin>: with the other input, larger than the 512 input limit (--max-input-size)"; err == nil || err.Error() != want {
+		t.Errorf("a file and stdin over the limit together: %v, want %s", err, want)
+	}
+}
+
+// The default limit is 1Gi: 65 MiB on stdin, over the 64 MiB a file was
+// limited to, loads.
+func TestInputSizeDefaultAllowsLargeInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("65 MiB of input")
+	}
+	line := "# a comment line of padding, as long as many a manifest line is\n"
+	text := strings.Repeat(line, (65<<20)/len(line)+1)
+	if _, err := Load([]string{"-"}, Options{Stdin: strings.NewReader(text)}); err != nil {
+		t.Errorf("65 MiB on stdin: %v", err)
+	}
+}
+
+// An endless stream of NUL bytes (/dev/zero) is refused at once, not
+// read up to the limit.
+func TestInputOfZeros(t *testing.T) {
+	zeros := &countingZeros{}
+	_, err := Load([]string{"-"}, Options{Stdin: zeros})
+	if err == nil || !strings.Contains(err.Error(), "not a text file: NUL byte found") {
+		t.Errorf("error %v", err)
+	}
+	if zeros.read > 1<<20 {
+		t.Errorf("read %d bytes of zeros before refusing them", zeros.read)
+	}
+}
+
+type countingZeros struct{ read int }
+
+func (z *countingZeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.read += len(p)
+	return len(p), nil
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"1Gi": 1 << 30, "512Mi": 512 << 20, "100M": 100_000_000, "4096": 4096, "1.5Gi": 3 << 29} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1Gi", "1m", "lots", "1GB"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) succeeded", in)
+		}
+	}
+	if got := FormatSize(1 << 30); got != "1Gi" {
+		t.Errorf("FormatSize(1Gi) = %q", got)
+	}
 }

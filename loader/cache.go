@@ -7,7 +7,6 @@ package loader
 import (
 	"crypto/sha256"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -99,9 +98,9 @@ func (c *Cache) unchanged(path string, stamp fileStamp, limit int64) (partResult
 		c.stampsTrusted.Add(1)
 		return c.lookup(path, f.sum, f.stamp)
 	}
-	file, err := os.Open(path)
+	file, err := openInput(path, false)
 	if err != nil {
-		return partResult{}, false
+		return partResult{}, false // loadFile reports it
 	}
 	defer file.Close()
 	h := sha256.New()

@@ -241,7 +241,7 @@ type ConfigTracing struct {
 // LoadContourConfig reads a Contour configuration file. Errors name the
 // file and line.
 func LoadContourConfig(path string, opts Options) (*ContourConfig, error) {
-	name, data, err := readInput(path, opts)
+	name, data, err := readInput(path, true, opts)
 	if err != nil {
 		return nil, err
 	}

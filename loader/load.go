@@ -12,9 +12,14 @@ import (
 type Options struct {
 	// Stdin is read when a path is "-".
 	Stdin io.Reader
-	// MaxFileSize bounds each input file in bytes (DefaultMaxFileSize when
-	// zero).
-	MaxFileSize int64
+	// MaxInputSize bounds the bytes of one Load's input, all files and
+	// standard input together (DefaultMaxInputSize when zero): the
+	// --max-input-size flag.
+	MaxInputSize int64
+	// NamedPipes lets a path given by name be a named pipe (/dev/stdin,
+	// <(...)), read once to its end. serve leaves it off: it reads its
+	// files again at every reload, and would find a pipe empty.
+	NamedPipes bool
 	// MaxAliasNodes bounds the nodes YAML aliases may add to one document
 	// (DefaultMaxAliasNodes when zero).
 	MaxAliasNodes int64
@@ -40,13 +45,15 @@ type Options struct {
 	// Substitute, when it holds variables, has Flux's post-build
 	// substitution done on every document (substitute.go).
 	Substitute *Substitution
+
+	budget *inputBudget // what is left of MaxInputSize, set by Load
 }
 
-func (o Options) maxFileSize() int64 {
-	if o.MaxFileSize > 0 {
-		return o.MaxFileSize
+func (o Options) maxInputSize() int64 {
+	if o.MaxInputSize > 0 {
+		return o.MaxInputSize
 	}
-	return DefaultMaxFileSize
+	return DefaultMaxInputSize
 }
 
 func (o Options) limits() limits {
@@ -66,12 +73,16 @@ func (o Options) limits() limits {
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
 	filter := &walkFilter{exclude: opts.Exclude}
-	files, errs := expandPaths(paths, filter)
+	files, named, errs := expandPaths(paths, filter)
+	if err := checkInputSize(files, opts.maxInputSize()); err != nil {
+		return nil, errors.Join(append(errs, err)...)
+	}
+	opts.budget = newInputBudget(opts.maxInputSize())
 	opts.Cache.begin()
 	defer opts.Cache.end()
 	res := &Result{Skipped: map[string]int{}}
 	parts := make([]partResult, len(files))
-	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts) })
+	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	res.SkippedFiles = skippedFiles(filter.left, parts)
 	errs = append(errs, fileErrs...)
@@ -86,6 +97,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 		return nil, errors.Join(errs...)
 	}
 	res.Objects = sorted
+	res.Read = len(objs)
 	return res, nil
 }
 
@@ -111,21 +123,22 @@ func sortedObjects(objs []Object, parts []partResult) ([]Object, bool) {
 	return sorted, dup
 }
 
-// loadFile reads, parses and decodes one input.
-func loadFile(path string, opts Options) partResult {
+// loadFile reads, parses and decodes one input; named says it was given by
+// name, and so may be a named pipe.
+func loadFile(path string, named bool, opts Options) partResult {
 	var stamp fileStamp
 	if path != stdinPath {
 		if !opts.Rehash {
 			stamp = opts.Cache.stamp(path)
 		}
-		if whole, ok := opts.Cache.unchanged(path, stamp, opts.maxFileSize()); ok {
+		if whole, ok := opts.Cache.unchanged(path, stamp, opts.maxInputSize()); ok {
 			return whole
 		}
 	}
 	if f := skippedByName(path); f != nil {
 		return partResult{file: f}
 	}
-	name, data, err := readInput(path, opts)
+	name, data, err := readInput(path, named, opts)
 	if err != nil {
 		return partResult{errs: []error{err}}
 	}

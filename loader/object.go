@@ -75,6 +75,11 @@ type Object struct {
 // Result is what Load read.
 type Result struct {
 	Objects []Object
+	// Read is how many objects the input held that contourc consumes:
+	// core/v1 Endpoints count as themselves, though Objects has the
+	// EndpointSlices mirrored from them instead (or nothing, when their
+	// Service has slices of its own). Shown with -v.
+	Read int
 	// Skipped counts, by "apiVersion/Kind", the objects contourc does not
 	// consume (Deployments, RBAC, CRDs...). Shown with -v.
 	Skipped map[string]int

@@ -8,18 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultMaxFileSize bounds one input file (or stdin) when
-// Options.MaxFileSize is zero. The largest real manifests (a full Contour
-// or Gateway API install) are a few MiB.
-const DefaultMaxFileSize = 64 << 20
-
 // utf8BOM is the byte order mark some Windows editors put at the start of
 // UTF-8 files. kubectl accepts it, so do we.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // readInput reads one input, "-" meaning opts.Stdin, refusing anything
-// larger than the size limit before it is all in memory.
-func readInput(path string, opts Options) (string, []byte, error) {
+// larger than the size limit before it is all in memory. Only a file given
+// by name (named) may be a named pipe.
+func readInput(path string, named bool, opts Options) (string, []byte, error) {
 	name := path
 	var r io.Reader
 	if path == stdinPath {
@@ -29,25 +25,28 @@ func readInput(path string, opts Options) (string, []byte, error) {
 		}
 		r = opts.Stdin
 	} else {
-		f, err := os.Open(path)
+		f, err := openInput(path, named)
 		if err != nil {
-			return name, nil, &Error{Source: Source{File: name}, Msg: describeFSError(err)}
+			return name, nil, err
 		}
 		defer f.Close()
 		r = f
 	}
-	limit := opts.maxFileSize()
+	limit := opts.maxInputSize()
 	data, err := readAtMost(r, limit+1)
 	if err != nil {
 		return name, nil, &Error{Source: Source{File: name}, Msg: describeFSError(err)}
 	}
 	if int64(len(data)) > limit {
-		return name, nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("larger than the %d byte limit", limit)}
+		return name, nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("larger than the %s input limit (--max-input-size)", FormatSize(limit))}
+	}
+	if !opts.budget.take(int64(len(data))) {
+		return name, nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("with the other input, larger than the %s input limit (--max-input-size)", FormatSize(limit))}
 	}
 	return name, data, nil
 }
 
-// readAtMost reads r to its end or to max bytes. A file whose size is
+// readAtMost reads r to its end, to max bytes or to a NUL byte. A file whose size is
 // known is read into a buffer of that size, rather than one grown by
 // doubling: at 14 MB of manifests that was twice the input in garbage.
 func readAtMost(r io.Reader, max int64) ([]byte, error) {
@@ -65,7 +64,10 @@ func readAtMost(r io.Reader, max int64) ([]byte, error) {
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
+		if err == io.EOF || bytes.IndexByte(buf[len(buf)-n:], 0) >= 0 {
+			// A NUL byte makes the input binary, which normalizeText
+			// refuses: read no further. /dev/zero on stdin is refused
+			// after one read, rather than after the whole input limit.
 			return buf, nil
 		}
 		if err != nil {

@@ -24,43 +24,48 @@ var manifestExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 // files as given, directories walked recursively in lexical order (hidden
 // directories and files skipped), "-" kept as is. A path given twice is read
 // once so that `contourc render dir dir/file.yaml` does not report every
-// object in file.yaml as a duplicate of itself.
-func expandPaths(paths []string, filter *walkFilter) ([]string, []error) {
-	var files []string
-	var errs []error
+// object in file.yaml as a duplicate of itself. named holds the paths
+// given as files, which alone may be named pipes (see expandPath); filter
+// (walkfilter.go) leaves out Helm charts and what --exclude names.
+func expandPaths(paths []string, filter *walkFilter) (files []string, named map[string]bool, errs []error) {
 	seen := map[string]bool{}
-	add := func(f string) {
+	named = map[string]bool{}
+	add := func(f string) bool {
 		key := f
 		if f != stdinPath {
 			key = filepath.Clean(f)
 		}
-		if !seen[key] {
-			seen[key] = true
-			files = append(files, f)
+		if seen[key] {
+			return false
 		}
+		seen[key] = true
+		files = append(files, f)
+		return true
 	}
+	w := &walker{dirs: map[dirKey]bool{}, filter: filter}
 	for _, p := range paths {
 		if p == stdinPath {
 			add(p)
 			continue
 		}
-		found, err := expandPath(p, filter)
+		found, isNamed, err := w.expandPath(p)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			errs = append(errs, err...)
 		}
 		for _, f := range found {
-			add(f)
+			if add(f) && isNamed {
+				named[f] = true
+			}
 		}
 	}
-	return files, errs
+	return files, named, errs
 }
 
 // InputSize is the total size of the files Load would read for paths,
 // standard input and paths it cannot read counting as nothing: for a
 // caller that sizes its memory to the input before loading it.
 func InputSize(paths []string) int64 {
-	files, _ := expandPaths(paths, nil)
+	files, _, _ := expandPaths(paths, nil)
 	var n int64
 	for _, f := range files {
 		if f == stdinPath {
@@ -73,53 +78,48 @@ func InputSize(paths []string) int64 {
 	return n
 }
 
-// expandPath lists the manifest files at p that filter (walkfilter.go)
-// does not leave out.
-func expandPath(p string, filter *walkFilter) ([]string, error) {
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, &Error{Source: Source{File: p}, Msg: describeFSError(err)}
-	}
-	if !info.IsDir() {
-		if filter.skipFile(p, p) {
-			return nil, nil
-		}
-		return []string{p}, nil
-	}
-	// A trailing separator makes WalkDir follow the root when it is a
-	// symlink to a directory; links below the root are not followed, so a
-	// link cycle cannot make the walk endless.
-	if !os.IsPathSeparator(p[len(p)-1]) {
-		p += string(os.PathSeparator)
-	}
-	return walkManifests(p, filter)
+// walker lists the manifest files of the paths given to one Load.
+type walker struct {
+	// dirs are the directories walked so far: a directory reached again
+	// (through a symbolic link, to an ancestor or elsewhere) is read once.
+	dirs map[dirKey]bool
+	// found are the manifest files of the directory being walked.
+	found []string
+	// filter leaves out Helm charts and what --exclude names, relative
+	// to root, the path given to Load being walked.
+	filter *walkFilter
+	root   string
 }
 
-// walkManifests lists the manifest files under directory root, in lexical
-// order, skipping hidden files and directories and what filter leaves out.
-func walkManifests(root string, filter *walkFilter) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return &Error{Source: Source{File: path}, Msg: describeFSError(err)}
-		case path != root && isHidden(d.Name()) && d.IsDir():
-			return fs.SkipDir
-		case path != root && isHidden(d.Name()):
-		case d.IsDir() && filter.skipDir(root, path):
-			return fs.SkipDir
-		case !d.IsDir() && manifestExts[strings.ToLower(filepath.Ext(path))] && !filter.skipFile(root, path):
-			files = append(files, path)
-		}
-		return nil
-	})
+// expandPath lists the manifest files at p that the filter does not leave
+// out; named says p is a file given by name rather than a directory. A
+// file named on the command line is read whatever its extension, as
+// kubectl apply -f does, and may be a named pipe: /dev/stdin and a shell's
+// process substitution, <(kubectl get ...), are pipes, which kubectl reads
+// too. Other files that are not regular (devices, sockets) are refused:
+// reading /dev/zero would never end.
+func (w *walker) expandPath(p string) (files []string, named bool, errs []error) {
+	info, err := os.Stat(p)
 	if err != nil {
-		return nil, err
+		return nil, false, []error{&Error{Source: Source{File: p}, Msg: describeFSError(err)}}
 	}
-	// WalkDir already visits entries in lexical order; sorting again makes
-	// the order independent of that implementation detail.
-	sort.Strings(files)
-	return files, nil
+	switch mode := info.Mode(); {
+	case mode.IsDir() && w.filter.skipDir(p, p):
+		return nil, false, nil
+	case mode.IsDir():
+		w.root = p
+		errs = w.walkDir(p, info, nil)
+		// WalkDir's lexical order, whatever the links followed.
+		sort.Strings(w.found)
+		files, w.found = w.found, nil
+		return files, false, errs
+	case w.filter.skipFile(p, p):
+		return nil, false, nil
+	case mode.IsRegular(), mode&fs.ModeNamedPipe != 0:
+		return []string{p}, true, nil
+	default:
+		return nil, false, []error{notRegular(p, mode)}
+	}
 }
 
 // isHidden reports whether a file or directory name is hidden (.git,

@@ -142,14 +142,14 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 			st.addError("TCPProxyError", "TLSMustBeConfigured", "Spec.TCPProxy requires that either Spec.TLS.Passthrough or Spec.TLS.SecretName be set")
 			return
 		}
-		tcp, ok := p.tcpProxy(st, proxy, nil)
+		tcp, ok := p.tcpProxy(st, proxy, &includePath{})
 		if !ok {
 			return
 		}
 		secure.TCPProxy = tcp // nil when the included proxy has no tcpproxy
 	}
 
-	routes := p.routes(st, proxy, proxy, nil, nil, secure != nil)
+	routes := p.routes(st, proxy, proxy, secure != nil)
 	if http := p.dag.listener("http"); http != nil {
 		insecure := http.ensureVirtualHost(host)
 		if !p.virtualHostPolicies(st, proxy, insecure) {
@@ -317,9 +317,10 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 
 // tcpProxy resolves a proxy's tcpproxy: services of its own, or those of
 // the non-root proxy it includes (followed transitively).
-func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProxy, visited []types.NamespacedName) (*TCPProxy, bool) {
+func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProxy, path *includePath) (*TCPProxy, bool) {
 	tp := proxy.Spec.TCPProxy
-	visited = append(visited, namespacedName(proxy))
+	path.push(namespacedName(proxy))
+	defer path.pop()
 	include := tp.Include
 	if include == nil {
 		include = tp.IncludesDeprecated
@@ -392,46 +393,52 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		return fail("TCPProxyIncludeError", "RootIncludesRoot", "root httpproxy cannot include another root httpproxy (%s/%s)", child.Namespace, child.Name)
 	}
 	p.unorphan(key)
-	if slices.Contains(visited, key) {
-		var path []string
-		for _, v := range append(visited, key) {
-			path = append(path, v.String())
-		}
-		return fail("TCPProxyIncludeError", "IncludeCreatesCycle", "include creates a cycle: %s", strings.Join(path, " -> "))
+	if path.contains(key) {
+		return fail("TCPProxyIncludeError", "IncludeCreatesCycle", "include creates a cycle: %s", path.cycle(key))
 	}
 	if child.Spec.TCPProxy == nil {
 		// Contour finds nothing to do: no error, and nothing is forwarded.
 		return nil, true
 	}
 	return visit(p, key, child.Generation, func(st *proxyStatus) (*TCPProxy, bool) {
-		return p.tcpProxy(st, child, visited)
+		return p.tcpProxy(st, child, path)
 	})
 }
 
 // routes computes the routes of proxy and of the proxies it includes, with
 // the include chain's conditions. An error in a proxy's own routes discards
 // all of them (its includes' routes too), as in Contour.
-func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds []contourv1.MatchCondition, visited []types.NamespacedName, enforceTLS bool) []*Route {
+func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, enforceTLS bool) []*Route {
+	var routes []*Route
+	p.collectRoutes(st, root, proxy, includeConditions{}, &includePath{}, enforceTLS, &routes)
+	return routes
+}
+
+// collectRoutes appends the routes of proxy and of the proxies it
+// includes to out, which the whole walk shares: a proxy's routes are the
+// tail it added. Returning them proxy by proxy copied every route into
+// the slice of each of its ancestors, quadratic in a chain's depth.
+func (p *httpProxyProcessor) collectRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*Route) {
 	key := namespacedName(proxy)
-	if slices.Contains(visited, key) {
-		var path []string
-		for _, v := range append(visited, key) {
-			path = append(path, v.String())
-		}
-		st.addError("IncludeError", "IncludeCreatesCycle", "include creates an include cycle: %s", strings.Join(path, " -> "))
-		return nil
+	if path.contains(key) {
+		st.addError("IncludeError", "IncludeCreatesCycle", "include creates an include cycle: %s", path.cycle(key))
+		return
 	}
-	visited = append(visited, key)
-	routes := p.includedRoutes(st, root, proxy, conds, visited, enforceTLS)
+	path.push(key)
+	defer path.pop()
+	start := len(*out)
+	p.includedRoutes(st, root, proxy, conds, path, enforceTLS, out)
+	included := len(*out) - start
 	dynamic := map[string]string{"CONTOUR_NAMESPACE": proxy.Namespace}
 	for _, route := range proxy.Spec.Routes {
-		r, ok := p.route(st, root, proxy, route, append(slices.Clone(conds), route.Conditions...), enforceTLS, dynamic)
+		r, ok := p.route(st, root, proxy, route, conds.conditions(route.Conditions), enforceTLS, dynamic)
 		if !ok {
-			return nil
+			*out = (*out)[:start]
+			return
 		}
-		routes = append(routes, r)
+		*out = append(*out, r)
 	}
-	return expandPrefixRewrites(routes)
+	*out = append((*out)[:start], expandPrefixRewrites((*out)[start:], included)...)
 }
 
 // visit processes an included proxy with a fresh status and keeps it, as
@@ -470,8 +477,7 @@ func (p *httpProxyProcessor) unorphan(key types.NamespacedName) {
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a
 // missing include or one of a root gets a 502 route for its conditions.
-func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds []contourv1.MatchCondition, visited []types.NamespacedName, enforceTLS bool) []*Route {
-	var routes []*Route
+func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*Route) {
 	var seen []string
 	for _, inc := range proxy.Spec.Includes {
 		ns := inc.Namespace
@@ -505,20 +511,19 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 		switch {
 		case !ok:
 			st.addError("IncludeError", "IncludeNotFound", "include %s/%s not found", ns, inc.Name)
-			routes = append(routes, badGatewayRoute(proxy, inc.Conditions)...)
+			*out = append(*out, badGatewayRoute(proxy, inc.Conditions)...)
 			continue
 		case child.Spec.VirtualHost != nil:
 			st.addError("IncludeError", "RootIncludesRoot", "root httpproxy cannot include another root httpproxy (%s/%s)", child.Namespace, child.Name)
-			routes = append(routes, badGatewayRoute(proxy, inc.Conditions)...)
+			*out = append(*out, badGatewayRoute(proxy, inc.Conditions)...)
 			continue
 		}
-		childRoutes, _ := visit(p, namespacedName(child), child.Generation, func(st *proxyStatus) ([]*Route, bool) {
-			return p.routes(st, root, child, append(slices.Clone(conds), inc.Conditions...), visited, enforceTLS), true
+		visit(p, namespacedName(child), child.Generation, func(st *proxyStatus) (struct{}, bool) {
+			p.collectRoutes(st, root, child, conds.with(inc.Conditions), path, enforceTLS, out)
+			return struct{}{}, true
 		})
-		routes = append(routes, childRoutes...)
 		p.unorphan(namespacedName(child))
 	}
-	return routes
 }
 
 // includeConditionsKey identifies an include's conditions for the duplicate

@@ -80,41 +80,66 @@ func prefixReplacementsValid(replacements []contourv1.ReplacePrefix) (reason str
 // trailing "/") rewriting to R becomes P -> trimmed R (or "/") and
 // P/ -> trimmed R + "/". When routes for both P and P/ exist already,
 // nothing is added.
-func expandPrefixRewrites(routes []*Route) []*Route {
-	groups := map[string][]*Route{}
-	var order []string
+//
+// Contour does this for every HTTPProxy of an include chain, over its
+// routes and those of its includes. Only routes[from:], the proxy's own,
+// can still be lone: an included route was expanded by its own proxy when
+// it was lone there, adding a second route of its prefix. So only those
+// are looked at, against all: looking at every route again at every step
+// made an include chain's walk cubic in its depth.
+func expandPrefixRewrites(routes []*Route, from int) []*Route {
+	type candidate struct {
+		route *Route
+		key   string
+		n     int // routes of that prefix, ignoring a trailing "/"
+	}
+	var cands []candidate
+	for _, r := range routes[from:] {
+		if r.PathMatch.Kind == PathPrefix && r.PathRewrite != nil && r.PathMatch.Value != "/" {
+			cands = append(cands, candidate{route: r, key: rewriteGroupKey(r.PathMatch.Value)})
+		}
+	}
+	if len(cands) == 0 {
+		return routes // no rewrite: the common case
+	}
 	for _, r := range routes {
 		if r.PathMatch.Kind != PathPrefix {
 			continue
 		}
-		key := r.PathMatch.Value
-		if key != "/" {
-			key = strings.TrimRight(key, "/")
+		key := rewriteGroupKey(r.PathMatch.Value)
+		for i := range cands {
+			if cands[i].key == key {
+				cands[i].n++
+			}
 		}
-		if _, ok := groups[key]; !ok {
-			order = append(order, key)
-		}
-		groups[key] = append(groups[key], r)
 	}
 	out := routes
-	for _, prefix := range order {
-		group := groups[prefix]
-		if len(group) != 1 || group[0].PathRewrite == nil || group[0].PathMatch.Value == "/" {
+	for _, c := range cands {
+		if c.n != 1 {
 			continue
 		}
-		r := group[0]
+		r := c.route
 		trimmed := strings.TrimRight(r.PathRewrite.Prefix, "/")
 		withSlash := *r
-		withSlash.PathMatch = PathMatch{Kind: PathPrefix, Value: prefix + "/"}
+		withSlash.PathMatch = PathMatch{Kind: PathPrefix, Value: c.key + "/"}
 		withSlash.PathRewrite = &PathRewrite{Prefix: trimmed + "/"}
 		if trimmed == "" {
 			trimmed = "/"
 		}
-		r.PathMatch = PathMatch{Kind: PathPrefix, Value: prefix}
+		r.PathMatch = PathMatch{Kind: PathPrefix, Value: c.key}
 		r.PathRewrite = &PathRewrite{Prefix: trimmed}
 		out = append(out, &withSlash)
 	}
 	return out
+}
+
+// rewriteGroupKey is the prefix a rewritten route is grouped by: without
+// its trailing slashes, except "/".
+func rewriteGroupKey(prefix string) string {
+	if prefix == "/" {
+		return prefix
+	}
+	return strings.TrimRight(prefix, "/")
 }
 
 // internalRedirectPolicy converts internalRedirectPolicy.

@@ -51,6 +51,7 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json, yaml or github (GitHub Actions annotations)")
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on: error (objects not valid) or warning (also warnings and notices)")
 	o.input.register(fs)
+	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"table", "json", "yaml", "github"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

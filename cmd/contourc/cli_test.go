@@ -291,3 +291,62 @@ func TestCPUProfile(t *testing.T) {
 		t.Error("--help lists the hidden --cpu-profile")
 	}
 }
+
+// -v's object count is of the objects in the input: core/v1 Endpoints
+// count as themselves, though they are mirrored into EndpointSlices (or
+// dropped, for a Service with slices of its own) before translation.
+func TestVerboseCountsEndpoints(t *testing.T) {
+	input := `apiVersion: v1
+kind: Service
+metadata: {name: s, namespace: default}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: s, namespace: default}
+subsets: [{addresses: [{ip: 10.0.0.1}], ports: [{port: 80}]}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: t, namespace: default}
+`
+	c := runCLI(t, input, "-v", "check", "-")
+	c.wantExit(t, 0)
+	if !strings.Contains(c.stderr, "using 3 object(s), loaded in ") {
+		t.Errorf("check -v of a Service and two Endpoints:\n%s", c.stderr)
+	}
+}
+
+// --max-input-size bounds the input of render, check, diff, explain and
+// test, all files and stdin together; the default (1Gi) is well above the
+// 64 MiB a file was once limited to.
+func TestMaxInputSize(t *testing.T) {
+	manifest := "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: default}\nspec: {ports: [{port: 80}]}\n"
+	for _, cmd := range []string{"render", "check", "explain"} {
+		args := []string{cmd, "--max-input-size", "64", "-"}
+		if cmd == "explain" {
+			args = append(args[:len(args)-1], "--host", "example.com", "--path", "/", "-")
+		}
+		c := runCLI(t, manifest, args...)
+		c.wantExit(t, exitFailure)
+		if want := "<stdin>: larger than the 64 input limit (--max-input-size)"; !strings.Contains(c.stderr, want) {
+			t.Errorf("%s: stderr %q, want %q", cmd, c.stderr, want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "svc.yaml")
+	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := runCLI(t, "", "diff", "--max-input-size", "64", file, file)
+	c.wantExit(t, exitFailure)
+	if want := file + ": larger than the 64 input limit (--max-input-size)"; !strings.Contains(c.stderr, want) {
+		t.Errorf("diff: stderr %q, want %q", c.stderr, want)
+	}
+	if c := runCLI(t, manifest, "check", "--max-input-size", "1Ki", "-"); c.code != 0 {
+		t.Errorf("check under the limit: exit %d\n%s", c.code, c.stderr)
+	}
+	if c := runCLI(t, manifest, "check", "--max-input-size", "lots", "-"); c.code != exitFailure ||
+		!strings.Contains(c.stderr, `invalid argument "lots" for "--max-input-size" flag: "lots" is not a size such as 512Mi or 2Gi`) {
+		t.Errorf("a bad size: exit %d\n%s", c.code, c.stderr)
+	}
+}

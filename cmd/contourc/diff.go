@@ -52,6 +52,7 @@ func newDiffCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVar(&o.color, "color", "auto", "colour the text output: auto (on a terminal), always or never")
 	fs.StringVar(&o.baseRef, "base-ref", "", "read the old side of each PATH from Git revision `REV` (e.g. origin/main)")
 	o.input.register(fs)
+	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(diffFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -83,7 +84,7 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 		return err
 	}
 	defer cleanup()
-	if old.load, err = o.input.source.loadOptions(s.In); err != nil {
+	if old.load, err = o.input.source.loadOptions(o.input.loadOptions(s.In)); err != nil {
 		return err
 	}
 	new.load = old.load
@@ -154,7 +155,7 @@ func (o *diffOptions) sides(args []string) (old, new diffSide, cleanup func(), e
 // render would. Errors name the side and the files as the user knows them.
 // Notices are printed only with --verbose: both sides' would mostly repeat.
 func loadDiffSide(side diffSide, opts translate.Options, g *globalFlags, s IOStreams) (*translate.Result, error) {
-	res, err := translateSide(side, opts, s)
+	res, err := translateSide(side, opts)
 	if err == nil {
 		err = render.Validate(&res.Resources)
 	}
@@ -176,7 +177,7 @@ func loadDiffSide(side diffSide, opts translate.Options, g *globalFlags, s IOStr
 	return res, nil
 }
 
-func translateSide(side diffSide, opts translate.Options, s IOStreams) (*translate.Result, error) {
+func translateSide(side diffSide, opts translate.Options) (*translate.Result, error) {
 	// A base revision that does not have the paths yet is an empty side.
 	if len(side.paths) == 0 {
 		return translate.Translate(nil, opts)

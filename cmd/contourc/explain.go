@@ -46,6 +46,7 @@ func newExplainCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVar(&o.sni, "sni", "", "the TLS server name (default: the host); --sni= sends none")
 	fs.StringVar(&o.req.SourceAddress, "source-address", "", "the client's `IP`, for IP allow/deny filters")
 	o.input.register(fs)
+	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

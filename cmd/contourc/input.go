@@ -34,6 +34,9 @@ type inputFlags struct {
 	statusOnly bool
 	// source says how the files are read (sources.go).
 	source sourceFlags
+	// maxInputSize is --max-input-size, for the commands that register it
+	// (registerInputSize); serve reads with the default.
+	maxInputSize sizeValue
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -61,6 +64,36 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 	f.source.register(fs)
 }
+
+// registerInputSize adds --max-input-size, the bound on the input of one
+// run, files and stdin together.
+func (f *inputFlags) registerInputSize(fs *pflag.FlagSet) {
+	f.maxInputSize = sizeValue(loader.DefaultMaxInputSize)
+	fs.Var(&f.maxInputSize, "max-input-size", "refuse input larger than `SIZE` (all files and stdin together), such as 512Mi or 4Gi")
+}
+
+// loadOptions are the loader options of the input flags, reading stdin
+// from in.
+func (f *inputFlags) loadOptions(in io.Reader) loader.Options {
+	return loader.Options{Stdin: in, MaxInputSize: int64(f.maxInputSize), NamedPipes: true}
+}
+
+// sizeValue is a flag taking a size in bytes written as a Kubernetes
+// quantity (512Mi, 2Gi, 100M).
+type sizeValue int64
+
+func (v *sizeValue) String() string { return loader.FormatSize(int64(*v)) }
+
+func (v *sizeValue) Set(s string) error {
+	n, err := loader.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*v = sizeValue(n)
+	return nil
+}
+
+func (v *sizeValue) Type() string { return "size" }
 
 // requirePaths insists on at least one input: reading stdin when no path
 // is given would make a forgotten argument hang instead of fail.
@@ -156,7 +189,7 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	}
 	deferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
-	loaded, err := f.source.load(paths, s.In)
+	loaded, err := f.source.load(paths, f.loadOptions(s.In))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +219,7 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 // printSkipped says what was read, how long that took, and what contourc
 // does not consume, sorted by apiVersion/Kind so the output is stable.
 func printSkipped(w io.Writer, r *loader.Result, took time.Duration) {
-	fmt.Fprintf(w, "using %d object(s), loaded in %s\n", len(r.Objects), roundedDuration(took))
+	fmt.Fprintf(w, "using %d object(s), loaded in %s\n", r.Read, roundedDuration(took))
 	kinds := make([]string, 0, len(r.Skipped))
 	for k := range r.Skipped {
 		kinds = append(kinds, k)

@@ -63,6 +63,7 @@ func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVar(&o.output, "output", "", "write to `FILE` (atomically: replaced only when rendering succeeds) instead of stdout")
 	fs.BoolVar(&o.strict, "strict", false, "fail (exit 1, write nothing) when any object is invalid instead of warning")
 	o.input.register(fs)
+	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

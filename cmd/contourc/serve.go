@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/serve"
 	"github.com/contourc/contourc/translate"
 )
@@ -80,7 +81,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 	if _, err := o.input.options(); err != nil {
 		return serve.Config{}, err
 	}
-	load, err := o.input.source.loadOptions(nil)
+	load, err := o.input.source.loadOptions(loader.Options{})
 	if err != nil {
 		return serve.Config{}, err
 	}

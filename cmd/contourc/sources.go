@@ -60,9 +60,9 @@ func (f *sourceFlags) check() error {
 	return nil
 }
 
-// loadOptions are the loader options the flags ask for, with stdin for
-// "-". The --substitute-from files are read here.
-func (f *sourceFlags) loadOptions(stdin io.Reader) (loader.Options, error) {
+// loadOptions are base with the loader options the flags ask for. The
+// --substitute-from files are read here.
+func (f *sourceFlags) loadOptions(base loader.Options) (loader.Options, error) {
 	if err := f.check(); err != nil {
 		return loader.Options{}, err
 	}
@@ -71,7 +71,8 @@ func (f *sourceFlags) loadOptions(stdin io.Reader) (loader.Options, error) {
 	if err != nil {
 		return loader.Options{}, err
 	}
-	return loader.Options{Stdin: stdin, Exclude: exclude, Namespace: f.namespace, Substitute: subst}, nil
+	base.Exclude, base.Namespace, base.Substitute = exclude, f.namespace, subst
+	return base, nil
 }
 
 // substitution gathers the variables as Flux merges postBuild's: those of
@@ -99,9 +100,10 @@ func (f *sourceFlags) substitution() (*loader.Substitution, error) {
 	return s, nil
 }
 
-// load reads paths as the flags say, keeping what was skipped.
-func (f *sourceFlags) load(paths []string, stdin io.Reader) (*loader.Result, error) {
-	opts, err := f.loadOptions(stdin)
+// load reads paths with base and the flags' options, keeping what was
+// skipped.
+func (f *sourceFlags) load(paths []string, base loader.Options) (*loader.Result, error) {
+	opts, err := f.loadOptions(base)
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,7 @@ func newTestCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVarP(&o.format, "output-format", "o", "text", "output format: text (like go test), json or junit")
 	fs.StringVar(&o.run, "run", "", "run only the cases whose name matches `REGEXP`")
 	o.input.register(fs)
+	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -156,7 +157,8 @@ func readCases(files []string) ([]routetest.Case, error) {
 func translateWithSources(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*translate.Result, routetest.Sources, error) {
 	stdin := s.In
 	if slices.Contains(paths, "-") && s.In != nil {
-		data, err := io.ReadAll(s.In)
+		// One byte over the limit is enough for the loader to refuse it.
+		data, err := io.ReadAll(io.LimitReader(s.In, int64(f.maxInputSize)+1))
 		if err != nil {
 			return nil, nil, failure(fmt.Errorf("reading stdin: %v", err))
 		}
@@ -166,7 +168,7 @@ func translateWithSources(paths []string, f *inputFlags, g *globalFlags, s IOStr
 	if err != nil {
 		return nil, nil, err
 	}
-	loaded, err := f.source.load(paths, stdin)
+	loaded, err := f.source.load(paths, f.loadOptions(stdin))
 	if err != nil {
 		return nil, nil, err
 	}

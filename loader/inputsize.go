@@ -1,0 +1,81 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// DefaultMaxInputSize bounds one Load's input, files and standard input
+// together, when Options.MaxInputSize is zero. `kubectl get ... -A -o
+// yaml` of a large cluster is hundreds of MiB; the bound is there so that
+// /dev/zero piped in, or a runaway generator, ends in an error rather than
+// in the machine's memory. Memory grows with the input actually read, not
+// with the bound.
+const DefaultMaxInputSize = 1 << 30
+
+// checkInputSize refuses, before anything is read, files whose sizes
+// together exceed limit, naming the first file (in the order they are
+// read) that takes the total over it: the same one whatever the order the
+// files are read in. Standard input and pipes are counted as they are read.
+func checkInputSize(files []string, limit int64) error {
+	var total int64
+	for _, f := range files {
+		if f == stdinPath {
+			continue
+		}
+		info, err := os.Stat(f)
+		if err != nil || !info.Mode().IsRegular() {
+			continue // reported when it is opened
+		}
+		if total += info.Size(); total > limit {
+			msg := fmt.Sprintf("with the files before it, larger than the %s input limit (--max-input-size)", FormatSize(limit))
+			if info.Size() > limit {
+				msg = fmt.Sprintf("larger than the %s input limit (--max-input-size)", FormatSize(limit))
+			}
+			return &Error{Source: Source{File: f}, Msg: msg}
+		}
+	}
+	return nil
+}
+
+// inputBudget is what is left of a Load's input limit, taken from as the
+// files are read, on every CPU at once.
+type inputBudget struct{ left atomic.Int64 }
+
+func newInputBudget(limit int64) *inputBudget {
+	b := &inputBudget{}
+	b.left.Store(limit)
+	return b
+}
+
+// take takes n bytes from the budget, reporting whether there were that
+// many left. A nil budget has no limit (a Load of one file, for the
+// configuration file).
+func (b *inputBudget) take(n int64) bool {
+	if b == nil {
+		return true
+	}
+	return b.left.Add(-n) >= 0
+}
+
+// ParseSize parses a size such as 1Gi, 512Mi, 100M or 1000000 (bytes), as
+// Kubernetes quantities are written: the --max-input-size flag.
+func ParseSize(s string) (int64, error) {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a size such as 512Mi or 2Gi", s)
+	}
+	// Value rounds a fraction of a byte up: only whole bytes are sizes.
+	n := q.Value()
+	if n <= 0 || q.Cmp(*resource.NewQuantity(n, resource.DecimalSI)) != 0 {
+		return 0, fmt.Errorf("%q is not a size such as 512Mi or 2Gi: want a whole number of bytes above 0", s)
+	}
+	return n, nil
+}
+
+// FormatSize is n bytes as ParseSize reads it, in the largest binary unit
+// that divides it: 1Gi rather than 1073741824.
+func FormatSize(n int64) string { return resource.NewQuantity(n, resource.BinarySI).String() }
