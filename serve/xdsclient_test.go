@@ -177,6 +177,10 @@ type sotwClient struct {
 	mu   sync.Mutex
 	view xdsView
 	err  error // how the stream ended, if it did
+	// rejecting holds, by type URL, the error with which the client
+	// rejects every response of that type, as an Envoy that cannot apply
+	// them does.
+	rejecting map[string]string
 }
 
 type lockedStream struct {
@@ -237,7 +241,17 @@ func (c *sotwClient) tryADS() error {
 // Envoy bootstrapped by Contour does.
 func newPerTypeClient(t testing.TB, addr string) *sotwClient {
 	t.Helper()
+	return newPerTypeClientWith(t, addr, nil)
+}
+
+// newPerTypeClientWith is newPerTypeClient with configure, when not nil,
+// called on the client before it opens its streams.
+func newPerTypeClientWith(t testing.TB, addr string, configure func(*sotwClient)) *sotwClient {
+	t.Helper()
 	c := newSotwClient(t, addr, nil)
+	if configure != nil {
+		configure(c)
+	}
 	ctx := c.ctx()
 	open := map[string]func() (xdsStream, error){
 		resourcev3.ListenerType: func() (xdsStream, error) {
@@ -376,10 +390,19 @@ func (c *sotwClient) handle(resp *discoveryv3.DiscoveryResponse) error {
 		st.resources[name] = m
 		names = append(names, name)
 	}
-	st.version, st.nonce = resp.GetVersionInfo(), resp.GetNonce()
-	c.view.log = append(c.view.log, received{typeURL: typ, version: st.version, names: names})
-	if err := c.request(typ); err != nil {
-		return err
+	c.view.log = append(c.view.log, received{typeURL: typ, version: resp.GetVersionInfo(), names: names})
+	if msg, ok := c.rejecting[typ]; ok {
+		// Envoy keeps the version it had; the resources are kept all
+		// the same, so that the subscriptions they imply are made.
+		st.nonce = resp.GetNonce()
+		if err := c.streams[typ].send(c.rejection(typ, msg)); err != nil {
+			return err
+		}
+	} else {
+		st.version, st.nonce = resp.GetVersionInfo(), resp.GetNonce()
+		if err := c.request(typ); err != nil {
+			return err
+		}
 	}
 	if !fullState[typ] {
 		return nil
@@ -461,8 +484,18 @@ func endedCleanly(err error) bool {
 func (c *sotwClient) nack(typ, nonce, msg string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.streams[typ].send(&discoveryv3.DiscoveryRequest{
-		Node: c.node, TypeUrl: typ, ResponseNonce: nonce, ResourceNames: c.view.state(typ).names,
+	r := c.rejection(typ, msg)
+	r.ResponseNonce = nonce
+	return c.streams[typ].send(r)
+}
+
+// rejection is the request rejecting the last response of typ: the last
+// accepted version, the response's nonce and an error; called with c.mu
+// held.
+func (c *sotwClient) rejection(typ, msg string) *discoveryv3.DiscoveryRequest {
+	st := c.view.state(typ)
+	return &discoveryv3.DiscoveryRequest{
+		Node: c.node, TypeUrl: typ, VersionInfo: st.version, ResponseNonce: st.nonce, ResourceNames: st.names,
 		ErrorDetail: &statuspb.Status{Code: int32(codes.InvalidArgument), Message: msg},
-	})
+	}
 }
