@@ -61,6 +61,7 @@ type typeState struct {
 type received struct {
 	typeURL, version string
 	names            []string
+	domains          []string // of the route configurations in it
 }
 
 // xdsView is a client's state, read under its lock.
@@ -380,7 +381,7 @@ func (c *sotwClient) handle(resp *discoveryv3.DiscoveryResponse) error {
 	if fullState[typ] {
 		st.resources = map[string]proto.Message{}
 	}
-	var names []string
+	var names, domains []string
 	for _, a := range resp.GetResources() {
 		m, err := unpack(a)
 		if err != nil {
@@ -389,8 +390,11 @@ func (c *sotwClient) handle(resp *discoveryv3.DiscoveryResponse) error {
 		name := resourceNameOf(m)
 		st.resources[name] = m
 		names = append(names, name)
+		for _, vh := range routeConfigOf(m).GetVirtualHosts() {
+			domains = append(domains, vh.GetDomains()...)
+		}
 	}
-	c.view.log = append(c.view.log, received{typeURL: typ, version: resp.GetVersionInfo(), names: names})
+	c.view.log = append(c.view.log, received{typeURL: typ, version: resp.GetVersionInfo(), names: names, domains: domains})
 	if msg, ok := c.rejecting[typ]; ok {
 		// Envoy keeps the version it had; the resources are kept all
 		// the same, so that the subscriptions they imply are made.
@@ -423,6 +427,12 @@ func (c *sotwClient) handle(resp *discoveryv3.DiscoveryResponse) error {
 		}
 	}
 	return nil
+}
+
+// routeConfigOf is m when it is a route configuration, nil otherwise.
+func routeConfigOf(m proto.Message) *routev3.RouteConfiguration {
+	rc, _ := m.(*routev3.RouteConfiguration)
+	return rc
 }
 
 func unpack(a *anypb.Any) (proto.Message, error) {
