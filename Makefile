@@ -27,11 +27,12 @@ test:
 run:
 	$(GO) run ./cmd/contourc render ./examples
 
-# Go benchmarks (BenchmarkPhases: load, translate, render per phase), then
+# Go benchmarks (BenchmarkPhases: load, translate, render per phase;
+# BenchmarkClientMemory: serve's memory per xDS client), then
 # the whole process on scalegen corpora of 1,000, 5,000 and 20,000
 # HTTPProxies and HTTPRoutes (bench/scale.sh), then serve's latency.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	SHARED=$(abspath $(SHARED)) $(GO) test -run '^$$' -bench . -benchmem ./...
 	SHARED=$(SHARED) bench/scale.sh
 	$(GO) run ./bench/servelatency -bin bin/contourc -shared $(SHARED) -n 1000,5000
 

@@ -176,6 +176,7 @@ func New(cfg Config) (_ *Server, err error) {
 		force:    make(chan struct{}, 1),
 	}
 	s.streams = newStreamTracker(s.metrics, log)
+	s.streams.intern, s.streams.internVersions = s.internNames, s.internVersions
 	defer func() {
 		if err != nil {
 			s.closeAll(false)

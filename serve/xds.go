@@ -62,6 +62,10 @@ func newGRPCServer(ctx context.Context, c cachev3.Cache, cb serverv3.Callbacks, 
 type streamTracker struct {
 	metrics *metrics
 	log     *slog.Logger
+	// intern and internVersions replace resource names in requests with
+	// the served snapshot's copies (names.go).
+	intern         func(typeURL string, names []string)
+	internVersions func(typeURL string, versions map[string]string) map[string]string
 
 	mu sync.Mutex
 	// open holds the type label of every open stream. SotW and delta
@@ -92,6 +96,7 @@ func (t *streamTracker) callbacks() serverv3.CallbackFuncs {
 		DeltaStreamOpenFunc:   func(ctx context.Context, id int64, typeURL string) error { return t.opened(ctx, "delta", id, typeURL) },
 		DeltaStreamClosedFunc: func(id int64, _ *corev3.Node) { t.closed("delta", id) },
 		StreamRequestFunc: func(id int64, r *discoveryv3.DiscoveryRequest) error {
+			t.intern(r.GetTypeUrl(), r.GetResourceNames())
 			if r.GetErrorDetail() != nil {
 				t.sotwNACK(id, r)
 			}
@@ -101,6 +106,9 @@ func (t *streamTracker) callbacks() serverv3.CallbackFuncs {
 			t.sending(streamKey{"sotw", id}, r.GetTypeUrl(), r.GetNonce(), r.GetVersionInfo())
 		},
 		StreamDeltaRequestFunc: func(id int64, r *discoveryv3.DeltaDiscoveryRequest) error {
+			t.intern(r.GetTypeUrl(), r.GetResourceNamesSubscribe())
+			t.intern(r.GetTypeUrl(), r.GetResourceNamesUnsubscribe())
+			r.InitialResourceVersions = t.internVersions(r.GetTypeUrl(), r.GetInitialResourceVersions())
 			if r.GetErrorDetail() != nil {
 				t.deltaNACK(id, r)
 			}
