@@ -275,19 +275,27 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // loop reloads at start, then whenever the debounced file events or Reload
-// ask for it, until ctx ends or a listener fails. Reloads run here, one at
-// a time; events that arrive meanwhile start the next burst.
+// ask for it, until ctx ends or a listener fails. Reloads run one at a
+// time, the loop waiting for each (but for one past its deadline, left
+// behind: deadline.go); events that arrive meanwhile start the next burst.
 func (s *Server) loop(ctx context.Context, failed <-chan error) error {
 	d := debounce{holdoff: s.cfg.Holdoff, max: s.cfg.HoldoffMax}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	var due <-chan time.Time
+	// held is the reason of a reload held back, for when it is due.
+	held := ""
 	// reload reloads, or, when a file looks half written, waits for it
 	// (truncation.go).
 	reload := func(reason string) {
 		d.fired()
+		if held == reloadRequested {
+			reason = held // a held SIGHUP still rereads everything
+		}
+		held = ""
 		if wait := s.truncationHold(time.Now()); wait > 0 {
+			held = reason
 			timer.Reset(wait)
 			due = timer.C
 			return
