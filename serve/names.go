@@ -13,30 +13,54 @@ package serve
 // the subscription go-control-plane derives from them before).
 
 import (
-	"slices"
+	"sync"
 
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	cachev3 "github.com/envoyproxy/go-control-plane/pkg/cache/v3"
 )
 
 // internNames replaces each of names that the snapshot serves with the
-// snapshot's copy of it. The snapshot lists a type's names in order
-// (typeSet.sorted), so each is found by binary search, without an index of
-// its own.
+// snapshot's copy of it.
 func (s *Server) internNames(typeURL string, names []string) {
 	p := s.current.Load()
 	if p == nil || len(names) == 0 {
 		return
 	}
 	set := p.snap.set(typeURL)
-	if set == nil || !set.sorted {
+	if set == nil {
 		return
 	}
+	index := set.index.of(set.names)
 	for i, n := range names {
-		if j, ok := slices.BinarySearch(set.names, n); ok {
-			names[i] = set.names[j]
+		if c, ok := index[n]; ok {
+			names[i] = c
 		}
 	}
+}
+
+// nameIndex maps each name of a type set to the set's own string. It is
+// built by the first request that needs it rather than by the reload: a
+// reload changing one route table would otherwise index all 5,000 names
+// again before any client hears of it. A map, not a search of the sorted
+// names: every state-of-the-world acknowledgement names everything again
+// (5,000 route tables per client per change), and a binary search of each
+// was several times go-control-plane's own work on the request.
+type nameIndex struct {
+	once  sync.Once
+	names map[string]string
+}
+
+func (x *nameIndex) of(names []string) map[string]string {
+	if x == nil {
+		return nil
+	}
+	x.once.Do(func() {
+		x.names = make(map[string]string, len(names))
+		for _, n := range names {
+			x.names[n] = n
+		}
+	})
+	return x.names
 }
 
 // internVersions is internNames for the keys of a delta client's initial

@@ -42,9 +42,9 @@ type typeSet struct {
 	hashes map[string]string
 	// version is the hash of the whole set, names included.
 	version string
-	// sorted says names are in strictly increasing order, as translate
-	// gives them, so that names.go can search them.
-	sorted bool
+	// index maps each name to the string in names, for names.go; built
+	// on first use, off the reload's path.
+	index *nameIndex
 	// served are the items as the xDS cache is given them: the same, but
 	// for route tables in their wire form (wire.go).
 	served []types.Resource
@@ -285,7 +285,7 @@ func newTypeSet(typeURL string, items []types.Resource, h *hasher) (typeSet, err
 	par.ForEach(len(items), func(i int) {
 		sums[i], errs[i] = h.contentHash(items[i])
 	})
-	set := typeSet{typeURL: typeURL, items: items, hashes: make(map[string]string, len(items)), sorted: true}
+	set := typeSet{typeURL: typeURL, items: items, hashes: make(map[string]string, len(items)), index: &nameIndex{}}
 	version := sha256.New()
 	for i, it := range items {
 		if errs[i] != nil {
@@ -295,9 +295,6 @@ func newTypeSet(typeURL string, items []types.Resource, h *hasher) (typeSet, err
 		// every CPU, it was a third of hashing a reload.
 		h.sums[it] = sums[i]
 		name := cachev3.GetResourceName(it)
-		if len(set.names) > 0 && set.names[len(set.names)-1] >= name {
-			set.sorted = false
-		}
 		set.names = append(set.names, name)
 		set.hashes[name] = hex.EncodeToString(sums[i][:versionLength/2])
 		writeField(version, name)
