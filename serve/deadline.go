@@ -73,6 +73,10 @@ func (s *Server) buildWithin(ctx context.Context, reason string) (*build, error)
 	s.building.Add(1)
 	go func() {
 		defer s.building.Add(-1)
+		// Watch new directories before reading them, so nothing
+		// written into them from now on is missed. Here, since a
+		// directory on a hung file system blocks listing it too.
+		s.watch.sync()
 		b, err := s.buildWith(reason, c)
 		done <- buildResult{b, err}
 	}()

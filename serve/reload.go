@@ -43,9 +43,6 @@ type build struct {
 
 func (s *Server) reload(ctx context.Context, reason string) {
 	start := time.Now()
-	// Watch new directories before reading them, so nothing written into
-	// them from now on is missed.
-	s.watch.sync()
 	b, err := s.buildWithin(ctx, reason)
 	if errors.Is(err, errShutdown) {
 		return // not a failure of the files: nothing to report
