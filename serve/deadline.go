@@ -72,12 +72,12 @@ func (s *Server) buildWithin(ctx context.Context, reason string) (*build, error)
 	done := make(chan buildResult, 1)
 	s.building.Add(1)
 	go func() {
-		defer s.building.Add(-1)
 		// Watch new directories before reading them, so nothing
 		// written into them from now on is missed. Here, since a
 		// directory on a hung file system blocks listing it too.
 		s.watch.sync()
 		b, err := s.buildWith(reason, c)
+		s.building.Add(-1) // before done: the next reload counts it out
 		done <- buildResult{b, err}
 	}()
 	timer := time.NewTimer(s.cfg.ReloadTimeout)
