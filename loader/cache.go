@@ -54,6 +54,20 @@ func (c *Cache) Hits() int {
 	return c.hits
 }
 
+// Objects is how many objects the file named path gave the last Load that
+// read it, and whether that Load read it to the end: how serve tells a file
+// that held manifests and is now empty (truncated, to be written again) from
+// one that never held any.
+func (c *Cache) Objects(path string) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.files[path]
+	if f == nil || !f.complete {
+		return 0, false
+	}
+	return len(f.whole.objs), true
+}
+
 // documents is how many documents the cache holds.
 func (c *Cache) documents() int {
 	c.mu.Lock()

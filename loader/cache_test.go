@@ -414,3 +414,25 @@ func TestMergeSortedDisjointRuns(t *testing.T) {
 		t.Error("a duplicate across runs was missed")
 	}
 }
+
+// Objects says what each file of the last load gave, by the name the
+// loader gives it.
+func TestCacheObjects(t *testing.T) {
+	dir := t.TempDir()
+	writeCacheTestFiles(t, dir, cacheTestServices)
+	c := NewCache()
+	loadWithCache(t, c, dir)
+	if n, ok := c.Objects(filepath.Join(dir, "j.json")); !ok || n != 1 {
+		t.Errorf("j.json: %d objects, read %v; want 1, true", n, ok)
+	}
+	if _, ok := c.Objects(filepath.Join(dir, "absent.yaml")); ok {
+		t.Error("a file never read is known")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "j.json"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loadWithCache(t, c, dir)
+	if n, ok := c.Objects(filepath.Join(dir, "j.json")); !ok || n != 0 {
+		t.Errorf("j.json emptied: %d objects, read %v; want 0, true", n, ok)
+	}
+}

@@ -29,19 +29,33 @@ func (s *Server) handler() http.Handler {
 }
 
 // readyz is ready once a configuration is being served, and stays ready
-// when a later reload fails: Envoys are still served the last good one.
+// when a later reload fails: Envoys are still served the last good one. A
+// reload abandoned at its deadline is different: serve cannot read its
+// files, and whatever they now say is not being served, which a supervisor
+// should hear about.
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	p := s.current.Load()
 	last := s.reports.last()
-	if p == nil {
+	switch {
+	case p == nil:
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprintln(w, "not ready: no configuration loaded yet")
-	} else {
+	case last.Abandoned:
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "not ready: %s\nstill serving version %s, perhaps out of date\n", firstOr(last.Errors, "no reason given"), p.snap.version)
+	default:
 		fmt.Fprintf(w, "ready: serving version %s\n", p.snap.version)
 	}
 	if !last.OK && !last.Time.IsZero() {
 		fmt.Fprintf(w, "the last reload failed with %d error(s); see /debug/reload\n", len(last.Errors))
 	}
+}
+
+func firstOr(lines []string, none string) string {
+	if len(lines) == 0 {
+		return none
+	}
+	return lines[0]
 }
 
 // debugXDS shows the served resources as `contourc render -o json` prints

@@ -13,6 +13,9 @@ import (
 // outlive the tests: every server must stop everything it started, and
 // every test client must be closed.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(leanClientsEnv); spec != "" {
+		os.Exit(leanClientsMain(spec)) // BenchmarkClientMemory's clients
+	}
 	code := m.Run()
 	if code == 0 {
 		if leaked := leakedGoroutines(10 * time.Second); leaked != "" {

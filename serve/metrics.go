@@ -23,7 +23,7 @@ type metrics struct {
 	reloadDuration prometheus.Histogram
 	snapshotInfo   *prometheus.GaugeVec
 	streams        *prometheus.GaugeVec
-	rejections     *prometheus.CounterVec
+	nacks          *prometheus.CounterVec
 	objects        *prometheus.GaugeVec
 }
 
@@ -59,17 +59,17 @@ func newMetrics() *metrics {
 			Name: "contourc_xds_streams",
 			Help: "Open xDS streams, by type (ads for aggregated streams) and protocol (sotw or delta).",
 		}, []string{"type", "mode"}),
-		rejections: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "contourc_xds_rejections_total",
-			Help: "Responses a client rejected (NACKed), by type.",
-		}, []string{"type"}),
+		nacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "contourc_xds_nacks_total",
+			Help: "Responses a client rejected (NACKed), by xDS type URL; each is counted, though each client's rejection of a version is logged once.",
+		}, []string{"type_url"}),
 		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "contourc_objects",
 			Help: "Objects in the last successful reload, by kind and validity (valid=false: Contour would mark it invalid or not accepted).",
 		}, []string{"kind", "valid"}),
 	}
 	m.registry.MustRegister(m.reloads, m.reloadFailures, m.lastReloadOK, m.lastSuccess,
-		m.reloadDuration, m.snapshotInfo, m.streams, m.rejections, m.objects,
+		m.reloadDuration, m.snapshotInfo, m.streams, m.nacks, m.objects,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeros rather than absent series, so dashboards and alerts see them.
 	for _, t := range append([]string{"ads"}, typeLabels()...) {
@@ -77,8 +77,8 @@ func newMetrics() *metrics {
 			m.streams.WithLabelValues(t, mode)
 		}
 	}
-	for _, t := range typeLabels() {
-		m.rejections.WithLabelValues(t)
+	for _, t := range servedTypes {
+		m.nacks.WithLabelValues(t)
 	}
 	return m
 }

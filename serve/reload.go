@@ -12,6 +12,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
@@ -37,14 +38,15 @@ type build struct {
 	counts   []objectCount
 	warnings []string // notices and invalid objects, for the log
 	phases   []any    // how long each step took, as log attributes
+	reused   int      // documents taken from the decode cache
 }
 
 func (s *Server) reload(ctx context.Context, reason string) {
 	start := time.Now()
-	// Watch new directories before reading them, so nothing written into
-	// them from now on is missed.
-	s.watch.sync()
-	b, err := s.build(reason)
+	b, err := s.buildWithin(ctx, reason)
+	if errors.Is(err, errShutdown) {
+		return // not a failure of the files: nothing to report
+	}
 	changed := false
 	if err == nil {
 		changed, err = s.publish(ctx, b)
@@ -106,9 +108,12 @@ func loadOptions(cache *loader.Cache, reason string) loader.Options {
 	return loader.Options{Cache: cache, Rehash: reason == reloadRequested}
 }
 
-// build reads and translates the files exactly as render does, then makes
-// the resources what serve sends.
-func (s *Server) build(reason string) (*build, error) {
+// build is buildWith the server's caches, for tests.
+func (s *Server) build(reason string) (*build, error) { return s.buildWith(reason, s.caches) }
+
+// buildWith reads and translates the files exactly as render does, reusing
+// what c holds, then makes the resources what serve sends.
+func (s *Server) buildWith(reason string, c *caches) (*build, error) {
 	opts, err := s.cfg.Options()
 	if err != nil {
 		return nil, err
@@ -117,16 +122,16 @@ func (s *Server) build(reason string) (*build, error) {
 	// afterwards meant unpacking and packing again every connection
 	// manager and TLS context.
 	opts.ADS = s.cfg.ConfigSource == ConfigSourceADS
-	opts.Memo = s.memo
+	opts.Memo = c.memo
 	var phases []any
 	start := time.Now()
 	phase := func(name string) {
 		phases = append(phases, name, time.Since(start).Round(time.Millisecond).String())
 		start = time.Now()
 	}
-	lo := loadOptions(s.decoded, reason)
+	lo := loadOptions(c.decoded, reason)
 	lo.Exclude, lo.Namespace, lo.Substitute = s.cfg.Load.Exclude, s.cfg.Load.Namespace, s.cfg.Load.Substitute
-	loaded, err := loader.Load(s.cfg.Paths, lo)
+	loaded, err := s.load(s.cfg.Paths, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +165,7 @@ func (s *Server) build(reason string) (*build, error) {
 	for _, n := range res.Notices {
 		warnings = append(warnings, n.String())
 	}
-	return &build{snap: snap, status: res.Status, counts: counts, warnings: warnings, phases: phases}, nil
+	return &build{snap: snap, status: res.Status, counts: counts, warnings: warnings, phases: phases, reused: c.decoded.Hits()}, nil
 }
 
 // publish serves b, telling only the clients whose resources changed, and
@@ -191,7 +196,7 @@ func (s *Server) succeeded(b *build, changed bool, reason string, took time.Dura
 		// written (an invalid object), or worth knowing.
 		s.log.Warn("input warning", "warning", w)
 	}
-	attrs := []any{"version", b.snap.version, "reason", reason, "took", took.Round(time.Millisecond).String(), "documents_reused", s.decoded.Hits()}
+	attrs := []any{"version", b.snap.version, "reason", reason, "took", took.Round(time.Millisecond).String(), "documents_reused", b.reused}
 	attrs = append(attrs, b.phases...)
 	switch {
 	case changed:
@@ -218,7 +223,8 @@ func (s *Server) failed(err error, reason string, took time.Duration) {
 	if len(lines) > maxReportedErrors {
 		lines = append(lines[:maxReportedErrors:maxReportedErrors], fmt.Sprintf("... and %d more", len(lines)-maxReportedErrors))
 	}
-	s.reports.add(reloadReport{Time: time.Now(), OK: false, Reason: reason, Version: serving, Duration: took.Seconds(), Errors: lines})
+	s.reports.add(reloadReport{Time: time.Now(), OK: false, Reason: reason, Version: serving, Duration: took.Seconds(),
+		Abandoned: errors.Is(err, errAbandoned), Errors: lines})
 }
 
 // errorLines splits joined errors into one line per problem, each scrubbed
@@ -320,7 +326,10 @@ type reloadReport struct {
 	Reason   string    `json:"reason"`
 	Version  string    `json:"serving_version"`
 	Duration float64   `json:"duration_seconds"`
-	Errors   []string  `json:"errors,omitempty"`
+	// Abandoned says the reload did not finish by its deadline
+	// (deadline.go): what was read is unknown, so /readyz says not ready.
+	Abandoned bool     `json:"abandoned,omitempty"`
+	Errors    []string `json:"errors,omitempty"`
 }
 
 // reportLog keeps the last reload's report, and the warnings already

@@ -46,6 +46,13 @@ type Config struct {
 	// Holdoff and HoldoffMax debounce file changes (debounce.go); zero
 	// means Contour's 100 ms and 500 ms.
 	Holdoff, HoldoffMax time.Duration
+	// TruncationGrace is how long a file caught half written holds
+	// reloads back (DefaultTruncationGrace when zero, none when negative;
+	// truncation.go).
+	TruncationGrace time.Duration
+	// ReloadTimeout is how long a reload may take before it is abandoned
+	// and counted as failed (DefaultReloadTimeout when zero; deadline.go).
+	ReloadTimeout time.Duration
 	// ShutdownTimeout bounds a graceful stop before connections are cut
 	// (10 s when zero).
 	ShutdownTimeout time.Duration
@@ -80,6 +87,12 @@ func (c Config) withDefaults() Config {
 	if c.HoldoffMax <= 0 {
 		c.HoldoffMax = 500 * time.Millisecond
 	}
+	if c.TruncationGrace == 0 {
+		c.TruncationGrace = DefaultTruncationGrace
+	}
+	if c.ReloadTimeout <= 0 {
+		c.ReloadTimeout = DefaultReloadTimeout
+	}
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = 10 * time.Second
 	}
@@ -97,21 +110,26 @@ type Server struct {
 	log   *slog.Logger
 	watch *watcher
 	cache *xdsCache
-	// decoded keeps each document's objects between reloads, so that a
-	// reload decodes only the documents that changed.
-	decoded *loader.Cache
-	// memo keeps what a translation can reuse from the one before, the
-	// verdicts on Secrets above all.
-	memo    *translate.Memo
-	metrics *metrics
-	streams *streamTracker
-	certs   *certReloader // nil without TLS
+	// caches are what a reload reuses from the one before (deadline.go).
+	caches *caches
+	// building counts the reloads running: the one under way, and those
+	// abandoned at their deadline and still blocked (deadline.go).
+	building atomic.Int32
+	metrics  *metrics
+	// suspects are the files caught half written, holding reloads back
+	// (truncation.go); only the loop uses it.
+	suspects map[string]suspect
+	streams  *streamTracker
+	certs    *certReloader // nil without TLS
 
 	xdsListener, httpListener net.Listener
 
 	// validate checks resources before they are served; tests replace it
 	// to make a reload fail validation.
 	validate func(*translate.Resources) error
+	// load reads the files (loader.Load); tests replace it with one that
+	// blocks.
+	load func([]string, loader.Options) (*loader.Result, error)
 
 	// force asks for a reload now (SIGHUP).
 	force chan struct{}
@@ -153,13 +171,15 @@ func New(cfg Config) (_ *Server, err error) {
 		cfg:      cfg,
 		log:      log,
 		cache:    newXDSCache(controlPlaneLogger{log}),
-		decoded:  loader.NewCache(),
-		memo:     translate.NewMemo(),
+		caches:   newCaches(),
+		suspects: map[string]suspect{},
 		metrics:  newMetrics(),
 		validate: render.Validate,
+		load:     loader.Load,
 		force:    make(chan struct{}, 1),
 	}
 	s.streams = newStreamTracker(s.metrics, log)
+	s.streams.intern, s.streams.internVersions = s.internNames, s.internVersions
 	defer func() {
 		if err != nil {
 			s.closeAll(false)
@@ -258,15 +278,34 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // loop reloads at start, then whenever the debounced file events or Reload
-// ask for it, until ctx ends or a listener fails. Reloads run here, one at
-// a time; events that arrive meanwhile start the next burst.
+// ask for it, until ctx ends or a listener fails. Reloads run one at a
+// time, the loop waiting for each (but for one past its deadline, left
+// behind: deadline.go); events that arrive meanwhile start the next burst.
 func (s *Server) loop(ctx context.Context, failed <-chan error) error {
-	s.reload(ctx, "start")
 	d := debounce{holdoff: s.cfg.Holdoff, max: s.cfg.HoldoffMax}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	var due <-chan time.Time
+	// held is the reason of a reload held back, for when it is due.
+	held := ""
+	// reload reloads, or, when a file looks half written, waits for it
+	// (truncation.go).
+	reload := func(reason string) {
+		d.fired()
+		if held == reloadRequested {
+			reason = held // a held SIGHUP still rereads everything
+		}
+		held = ""
+		if wait := s.truncationHold(time.Now()); wait > 0 {
+			held = reason
+			timer.Reset(wait)
+			due = timer.C
+			return
+		}
+		s.reload(ctx, reason)
+	}
+	s.reload(ctx, "start")
 	for {
 		select {
 		case <-ctx.Done():
@@ -278,14 +317,12 @@ func (s *Server) loop(ctx context.Context, failed <-chan error) error {
 			due = timer.C
 		case <-due:
 			due = nil
-			d.fired()
-			s.reload(ctx, "files changed")
+			reload("files changed")
 		case <-s.force:
 			// Reading everything now covers any change still held off.
 			timer.Stop()
 			due = nil
-			d.fired()
-			s.reload(ctx, reloadRequested)
+			reload(reloadRequested)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 )
 
 func TestNewErrors(t *testing.T) {
@@ -66,7 +68,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		`contourc_objects{kind="Ingress",valid="true"} 2`,
 		`contourc_objects{kind="Secret",valid="true"} 1`,
 		`contourc_xds_streams{mode="delta",type="endpoint"} 0`,
-		`contourc_xds_rejections_total{type="listener"} 0`,
+		`contourc_xds_nacks_total{type_url="type.googleapis.com/envoy.config.listener.v3.Listener"} 0`,
 		"go_goroutines",
 	} {
 		if !strings.Contains(metrics, want) {
@@ -98,7 +100,9 @@ func TestStreamMetricsAndRejections(t *testing.T) {
 	if err := c.nack(servedTypes[0], req, "listener ingress_http: bad"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the rejection", func() bool { return ts.metric(t, `contourc_xds_rejections_total{type="listener"}`) == 1 })
+	waitFor(t, "the rejection", func() bool {
+		return ts.metric(t, `contourc_xds_nacks_total{type_url="`+resourcev3.ListenerType+`"}`) == 1
+	})
 	if !strings.Contains(ts.logs.String(), "listener ingress_http: bad") {
 		t.Error("the rejection was not logged")
 	}

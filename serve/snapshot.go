@@ -42,6 +42,9 @@ type typeSet struct {
 	hashes map[string]string
 	// version is the hash of the whole set, names included.
 	version string
+	// index maps each name to the string in names, for names.go; built
+	// on first use, off the reload's path.
+	index *nameIndex
 	// served are the items as the xDS cache is given them: the same, but
 	// for route tables in their wire form (wire.go).
 	served []types.Resource
@@ -282,7 +285,7 @@ func newTypeSet(typeURL string, items []types.Resource, h *hasher) (typeSet, err
 	par.ForEach(len(items), func(i int) {
 		sums[i], errs[i] = h.contentHash(items[i])
 	})
-	set := typeSet{typeURL: typeURL, items: items, hashes: make(map[string]string, len(items))}
+	set := typeSet{typeURL: typeURL, items: items, hashes: make(map[string]string, len(items)), index: &nameIndex{}}
 	version := sha256.New()
 	for i, it := range items {
 		if errs[i] != nil {

@@ -54,9 +54,12 @@ type watcher struct {
 	// one coalesces a burst while the receiver is busy.
 	changed chan struct{}
 
-	mu      sync.Mutex
-	dirs    map[string]dirRole // watched directories
-	isRoot  map[string]bool
+	mu     sync.Mutex
+	dirs   map[string]dirRole // watched directories
+	isRoot map[string]bool
+	// touched are the paths of the relevant events since takeTouched
+	// (truncation.go), at most maxTouched of them.
+	touched map[string]bool
 	closing sync.Once
 	done    chan struct{} // closed when run has returned
 }
@@ -69,6 +72,7 @@ func newWatcher(paths []string, log *slog.Logger) (*watcher, error) {
 		changed: make(chan struct{}, 1),
 		dirs:    map[string]dirRole{},
 		isRoot:  map[string]bool{},
+		touched: map[string]bool{},
 		done:    make(chan struct{}),
 	}
 	for _, p := range paths {
@@ -103,6 +107,7 @@ func (w *watcher) run() {
 			}
 			if w.relevant(ev) {
 				w.log.Debug("file changed", "path", ev.Name, "op", ev.Op.String())
+				w.touch(ev.Name)
 				w.notify()
 			}
 		case err, ok := <-w.fs.Errors:
@@ -126,6 +131,28 @@ func (w *watcher) notify() {
 	case w.changed <- struct{}{}:
 	default: // a change is already pending
 	}
+}
+
+// maxTouched bounds the paths touched remembers between two reloads: a
+// burst (a checkout of thousands of files) is not worth checking file by
+// file for truncation, and must not grow the set without bound.
+const maxTouched = 4096
+
+func (w *watcher) touch(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.touched) < maxTouched {
+		w.touched[filepath.Clean(name)] = true
+	}
+}
+
+// takeTouched returns the paths touched since the last call.
+func (w *watcher) takeTouched() map[string]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t := w.touched
+	w.touched = map[string]bool{}
+	return t
 }
 
 // close stops watching and waits for run to return, when it was started.

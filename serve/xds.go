@@ -57,16 +57,26 @@ func newGRPCServer(ctx context.Context, c cachev3.Cache, cb serverv3.Callbacks, 
 	return g
 }
 
-// streamTracker counts open streams by type for metrics and logs the
-// responses Envoys reject.
+// streamTracker counts open streams by type for metrics, and handles the
+// responses Envoys reject (nack.go).
 type streamTracker struct {
 	metrics *metrics
 	log     *slog.Logger
+	// intern and internVersions replace resource names in requests with
+	// the served snapshot's copies (names.go).
+	intern         func(typeURL string, names []string)
+	internVersions func(typeURL string, versions map[string]string) map[string]string
 
 	mu sync.Mutex
 	// open holds the type label of every open stream. SotW and delta
 	// streams are numbered separately, hence the mode in the key.
 	open map[streamKey]string
+	// sent holds, by stream and type URL, the last response sent: what a
+	// NACK's nonce refers to.
+	sent map[streamKey]map[string]sentResponse
+	// logged holds, by client and type URL, the last version whose
+	// rejection was logged.
+	logged map[nackKey]string
 }
 
 type streamKey struct {
@@ -75,7 +85,8 @@ type streamKey struct {
 }
 
 func newStreamTracker(m *metrics, log *slog.Logger) *streamTracker {
-	return &streamTracker{metrics: m, log: log, open: map[streamKey]string{}}
+	return &streamTracker{metrics: m, log: log, open: map[streamKey]string{},
+		sent: map[streamKey]map[string]sentResponse{}, logged: map[nackKey]string{}}
 }
 
 func (t *streamTracker) callbacks() serverv3.CallbackFuncs {
@@ -84,17 +95,27 @@ func (t *streamTracker) callbacks() serverv3.CallbackFuncs {
 		StreamClosedFunc:      func(id int64, _ *corev3.Node) { t.closed("sotw", id) },
 		DeltaStreamOpenFunc:   func(ctx context.Context, id int64, typeURL string) error { return t.opened(ctx, "delta", id, typeURL) },
 		DeltaStreamClosedFunc: func(id int64, _ *corev3.Node) { t.closed("delta", id) },
-		StreamRequestFunc: func(_ int64, r *discoveryv3.DiscoveryRequest) error {
+		StreamRequestFunc: func(id int64, r *discoveryv3.DiscoveryRequest) error {
+			t.intern(r.GetTypeUrl(), r.GetResourceNames())
 			if r.GetErrorDetail() != nil {
-				t.rejected(r.GetTypeUrl(), r.GetNode().GetId(), r.GetResponseNonce(), r.GetErrorDetail().GetMessage())
+				t.sotwNACK(id, r)
 			}
 			return nil
 		},
-		StreamDeltaRequestFunc: func(_ int64, r *discoveryv3.DeltaDiscoveryRequest) error {
+		StreamResponseFunc: func(_ context.Context, id int64, _ *discoveryv3.DiscoveryRequest, r *discoveryv3.DiscoveryResponse) {
+			t.sending(streamKey{"sotw", id}, r.GetTypeUrl(), r.GetNonce(), r.GetVersionInfo())
+		},
+		StreamDeltaRequestFunc: func(id int64, r *discoveryv3.DeltaDiscoveryRequest) error {
+			t.intern(r.GetTypeUrl(), r.GetResourceNamesSubscribe())
+			t.intern(r.GetTypeUrl(), r.GetResourceNamesUnsubscribe())
+			r.InitialResourceVersions = t.internVersions(r.GetTypeUrl(), r.GetInitialResourceVersions())
 			if r.GetErrorDetail() != nil {
-				t.rejected(r.GetTypeUrl(), r.GetNode().GetId(), r.GetResponseNonce(), r.GetErrorDetail().GetMessage())
+				t.deltaNACK(id, r)
 			}
 			return nil
+		},
+		StreamDeltaResponseFunc: func(id int64, _ *discoveryv3.DeltaDiscoveryRequest, r *discoveryv3.DeltaDiscoveryResponse) {
+			t.sending(streamKey{"delta", id}, r.GetTypeUrl(), r.GetNonce(), r.GetSystemVersionInfo())
 		},
 	}
 }
@@ -119,18 +140,10 @@ func (t *streamTracker) closed(mode string, id int64) {
 	t.mu.Lock()
 	label, ok := t.open[streamKey{mode, id}]
 	delete(t.open, streamKey{mode, id})
+	delete(t.sent, streamKey{mode, id})
 	t.mu.Unlock()
 	if ok {
 		t.metrics.streams.WithLabelValues(label, mode).Dec()
 		t.log.Debug("xDS stream closed", "type", label, "mode", mode, "stream", id)
 	}
-}
-
-// rejected logs a NACK: Envoy refused a response and keeps its previous
-// configuration of that type. Validation makes this rare; when it happens
-// it is something render.Validate does not know about, worth a warning.
-func (t *streamTracker) rejected(typeURL, node, nonce, msg string) {
-	label := typeLabel(typeURL)
-	t.metrics.rejections.WithLabelValues(label).Inc()
-	t.log.Warn("an xDS client rejected a response", "type", label, "node", node, "nonce", nonce, "error", msg)
 }

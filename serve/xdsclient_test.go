@@ -61,6 +61,7 @@ type typeState struct {
 type received struct {
 	typeURL, version string
 	names            []string
+	domains          []string // of the route configurations in it
 }
 
 // xdsView is a client's state, read under its lock.
@@ -177,6 +178,10 @@ type sotwClient struct {
 	mu   sync.Mutex
 	view xdsView
 	err  error // how the stream ended, if it did
+	// rejecting holds, by type URL, the error with which the client
+	// rejects every response of that type, as an Envoy that cannot apply
+	// them does.
+	rejecting map[string]string
 }
 
 type lockedStream struct {
@@ -237,7 +242,17 @@ func (c *sotwClient) tryADS() error {
 // Envoy bootstrapped by Contour does.
 func newPerTypeClient(t testing.TB, addr string) *sotwClient {
 	t.Helper()
+	return newPerTypeClientWith(t, addr, nil)
+}
+
+// newPerTypeClientWith is newPerTypeClient with configure, when not nil,
+// called on the client before it opens its streams.
+func newPerTypeClientWith(t testing.TB, addr string, configure func(*sotwClient)) *sotwClient {
+	t.Helper()
 	c := newSotwClient(t, addr, nil)
+	if configure != nil {
+		configure(c)
+	}
 	ctx := c.ctx()
 	open := map[string]func() (xdsStream, error){
 		resourcev3.ListenerType: func() (xdsStream, error) {
@@ -366,7 +381,7 @@ func (c *sotwClient) handle(resp *discoveryv3.DiscoveryResponse) error {
 	if fullState[typ] {
 		st.resources = map[string]proto.Message{}
 	}
-	var names []string
+	var names, domains []string
 	for _, a := range resp.GetResources() {
 		m, err := unpack(a)
 		if err != nil {
@@ -375,11 +390,23 @@ func (c *sotwClient) handle(resp *discoveryv3.DiscoveryResponse) error {
 		name := resourceNameOf(m)
 		st.resources[name] = m
 		names = append(names, name)
+		for _, vh := range routeConfigOf(m).GetVirtualHosts() {
+			domains = append(domains, vh.GetDomains()...)
+		}
 	}
-	st.version, st.nonce = resp.GetVersionInfo(), resp.GetNonce()
-	c.view.log = append(c.view.log, received{typeURL: typ, version: st.version, names: names})
-	if err := c.request(typ); err != nil {
-		return err
+	c.view.log = append(c.view.log, received{typeURL: typ, version: resp.GetVersionInfo(), names: names, domains: domains})
+	if msg, ok := c.rejecting[typ]; ok {
+		// Envoy keeps the version it had; the resources are kept all
+		// the same, so that the subscriptions they imply are made.
+		st.nonce = resp.GetNonce()
+		if err := c.streams[typ].send(c.rejection(typ, msg)); err != nil {
+			return err
+		}
+	} else {
+		st.version, st.nonce = resp.GetVersionInfo(), resp.GetNonce()
+		if err := c.request(typ); err != nil {
+			return err
+		}
 	}
 	if !fullState[typ] {
 		return nil
@@ -400,6 +427,12 @@ func (c *sotwClient) handle(resp *discoveryv3.DiscoveryResponse) error {
 		}
 	}
 	return nil
+}
+
+// routeConfigOf is m when it is a route configuration, nil otherwise.
+func routeConfigOf(m proto.Message) *routev3.RouteConfiguration {
+	rc, _ := m.(*routev3.RouteConfiguration)
+	return rc
 }
 
 func unpack(a *anypb.Any) (proto.Message, error) {
@@ -461,8 +494,18 @@ func endedCleanly(err error) bool {
 func (c *sotwClient) nack(typ, nonce, msg string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.streams[typ].send(&discoveryv3.DiscoveryRequest{
-		Node: c.node, TypeUrl: typ, ResponseNonce: nonce, ResourceNames: c.view.state(typ).names,
+	r := c.rejection(typ, msg)
+	r.ResponseNonce = nonce
+	return c.streams[typ].send(r)
+}
+
+// rejection is the request rejecting the last response of typ: the last
+// accepted version, the response's nonce and an error; called with c.mu
+// held.
+func (c *sotwClient) rejection(typ, msg string) *discoveryv3.DiscoveryRequest {
+	st := c.view.state(typ)
+	return &discoveryv3.DiscoveryRequest{
+		Node: c.node, TypeUrl: typ, VersionInfo: st.version, ResponseNonce: st.nonce, ResourceNames: st.names,
 		ErrorDetail: &statuspb.Status{Code: int32(codes.InvalidArgument), Message: msg},
-	})
+	}
 }

@@ -31,6 +31,8 @@ type serveOptions struct {
 	caFile, certFile  string
 	keyFile           string
 	holdoff, maxDelay time.Duration
+	reloadTimeout     time.Duration
+	truncationGrace   time.Duration
 	logFormat         string
 }
 
@@ -62,6 +64,8 @@ func newServeCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVar(&o.keyFile, "contour-key-file", "", "the xDS server's private key `FILE` (mTLS)")
 	fs.DurationVar(&o.holdoff, "holdoff", 100*time.Millisecond, "wait this long after a file change for more before reloading")
 	fs.DurationVar(&o.maxDelay, "holdoff-max", 500*time.Millisecond, "reload at most this long after the first change of a burst")
+	fs.DurationVar(&o.reloadTimeout, "reload-timeout", serve.DefaultReloadTimeout, "abandon a reload not finished after this long (counted as failed; /readyz answers 503)")
+	fs.DurationVar(&o.truncationGrace, "truncation-grace", serve.DefaultTruncationGrace, "hold reloads back this long for a file caught half written (emptied, or YAML ending within a line); 0: never")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	_ = cmd.RegisterFlagCompletionFunc("xds-config-source", cobra.FixedCompletions([]string{"ads", "contour"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -108,18 +112,30 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 	if o.holdoff <= 0 || o.maxDelay < o.holdoff {
 		return serve.Config{}, fmt.Errorf("--holdoff %s, --holdoff-max %s: want 0 < holdoff <= holdoff-max", o.holdoff, o.maxDelay)
 	}
+	if o.reloadTimeout <= 0 {
+		return serve.Config{}, fmt.Errorf("--reload-timeout %s: want a duration above 0", o.reloadTimeout)
+	}
+	if o.truncationGrace < 0 {
+		return serve.Config{}, fmt.Errorf("--truncation-grace %s: want 0 or more", o.truncationGrace)
+	}
+	grace := o.truncationGrace
+	if grace == 0 {
+		grace = -1 // serve.Config's "none"
+	}
 	return serve.Config{
-		Paths:        paths,
-		Options:      o.input.options,
-		Load:         load,
-		Watch:        nonEmpty([]string{o.input.configPath}),
-		XDSAddress:   net.JoinHostPort(o.xdsAddress, strconv.Itoa(o.xdsPort)),
-		HTTPAddress:  net.JoinHostPort(o.httpAddress, strconv.Itoa(o.httpPort)),
-		ConfigSource: source,
-		TLS:          tls,
-		Holdoff:      o.holdoff,
-		HoldoffMax:   o.maxDelay,
-		Log:          log,
+		Paths:           paths,
+		Options:         o.input.options,
+		Load:            load,
+		Watch:           nonEmpty([]string{o.input.configPath}),
+		XDSAddress:      net.JoinHostPort(o.xdsAddress, strconv.Itoa(o.xdsPort)),
+		HTTPAddress:     net.JoinHostPort(o.httpAddress, strconv.Itoa(o.httpPort)),
+		ConfigSource:    source,
+		TLS:             tls,
+		Holdoff:         o.holdoff,
+		HoldoffMax:      o.maxDelay,
+		ReloadTimeout:   o.reloadTimeout,
+		TruncationGrace: grace,
+		Log:             log,
 		Judge: func(st translate.ObjectStatus) (bool, string) {
 			v := verdictOf(st.Status)
 			return v.OK, v.String()

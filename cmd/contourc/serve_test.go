@@ -30,6 +30,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{"log format", []string{"serve", "--log-format", "xml", dir}, `invalid --log-format "xml"`, true},
 		{"hold-off", []string{"serve", "--holdoff", "1s", "--holdoff-max", "10ms", dir}, "want 0 < holdoff <= holdoff-max", true},
 		{"port", []string{"serve", "--xds-port", "70000", dir}, "--xds-port 70000", true},
+		{"reload timeout", []string{"serve", "--reload-timeout", "0s", dir}, "--reload-timeout 0s: want a duration above 0", true},
+		{"truncation grace", []string{"serve", "--truncation-grace", "-1s", dir}, "--truncation-grace -1s: want 0 or more", true},
 		{"gateway", []string{"serve", "--gateway", "gw", dir}, `--gateway "gw": want NAMESPACE/NAME`, true},
 		{"stdin", []string{"serve", "--xds-port", "0", "--http-port", "0", "-"}, "serve cannot watch standard input", true},
 		{"missing path", []string{"serve", "--xds-port", "0", "--http-port", "0", filepath.Join(dir, "nope")}, "no such file", false},
