@@ -71,7 +71,7 @@ func TestLooksCut(t *testing.T) {
 		"cut.yaml":      ingress("b", "b.example"),
 		"whole.yaml":    ingress("c", "c.example"),
 		"comments.yaml": "# nothing here\n",
-		"cut.json":      `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j", "namespace": "default"}}`,
+		"cut.json":      `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j", "namespace": "default"}, "spec": {"ports": [{"port": 80}]}}`,
 	}
 	for name, text := range files {
 		writeFile(t, filepath.Join(dir, name), text)
