@@ -28,6 +28,9 @@ type Options struct {
 	// by hand, perhaps because stat did not show a change (a network file
 	// system's cached attributes).
 	Rehash bool
+	// KustomizeRemote lets kustomize builds fetch remote resources;
+	// without it they are left out with a warning (kustomizations.go).
+	KustomizeRemote bool
 }
 
 func (o Options) maxFileSize() int64 {
@@ -56,9 +59,12 @@ func Load(paths []string, opts Options) (*Result, error) {
 	files, errs := expandPaths(paths)
 	opts.Cache.begin()
 	defer opts.Cache.end()
-	res := &Result{Skipped: map[string]int{}}
-	parts := make([]partResult, len(files))
+	kz := planKustomizations(paths, files, opts)
+	files = kz.plain
+	res := &Result{Skipped: map[string]int{}, Warnings: kz.warnings, NotRead: kz.notRead}
+	parts := make([]partResult, len(files), len(files)+len(kz.parts))
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts) })
+	parts = append(parts, kz.parts...)
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	errs = append(errs, fileErrs...)
 	sorted, dup := sortedObjects(objs, parts)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/contourc/contourc/loader/kustomize"
 )
 
 // stdinPath is the path that means "read Options.Stdin".
@@ -22,7 +24,8 @@ var manifestExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
 // expandPaths turns the paths given to Load into the list of files to read:
 // files as given, directories walked recursively in lexical order (hidden
-// directories and files skipped), "-" kept as is. A path given twice is read
+// directories and files skipped, kustomization files kept for
+// kustomizations.go), "-" kept as is. A path given twice is read
 // once so that `contourc render dir dir/file.yaml` does not report every
 // object in file.yaml as a duplicate of itself.
 func expandPaths(paths []string) ([]string, []error) {
@@ -102,7 +105,7 @@ func walkManifests(root string) ([]string, error) {
 		case path != root && isHidden(d.Name()) && d.IsDir():
 			return fs.SkipDir
 		case path != root && isHidden(d.Name()):
-		case !d.IsDir() && manifestExts[strings.ToLower(filepath.Ext(path))]:
+		case !d.IsDir() && (manifestExts[strings.ToLower(filepath.Ext(path))] || kustomize.IsKustomizationFile(d.Name())):
 			files = append(files, path)
 		}
 		return nil
