@@ -63,7 +63,7 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 		case overlap[i] != nil:
 			plan.parts[i] = partResult{errs: []error{overlap[i]}}
 		case r.Err != nil && !kustomize.IsNotBuilt(r.Err):
-			plan.parts[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + r.Err.Error()}}}
+			plan.parts[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + relativeToCwd(r.Err.Error())}}}
 		case r.Err == nil:
 			plan.parts[i] = decoder.decode(r)
 		}
@@ -146,9 +146,22 @@ func buildWarnings(r kustomize.Result, kfile string) []Warning {
 		out = append(out, Warning{Source: Source{File: displayPath(r, l.File)}, Msg: l.String()})
 	}
 	if kustomize.IsNotBuilt(r.Err) {
-		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + r.Err.Error()})
+		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + relativeToCwd(r.Err.Error())})
 	}
 	return out
+}
+
+// relativeToCwd shortens the absolute paths in kustomize's messages to
+// paths from the working directory, as contourc names files elsewhere.
+func relativeToCwd(msg string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return msg
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		msg = strings.ReplaceAll(msg, real+string(filepath.Separator), "")
+	}
+	return strings.ReplaceAll(msg, wd+string(filepath.Separator), "")
 }
 
 // displayPath names a file a build read as the user would: relative to
@@ -195,7 +208,7 @@ func overlappingBuilds(results []kustomize.Result) []error {
 				more = fmt.Sprintf(" and %d more", len(shared)-1)
 			}
 			errs[i] = &Error{Source: Source{File: results[other].Dir},
-				Msg: fmt.Sprintf("%s and %s build the same objects (%s%s): give contourc one of them as PATH", results[other].Dir, r.Dir, shared[0], more)}
+				Msg: fmt.Sprintf("builds the same objects as %s (%s%s): give contourc one of them as PATH", r.Dir, shared[0], more)}
 		}
 	}
 	return errs
@@ -217,9 +230,20 @@ type builtDecoder struct {
 
 // decodedSource is what a source file of a build decodes to on its own.
 type decodedSource struct {
-	once sync.Once
-	objs []Object
-	errs []error
+	once  sync.Once
+	name  string
+	text  []byte       // normalised; nil when the file cannot be read
+	heads []objectHead // every object the file holds, decoded or not
+	// errs are the file's own decoding errors, found only when a built
+	// object has errors to place.
+	errsOnce sync.Once
+	errs     []error
+}
+
+// objectHead is what an object of a source file says it is, and where.
+type objectHead struct {
+	kind, namespace, name string
+	source                Source
 }
 
 // decode decodes a build's objects as one YAML stream, its documents in
@@ -271,8 +295,8 @@ func (d *builtDecoder) objectSource(r kustomize.Result, o Object) Source {
 	src := d.originFile(r, res)
 	if res.Origin.File != "" {
 		s := d.source(r, res.Origin.File)
-		if m := matchObject(s.objs, o.Kind, o.Obj.GetNamespace(), o.Obj.GetName()); m != nil {
-			src.Line, src.Doc = m.Source.Line, m.Source.Doc
+		if m := matchHead(s.heads, o.Kind, o.Obj.GetNamespace(), o.Obj.GetName()); m != nil {
+			src.Line, src.Doc = m.source.Line, m.source.Doc
 		}
 	}
 	return src
@@ -292,14 +316,14 @@ func (d *builtDecoder) errorSource(r kustomize.Result, e *Error) *Error {
 		return &out
 	}
 	s := d.source(r, res.Origin.File)
-	for _, err := range s.errs {
+	for _, err := range d.sourceErrors(s) {
 		if se, ok := err.(*Error); ok && se.Kind == e.Kind && se.Msg == e.Msg && nameScore(e.Name, se.Name) > 0 {
 			out.Source.Line = se.Source.Line
 			return &out
 		}
 	}
-	if m := matchObject(s.objs, e.Kind, e.Namespace, e.Name); m != nil {
-		out.Source.Line = m.Source.Line
+	if m := matchHead(s.heads, e.Kind, e.Namespace, e.Name); m != nil {
+		out.Source.Line, out.Source.Doc = m.source.Line, m.source.Doc
 	}
 	return &out
 }
@@ -341,25 +365,66 @@ func (d *builtDecoder) source(r kustomize.Result, abs string) *decodedSource {
 		if err != nil {
 			return
 		}
-		s.objs, s.errs = loadFileText(name, text, d.opts, map[string]int{})
+		s.name, s.text = name, text
+		s.heads = objectHeads(name, text, d.opts.limits())
 	})
 	return s
 }
 
-// matchObject finds, among the objects of a source file, the one a built
+// sourceErrors decodes a source file on its own for its errors, once.
+func (d *builtDecoder) sourceErrors(s *decodedSource) []error {
+	s.errsOnce.Do(func() {
+		if s.text != nil {
+			_, s.errs = loadFileText(s.name, s.text, d.opts, map[string]int{})
+		}
+	})
+	return s.errs
+}
+
+// objectHeads lists the objects of a file as they are written, whether
+// they decode or not (a build may have patched a broken one into shape).
+func objectHeads(name string, data []byte, lim limits) []objectHead {
+	var docs []document
+	if startsLikeJSON(data) {
+		docs, _ = parseJSON(name, data, lim)
+	}
+	if docs == nil {
+		arena := getArena()
+		defer arena.release()
+		for _, ch := range splitYAMLStream(data) {
+			d, err := parseYAMLChunk(name, ch, lim, arena)
+			if err == nil {
+				docs = append(docs, d...)
+			}
+		}
+	}
+	var heads []objectHead
+	for _, doc := range docs {
+		if doc.root == nil {
+			continue
+		}
+		raws, _ := splitDocument(name, doc)
+		for _, raw := range raws {
+			heads = append(heads, objectHead{kind: raw.kind, namespace: raw.namespace, name: raw.name, source: raw.source})
+		}
+	}
+	return heads
+}
+
+// matchHead finds, among the objects of a source file, the one a built
 // object of that kind, namespace and name was made from: kustomize keeps
 // the kind, and a name is the source's with a prefix, a suffix or a hash
 // added (namePrefix, nameSuffix, generators).
-func matchObject(objs []Object, kind, namespace, name string) *Object {
-	var best *Object
+func matchHead(heads []objectHead, kind, namespace, name string) *objectHead {
+	var best *objectHead
 	bestScore := 0
-	for i := range objs {
-		o := &objs[i]
-		if o.Kind != kind {
+	for i := range heads {
+		o := &heads[i]
+		if o.kind != kind {
 			continue
 		}
-		score := nameScore(name, o.Obj.GetName())
-		if score > 0 && o.Obj.GetNamespace() == namespace {
+		score := nameScore(name, o.name)
+		if score > 0 && o.namespace == namespace {
 			score++
 		}
 		if score > bestScore {
