@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -246,22 +245,24 @@ type objectHead struct {
 	source                Source
 }
 
-// decode decodes a build's objects as one YAML stream, its documents in
-// parallel, and points each object and error at its source.
+// decode decodes a build's objects, in parallel, and points each object
+// and error at its source. The objects are kustomize's own trees: the
+// bounds a parse would check (alias nodes, depth) are checked on them.
 func (d *builtDecoder) decode(r kustomize.Result) partResult {
-	var buf bytes.Buffer
-	for i, res := range r.Build.Resources {
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		buf.Write(res.YAML)
-	}
 	name := r.Dir + " (kustomize build)"
-	if limit := d.opts.maxFileSize(); int64(buf.Len()) > limit {
-		return partResult{errs: []error{&Error{Source: Source{File: r.Dir}, Msg: fmt.Sprintf("kustomize build larger than the %d byte limit", limit)}}}
-	}
+	res := r.Build.Resources
+	parts := make([]partResult, len(res))
+	forEachParallel(len(res), func(i int) {
+		p := partResult{skipped: map[string]int{}}
+		if err := checkBounds(res[i].Node, d.opts.limits()); err != nil {
+			p.errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res[i].Kind, Name: res[i].Name, Msg: err.msg}}
+		} else {
+			p.objs, p.errs = loadDocuments(name, []document{{index: i, root: res[i].Node}}, p.skipped)
+		}
+		parts[i] = p
+	})
 	p := partResult{skipped: map[string]int{}}
-	p.objs, p.errs = loadYAML(name, buf.Bytes(), d.opts.limits(), nil, p.skipped)
+	p.objs, p.errs = mergeParts(parts, p.skipped)
 	for i := range p.objs {
 		p.objs[i].Source = d.objectSource(r, p.objs[i])
 	}

@@ -8,6 +8,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // layout is a tree of files for an in-memory file system.
@@ -42,13 +44,25 @@ func krustyOutput(t *testing.T, fSys filesys.FileSystem, dir string) string {
 	return string(y)
 }
 
-// joined is a build's objects as one YAML stream, as kustomize prints them.
+// joined is a build's objects as one YAML stream, as kustomize prints
+// them (through JSON, as ResMap.AsYaml does).
 func joined(b *Build) string {
 	var parts [][]byte
 	for _, r := range b.Resources {
-		parts = append(parts, r.YAML)
+		y, err := sigsyaml.JSONToYAML(must(kyaml.NewRNode(r.Node).MarshalJSON()))
+		if err != nil {
+			panic(err)
+		}
+		parts = append(parts, y)
 	}
 	return string(bytes.Join(parts, []byte("---\n")))
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 const baseProxy = `apiVersion: projectcontour.io/v1
