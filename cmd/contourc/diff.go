@@ -64,6 +64,8 @@ type diffSide struct {
 	paths   []string
 	label   string
 	relabel func(string) string
+	// kustomizeRemote is --kustomize-remote, for the side's builds.
+	kustomizeRemote bool
 }
 
 func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
@@ -83,6 +85,7 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	}
 	defer cleanup()
 
+	old.kustomizeRemote, new.kustomizeRemote = o.input.kustomizeRemote, o.input.kustomizeRemote
 	oldRes, oldErr := loadDiffSide(old, opts, g, s)
 	newRes, newErr := loadDiffSide(new, opts, g, s)
 	if err := errors.Join(oldErr, newErr); err != nil {
@@ -162,6 +165,9 @@ func loadDiffSide(side diffSide, opts translate.Options, g *globalFlags, s IOStr
 	}
 	for i := range res.Status {
 		res.Status[i].Source.File = side.relabel(res.Status[i].Source.File)
+		if res.Status[i].Source.Via != "" {
+			res.Status[i].Source.Via = side.relabel(res.Status[i].Source.Via)
+		}
 	}
 	if g.verbose {
 		for _, n := range res.Notices {
@@ -176,7 +182,7 @@ func translateSide(side diffSide, opts translate.Options, s IOStreams) (*transla
 	if len(side.paths) == 0 {
 		return translate.Translate(nil, opts)
 	}
-	loaded, err := loader.Load(side.paths, loader.Options{Stdin: s.In})
+	loaded, err := loader.Load(side.paths, loader.Options{Stdin: s.In, KustomizeRemote: side.kustomizeRemote})
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ func translateWithSources(paths []string, f *inputFlags, g *globalFlags, s IOStr
 	if err != nil {
 		return nil, nil, err
 	}
-	loaded, err := loader.Load(paths, loader.Options{Stdin: stdin})
+	loaded, err := loader.Load(paths, loader.Options{Stdin: stdin, KustomizeRemote: f.kustomizeRemote})
 	if err != nil {
 		return nil, nil, failure(err)
 	}
