@@ -227,22 +227,17 @@ type builtDecoder struct {
 	sources sync.Map // absolute path -> *decodedSource
 }
 
-// decodedSource is what a source file of a build decodes to on its own.
+// decodedSource is a source file of a build, decoded on its own when a
+// built object has errors: an error the source has too is placed on the
+// source's line for it.
 type decodedSource struct {
-	once  sync.Once
-	name  string
-	text  []byte       // normalised; nil when the file cannot be read
-	heads []objectHead // every object the file holds, decoded or not
+	once sync.Once
+	name string
+	text []byte // normalised; nil when the file cannot be read
 	// errs are the file's own decoding errors, found only when a built
 	// object has errors to place.
 	errsOnce sync.Once
 	errs     []error
-}
-
-// objectHead is what an object of a source file says it is, and where.
-type objectHead struct {
-	kind, namespace, name string
-	source                Source
 }
 
 // decode decodes a build's objects, in parallel, and points each object
@@ -283,10 +278,8 @@ func resourceAt(r kustomize.Result, doc int) (kustomize.Resource, bool) {
 	return r.Build.Resources[doc], true
 }
 
-// objectSource is where a built object came from: its document in its
-// source file, at the very lines of that document when the build did not
-// change the object (then it decodes from there to the same object), at
-// the document's first line when a kustomization transformed it; the
+// objectSource is where a built object came from: the first line of its
+// document in its source file (package kustomize finds it), or the
 // kustomization file for generated objects.
 func (d *builtDecoder) objectSource(r kustomize.Result, o Object) Source {
 	res, ok := resourceAt(r, o.Source.Doc)
@@ -294,12 +287,7 @@ func (d *builtDecoder) objectSource(r kustomize.Result, o Object) Source {
 		return Source{File: r.Dir, Via: r.Dir}
 	}
 	src := d.originFile(r, res)
-	if res.Origin.File != "" {
-		s := d.source(r, res.Origin.File)
-		if m := matchHead(s.heads, o.Kind, o.Obj.GetNamespace(), o.Obj.GetName()); m != nil {
-			src.Line, src.Doc = m.source.Line, m.source.Doc
-		}
-	}
+	src.Line = res.Origin.Line
 	return src
 }
 
@@ -318,14 +306,12 @@ func (d *builtDecoder) errorSource(r kustomize.Result, e *Error) *Error {
 	}
 	s := d.source(r, res.Origin.File)
 	for _, err := range d.sourceErrors(s) {
-		if se, ok := err.(*Error); ok && se.Kind == e.Kind && se.Msg == e.Msg && nameScore(e.Name, se.Name) > 0 {
+		if se, ok := err.(*Error); ok && se.Kind == e.Kind && se.Msg == e.Msg && se.Source.Line >= res.Origin.Line && kustomize.NameMatches(e.Name, se.Name) {
 			out.Source.Line = se.Source.Line
 			return &out
 		}
 	}
-	if m := matchHead(s.heads, e.Kind, e.Namespace, e.Name); m != nil {
-		out.Source.Line, out.Source.Doc = m.source.Line, m.source.Doc
-	}
+	out.Source.Line = res.Origin.Line
 	return &out
 }
 
@@ -367,7 +353,6 @@ func (d *builtDecoder) source(r kustomize.Result, abs string) *decodedSource {
 			return
 		}
 		s.name, s.text = name, text
-		s.heads = objectHeads(name, text, d.opts.limits())
 	})
 	return s
 }
@@ -380,72 +365,4 @@ func (d *builtDecoder) sourceErrors(s *decodedSource) []error {
 		}
 	})
 	return s.errs
-}
-
-// objectHeads lists the objects of a file as they are written, whether
-// they decode or not (a build may have patched a broken one into shape).
-func objectHeads(name string, data []byte, lim limits) []objectHead {
-	var docs []document
-	if startsLikeJSON(data) {
-		docs, _ = parseJSON(name, data, lim)
-	}
-	if docs == nil {
-		arena := getArena()
-		defer arena.release()
-		for _, ch := range splitYAMLStream(data) {
-			d, err := parseYAMLChunk(name, ch, lim, arena)
-			if err == nil {
-				docs = append(docs, d...)
-			}
-		}
-	}
-	var heads []objectHead
-	for _, doc := range docs {
-		if doc.root == nil {
-			continue
-		}
-		raws, _ := splitDocument(name, doc)
-		for _, raw := range raws {
-			heads = append(heads, objectHead{kind: raw.kind, namespace: raw.namespace, name: raw.name, source: raw.source})
-		}
-	}
-	return heads
-}
-
-// matchHead finds, among the objects of a source file, the one a built
-// object of that kind, namespace and name was made from: kustomize keeps
-// the kind, and a name is the source's with a prefix, a suffix or a hash
-// added (namePrefix, nameSuffix, generators).
-func matchHead(heads []objectHead, kind, namespace, name string) *objectHead {
-	var best *objectHead
-	bestScore := 0
-	for i := range heads {
-		o := &heads[i]
-		if o.kind != kind {
-			continue
-		}
-		score := nameScore(name, o.name)
-		if score > 0 && o.namespace == namespace {
-			score++
-		}
-		if score > bestScore {
-			best, bestScore = o, score
-		}
-	}
-	return best
-}
-
-// nameScore says how well a source name explains a built one: best when
-// equal, then by the length of the source name the built one contains;
-// 0 when it does not.
-func nameScore(built, source string) int {
-	switch {
-	case source == "":
-		return 0
-	case built == source:
-		return 4 * (len(source) + 1)
-	case strings.Contains(built, source):
-		return 2 * len(source)
-	}
-	return 0
 }

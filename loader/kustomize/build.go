@@ -80,6 +80,9 @@ type Origin struct {
 	// File is the local file that holds the object's document, absolute;
 	// empty for objects from a remote repository or a generator.
 	File string
+	// Line is the line of the object's document in File (its first
+	// key), 0 when not known.
+	Line int
 	// ConfiguredIn is the file that configures the generator that made
 	// the object (a kustomization file, absolute), for generated objects.
 	ConfiguredIn string
@@ -113,11 +116,56 @@ func plural(n int, one, many string) string {
 // what was read and left out even when the build fails; the error is a
 // *NotBuilt when it failed after entries were left out.
 func Run(fSys filesys.FileSystem, dir string, opts Options) (*Build, error) {
+	b, err := run(fSys, dir, opts, false)
+	if err != nil {
+		return b, err
+	}
+	idx := indexSources(b.Read)
+	for i := range b.Resources {
+		r := &b.Resources[i]
+		if r.Origin != (Origin{}) {
+			// The kustomization asked for origin annotations itself.
+			r.Origin.Line = originLine(idx, b, *r)
+			continue
+		}
+		o, ok := idx.infer(*r)
+		if !ok {
+			return runTracked(fSys, dir, opts)
+		}
+		r.Origin = o
+	}
+	return b, nil
+}
+
+// runTracked builds with kustomize's origin tracking, for the objects
+// whose origin the build's files do not tell for certain.
+func runTracked(fSys filesys.FileSystem, dir string, opts Options) (*Build, error) {
+	b, err := run(fSys, dir, opts, true)
+	if err != nil {
+		return b, err
+	}
+	idx := indexSources(b.Read)
+	for i := range b.Resources {
+		b.Resources[i].Origin.Line = originLine(idx, b, b.Resources[i])
+	}
+	return b, nil
+}
+
+// originLine is the line of an object's document in its origin file.
+func originLine(idx sourceIndex, b *Build, r Resource) int {
+	if r.Origin.File == "" {
+		return 0
+	}
+	return idx.lineIn(r.Origin.File, b.Read[r.Origin.File], r)
+}
+
+// run is one kustomize build, with origin tracking or without.
+func run(fSys filesys.FileSystem, dir string, opts Options, track bool) (*Build, error) {
 	root, _, err := fSys.CleanedAbs(dir)
 	if err != nil {
 		return nil, err
 	}
-	w := &rewriter{fSys: fSys, root: root.String(), remote: opts.Remote}
+	w := &rewriter{fSys: fSys, root: root.String(), remote: opts.Remote, track: track}
 	rfs := newRecordingFS(fSys, w.rewrite)
 	b := &Build{Dir: root.String(), Read: rfs.read}
 	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(rfs, b.Dir)

@@ -3,6 +3,7 @@ package kustomize
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,6 +209,17 @@ func TestRunMatchesKrusty(t *testing.T) {
 			if len(b.Resources) != len(tc.origins) {
 				t.Fatalf("got %d objects, want %d:\n%s", len(b.Resources), len(tc.origins), got)
 			}
+			// Origins worked out from the files read are those kustomize's
+			// origin tracking gives.
+			tracked, err := runTracked(fSys, tc.dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range b.Resources {
+				if b.Resources[i].Origin != tracked.Resources[i].Origin {
+					t.Errorf("object %d: origin %+v, kustomize's %+v", i, b.Resources[i].Origin, tracked.Resources[i].Origin)
+				}
+			}
 			for i, o := range tc.origins {
 				r := b.Resources[i]
 				if r.Kind != o.kind || !strings.HasPrefix(r.Name, o.name) || r.Origin.File != o.file || r.Origin.ConfiguredIn != o.configuredIn {
@@ -215,5 +227,30 @@ func TestRunMatchesKrusty(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestRunTracksOriginsWhenNamesAreAmbiguous(t *testing.T) {
+	// Two bases with an HTTPProxy "web" each, renamed by prefixes: the
+	// built names contain both source names, so the build is run again
+	// with kustomize's origin tracking.
+	files := layout{
+		"/app/a/kustomization.yaml": "namePrefix: a-\nresources:\n- proxy.yaml\n",
+		"/app/a/proxy.yaml":         baseProxy,
+		"/app/b/kustomization.yaml": "namePrefix: b-\nresources:\n- proxy.yaml\n",
+		"/app/b/proxy.yaml":         "# b's\n" + baseProxy,
+		"/app/kustomization.yaml":   "resources:\n- a\n- b\n",
+	}
+	b, err := Run(files.fs(t), "/app", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Origin{{File: "/app/a/proxy.yaml", Line: 1}, {File: "/app/b/proxy.yaml", Line: 2}}
+	var got []Origin
+	for _, r := range b.Resources {
+		got = append(got, r.Origin)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("origins %+v, want %+v", got, want)
 	}
 }

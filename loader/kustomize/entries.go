@@ -39,15 +39,16 @@ const (
 	whyChart  = "Helm charts are not rendered"
 )
 
-// rewriter edits each kustomization file as kustomize reads it: the build
-// root's asks for origin annotations (which say, for every object, the
-// file it came from, whatever the user's buildMetadata says), and remote
+// rewriter edits each kustomization file as kustomize reads it: when
+// tracking, the build root's asks for origin annotations (which say, for
+// every object, the file it came from), and remote
 // entries and Helm charts are left out so that nothing is fetched and
 // no helm is run.
 type rewriter struct {
 	fSys   filesys.FileSystem
 	root   string // the build's directory, absolute
 	remote bool   // fetch remote entries (--kustomize-remote)
+	track  bool   // ask for origin annotations (origins.go)
 
 	mu      sync.Mutex
 	leftOut []LeftOut
@@ -60,7 +61,7 @@ func (w *rewriter) rewrite(path string, data []byte) []byte {
 		return data // kustomize reports what is wrong with it
 	}
 	changed := false
-	if filepath.Dir(path) == w.root {
+	if w.track && filepath.Dir(path) == w.root {
 		changed = askOrigins(node)
 	}
 	if !w.remote {
