@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 		case overlap[i] != nil:
 			plan.parts[i] = partResult{errs: []error{overlap[i]}}
 		case r.Err != nil && !kustomize.IsNotBuilt(r.Err):
-			plan.parts[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + relativeToCwd(r.Err.Error())}}}
+			plan.parts[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + kustomizeMessage(r.Err.Error())}}}
 		case r.Err == nil:
 			plan.parts[i] = decoder.decode(r)
 		}
@@ -145,13 +146,30 @@ func buildWarnings(r kustomize.Result, kfile string) []Warning {
 		out = append(out, Warning{Source: Source{File: displayPath(r, l.File)}, Msg: l.String()})
 	}
 	if kustomize.IsNotBuilt(r.Err) {
-		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + relativeToCwd(r.Err.Error())})
+		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + kustomizeMessage(r.Err.Error())})
 	}
 	return out
 }
 
-// relativeToCwd shortens the absolute paths in kustomize's messages to
-// paths from the working directory, as contourc names files elsewhere.
+// privateKeys are what kustomize's messages may quote of a Secret (some
+// quote a whole patch or resource): PEM private key blocks, and the
+// values of fields named like keys.
+var privateKeys = []*regexp.Regexp{
+	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
+	regexp.MustCompile(`(?i)([\w.-]*key[\w.-]*"?\s*:\s*)[^\s,}]{16,}`),
+}
+
+// kustomizeMessage is a kustomize error as contourc prints it: paths
+// from the working directory, as contourc names files elsewhere, and no
+// private key that the message quoted.
+func kustomizeMessage(msg string) string {
+	msg = relativeToCwd(msg)
+	msg = privateKeys[0].ReplaceAllString(msg, "[private key removed]")
+	return privateKeys[1].ReplaceAllString(msg, "${1}[removed]")
+}
+
+// relativeToCwd shortens the absolute paths in a message to paths from
+// the working directory.
 func relativeToCwd(msg string) string {
 	wd, err := os.Getwd()
 	if err != nil {
