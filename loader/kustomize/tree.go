@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -39,11 +40,14 @@ func Tree(fSys filesys.FileSystem, dirs []string, opts Options) []Result {
 		}
 		index[abs[i]] = i
 	}
-	used, serial := references(fSys, abs, index)
+	used, components, serial := references(fSys, abs, index)
 	results := make([]Result, len(dirs))
 	var first []int
 	for i := range dirs {
-		if !used[i] {
+		// A Component is built only through the kustomizations that
+		// use it; on its own kustomize cannot build it (its patches have
+		// no targets).
+		if !used[i] && !components[i] {
 			first = append(first, i)
 		}
 	}
@@ -59,7 +63,7 @@ func Tree(fSys filesys.FileSystem, dirs []string, opts Options) []Result {
 	readBy := readKustomizations(results, index)
 	var second []int
 	for i := range dirs {
-		if used[i] && len(readBy[i]) == 0 {
+		if used[i] && !components[i] && len(readBy[i]) == 0 {
 			second = append(second, i)
 		}
 	}
@@ -110,16 +114,19 @@ func readKustomizations(results []Result, index map[string]int) map[int][]int {
 }
 
 // references reads each kustomization's resources, bases and components
-// and reports which of dirs another one names. serial is set when one of
+// and reports which of dirs another one names, and which are Components.
+// serial is set when one of
 // them sets its own OpenAPI schema, which kustomize keeps in a global:
 // those builds then run one at a time.
-func references(fSys filesys.FileSystem, abs []string, index map[string]int) (used []bool, serial bool) {
+func references(fSys filesys.FileSystem, abs []string, index map[string]int) (used, components []bool, serial bool) {
 	used = make([]bool, len(abs))
+	components = make([]bool, len(abs))
 	for i, dir := range abs {
 		node := readKustomization(fSys, dir)
 		if node == nil {
 			continue
 		}
+		components[i] = node.GetKind() == types.ComponentKind
 		if node.Field("openapi") != nil {
 			serial = true
 		}
@@ -139,7 +146,7 @@ func references(fSys filesys.FileSystem, abs []string, index map[string]int) (us
 			}
 		}
 	}
-	return used, serial
+	return used, components, serial
 }
 
 // readKustomization parses the kustomization file in dir, nil when there

@@ -81,9 +81,12 @@ func TestTreeBuildsWhatNothingElseUses(t *testing.T) {
 		"/app/labels/kustomization.yaml": "resources:\n- labels.yaml\n",
 		"/app/labels/labels.yaml":        "apiVersion: builtin\nkind: LabelTransformer\nmetadata:\n  name: env\nlabels:\n  env: dev\nfieldSpecs:\n- path: metadata/labels\n  create: true\n",
 		"/app/dev/kustomization.yaml":    "resources:\n- ../base\ntransformers:\n- ../labels\n",
+		// A Component nothing in the tree uses is not built on its own.
+		"/app/components/unused/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- path: p.yaml\n",
+		"/app/components/unused/p.yaml":             "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n",
 	})
 	fSys := files.fs(t)
-	dirs := []string{"/app/base", "/app/components/tls", "/app/dev", "/app/labels", "/app/overlays/prod", "/app/overlays/stage"}
+	dirs := []string{"/app/base", "/app/components/tls", "/app/components/unused", "/app/dev", "/app/labels", "/app/overlays/prod", "/app/overlays/stage"}
 	results := Tree(fSys, dirs, Options{})
 	var built []string
 	for _, r := range results {
@@ -99,7 +102,7 @@ func TestTreeBuildsWhatNothingElseUses(t *testing.T) {
 	if want := []string{"/app/dev", "/app/overlays/prod", "/app/overlays/stage"}; !slices.Equal(built, want) {
 		t.Errorf("built %q, want %q", built, want)
 	}
-	if _, ok := results[1].Build.Read["/app/base/proxy.yaml"]; !ok {
+	if _, ok := results[1].Build.Read["/app/base/proxy.yaml"]; !ok || results[1].Dir != "/app/overlays/prod" {
 		t.Errorf("prod's build did not record reading the base: %v", results[1].Build.Read)
 	}
 }
