@@ -116,8 +116,11 @@ func plural(n int, one, many string) string {
 // what was read and left out even when the build fails; the error is a
 // *NotBuilt when it failed after entries were left out.
 func Run(fSys filesys.FileSystem, dir string, opts Options) (*Build, error) {
-	b, err := run(fSys, dir, opts, false)
-	if err != nil {
+	b, fetched, err := run(fSys, dir, opts, false)
+	if err != nil || fetched {
+		if err == nil {
+			return runTracked(fSys, dir, opts)
+		}
 		return b, err
 	}
 	idx := indexSources(b.Read)
@@ -140,7 +143,7 @@ func Run(fSys filesys.FileSystem, dir string, opts Options) (*Build, error) {
 // runTracked builds with kustomize's origin tracking, for the objects
 // whose origin the build's files do not tell for certain.
 func runTracked(fSys filesys.FileSystem, dir string, opts Options) (*Build, error) {
-	b, err := run(fSys, dir, opts, true)
+	b, _, err := run(fSys, dir, opts, true)
 	if err != nil {
 		return b, err
 	}
@@ -159,8 +162,14 @@ func originLine(idx sourceIndex, b *Build, r Resource) int {
 	return idx.lineIn(r.Origin.File, b.Read[r.Origin.File], r)
 }
 
-// run is one kustomize build, with origin tracking or without.
-func run(fSys filesys.FileSystem, dir string, opts Options, track bool) (*Build, error) {
+// run is one kustomize build, with origin tracking or without; fetched
+// says it fetched remote entries.
+func run(fSys filesys.FileSystem, dir string, opts Options, track bool) (b *Build, fetched bool, err error) {
+	b, err = build(fSys, dir, opts, track, &fetched)
+	return b, fetched, err
+}
+
+func build(fSys filesys.FileSystem, dir string, opts Options, track bool, fetched *bool) (*Build, error) {
 	root, _, err := fSys.CleanedAbs(dir)
 	if err != nil {
 		return nil, err
@@ -170,6 +179,7 @@ func run(fSys filesys.FileSystem, dir string, opts Options, track bool) (*Build,
 	b := &Build{Dir: root.String(), Read: rfs.read}
 	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(rfs, b.Dir)
 	b.LeftOut = w.leftOut
+	*fetched = w.fetched
 	if err != nil {
 		if len(b.LeftOut) > 0 {
 			return b, &NotBuilt{Dir: b.Dir, LeftOut: b.LeftOut, Err: err}

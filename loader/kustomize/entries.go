@@ -49,6 +49,10 @@ type rewriter struct {
 	root   string // the build's directory, absolute
 	remote bool   // fetch remote entries (--kustomize-remote)
 	track  bool   // ask for origin annotations (origins.go)
+	// fetched is set when, with remote set, a kustomization has remote
+	// entries: their files are read from a temporary clone, which only
+	// kustomize's origin tracking names as the repository they are from.
+	fetched bool
 
 	mu      sync.Mutex
 	leftOut []LeftOut
@@ -64,10 +68,15 @@ func (w *rewriter) rewrite(path string, data []byte) []byte {
 	if w.track && filepath.Dir(path) == w.root {
 		changed = askOrigins(node)
 	}
+	isRemote := func(entry string) bool { return w.isRemote(filepath.Dir(path), entry) }
 	if !w.remote {
-		left := leaveOutRemote(node, path, func(entry string) bool { return w.isRemote(filepath.Dir(path), entry) })
+		left := leaveOutRemote(node, path, isRemote)
 		w.note(path, left)
 		changed = changed || len(left) > 0
+	} else if hasRemote(node, isRemote) {
+		w.mu.Lock()
+		w.fetched = true
+		w.mu.Unlock()
 	}
 	if !changed {
 		return data
@@ -143,6 +152,22 @@ func leaveOutRemote(node *kyaml.RNode, file string, isRemote func(string) bool) 
 		_ = node.PipeE(kyaml.Clear(field))
 	}
 	return left
+}
+
+// hasRemote reports whether a kustomization has remote path entries.
+func hasRemote(node *kyaml.RNode, isRemote func(string) bool) bool {
+	for _, field := range pathFields {
+		seq := node.Field(field)
+		if seq == nil || seq.Value.YNode().Kind != kyaml.SequenceNode {
+			continue
+		}
+		for _, e := range seq.Value.YNode().Content {
+			if e.Kind == kyaml.ScalarNode && isRemote(e.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // chartNames are the names of the charts of a helmCharts list (or of the

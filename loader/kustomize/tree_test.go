@@ -1,8 +1,13 @@
 package kustomize
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 func TestRunLeavesOutRemoteEntries(t *testing.T) {
@@ -104,5 +109,49 @@ func TestTreeBuildsWhatNothingElseUses(t *testing.T) {
 	}
 	if _, ok := results[1].Build.Read["/app/base/proxy.yaml"]; !ok || results[1].Dir != "/app/overlays/prod" {
 		t.Errorf("prod's build did not record reading the base: %v", results[1].Build.Read)
+	}
+}
+
+func TestRunRemoteFetchesAndNamesTheRepository(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git to make a repository with")
+	}
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"web/kustomization.yaml": "resources:\n- proxy.yaml\n", "web/proxy.yaml": baseProxy})
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "web"}} {
+		if out, err := exec.Command(git, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	app := t.TempDir()
+	entry := "file://" + repo + "//web?ref=main"
+	writeFiles(t, app, map[string]string{"kustomization.yaml": "resources:\n- " + entry + "\n"})
+	fSys := filesys.MakeFsOnDisk()
+	// Without Remote the entry is left out, and nothing is built.
+	b, err := Run(fSys, app, Options{})
+	if err != nil || len(b.Resources) != 0 || len(b.LeftOut) != 1 || b.LeftOut[0].Entry != entry {
+		t.Fatalf("without Remote: %v, %d objects, left out %+v", err, len(b.Resources), b.LeftOut)
+	}
+	b, err = Run(fSys, app, Options{Remote: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Origin{Repo: "file://" + repo, Ref: "main", Path: "web/proxy.yaml"}
+	if len(b.Resources) != 1 || b.Resources[0].Origin != want {
+		t.Fatalf("with Remote: %+v, want one object from %+v", b.Resources, want)
+	}
+}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
