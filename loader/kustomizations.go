@@ -37,7 +37,7 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 	kfiles := map[string]string{} // directory -> its kustomization file
 	var dirs []string
 	for _, f := range files {
-		if f == stdinPath || !kustomize.IsKustomizationFile(filepath.Base(f)) {
+		if f == stdinPath || !kustomize.IsKustomizationFile(filepath.Base(f)) || !isKustomization(f) {
 			continue
 		}
 		d := filepath.Dir(f)
@@ -74,6 +74,13 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 	return plan
 }
 
+// isKustomization reports whether a file named like a kustomization is
+// one (rather than, say, a Flux Kustomization object, read as it is).
+func isKustomization(path string) bool {
+	data, err := os.ReadFile(path)
+	return err != nil || kustomize.IsKustomization(data)
+}
+
 // ownFiles sorts the files of a walk into those read as they are and
 // those a kustomization's directory holds (its own and its
 // subdirectories'): read through the builds if they use them, and not at
@@ -95,7 +102,7 @@ func ownFiles(paths, files []string, kfiles map[string]string, results []kustomi
 	for _, f := range files {
 		owner, owned := ownerOf(f, kfiles)
 		switch {
-		case f == stdinPath || (explicit[filepath.Clean(f)] && !kustomize.IsKustomizationFile(filepath.Base(f))):
+		case f == stdinPath || (explicit[filepath.Clean(f)] && kfiles[filepath.Dir(f)] != f):
 			plain = append(plain, f)
 		case !owned:
 			plain = append(plain, f)

@@ -41,6 +41,8 @@ var kzTree = map[string]string{
 	"prod/Kustomization": "namePrefix: prod-\nresources:\n- ../base\nconfigMapGenerator:\n- name: settings\n  literals:\n  - a=b\n",
 	"prod/unused.yaml":   kzProxy,
 	"plain/proxy.yaml":   strings.Replace(kzProxy, "name: web", "name: plain", 1),
+	// A Flux Kustomization in a file of kustomize's name is an object.
+	"flux/kustomization.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./prod\n",
 }
 
 func TestLoadBuildsKustomizations(t *testing.T) {
@@ -63,6 +65,9 @@ func TestLoadBuildsKustomizations(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := res.Skipped["kustomize.toolkit.fluxcd.io/v1/Kustomization"]; n != 1 {
+		t.Errorf("Flux Kustomizations skipped: %d, want 1 (%v)", n, res.Skipped)
 	}
 	if want := []NotRead{{File: "prod/unused.yaml", Kustomization: "prod"}}; !slices.Equal(res.NotRead, want) {
 		t.Errorf("not read: got %v, want %v", res.NotRead, want)

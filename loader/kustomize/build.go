@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -243,3 +244,16 @@ func IsNotBuilt(err error) bool {
 
 // kustomizationFileNames are the names kustomize looks for, in its order.
 func kustomizationFileNames() []string { return konfig.RecognizedKustomizationFileNames() }
+
+// IsKustomization reports whether a kustomization file (by its name) is
+// one kustomize builds: its apiVersion is kustomize's or missing. A file
+// of that name holding another object, such as a Flux Kustomization
+// (kustomize.toolkit.fluxcd.io), is a manifest like any other.
+func IsKustomization(data []byte) bool {
+	node, err := kyaml.Parse(string(data))
+	if err != nil || node.YNode().Kind != kyaml.MappingNode {
+		return true // kustomize says what is wrong with it
+	}
+	v := node.GetApiVersion()
+	return v == "" || strings.HasPrefix(v, "kustomize.config.k8s.io/")
+}
