@@ -142,7 +142,8 @@ func realPath(path string) string {
 }
 
 // buildWarnings are the entries a build left out and, when it could not
-// be built without them, that it was skipped.
+// be built without them, that it was skipped; then kustomize's own
+// deprecation warnings.
 func buildWarnings(r kustomize.Result, kfile string) []Warning {
 	var lo []kustomize.LeftOut
 	if r.Build != nil {
@@ -150,10 +151,15 @@ func buildWarnings(r kustomize.Result, kfile string) []Warning {
 	}
 	var out []Warning
 	for _, l := range lo {
-		out = append(out, Warning{Source: Source{File: displayPath(r, l.File)}, Msg: l.String()})
+		out = append(out, Warning{Source: Source{File: displayPath(r, l.File)}, Msg: l.String(), Skipped: true})
 	}
 	if kustomize.IsNotBuilt(r.Err) {
-		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + kustomizeMessage(r.Err.Error())})
+		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + kustomizeMessage(r.Err.Error()), Skipped: true})
+	}
+	if r.Build != nil {
+		for _, d := range r.Build.Deprecations {
+			out = append(out, Warning{Source: Source{File: displayPath(r, d.File)}, Msg: "kustomize: " + d.Msg})
+		}
 	}
 	return out
 }

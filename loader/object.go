@@ -89,10 +89,13 @@ type Result struct {
 	NotRead []NotRead
 }
 
-// Warning is something a load left out or skipped rather than fail.
+// Warning is something a load went past rather than fail.
 type Warning struct {
 	Source Source
 	Msg    string
+	// Skipped is set when something was left out or skipped (check
+	// --fail-on skipped), unset for kustomize's deprecation warnings.
+	Skipped bool
 }
 
 func (w Warning) String() string { return w.Source.String() + ": " + w.Msg }

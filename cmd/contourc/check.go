@@ -97,7 +97,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if warnings > 0 && failOn["warning"] {
 		return findings(fmt.Errorf("contourc: %d warning(s) (--fail-on warning)", warnings))
 	}
-	if n := len(loaded.Warnings); n > 0 && failOn["skipped"] {
+	if n := skippedCount(loaded); n > 0 && failOn["skipped"] {
 		return findings(fmt.Errorf("contourc: %d thing(s) skipped or left out (--fail-on skipped)", n))
 	}
 	return nil
@@ -143,6 +143,17 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 		writeAnnotation(w, "warning", n.Source.File, n.Source.Line, title, n.Msg+builtThrough(n.Source))
 	}
 	return nil
+}
+
+// skippedCount is how many things the load skipped or left out.
+func skippedCount(r *loader.Result) int {
+	n := 0
+	for _, w := range r.Warnings {
+		if w.Skipped {
+			n++
+		}
+	}
+	return n
 }
 
 // builtThrough says which kustomization an object was built through:

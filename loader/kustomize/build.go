@@ -62,6 +62,9 @@ type Build struct {
 	// LeftOut are the entries left out rather than fetched, in the order
 	// the build met them.
 	LeftOut []LeftOut
+	// Deprecations are kustomize's warnings about the kustomization files
+	// read (commonLabels, bases...), which it would have printed.
+	Deprecations []Deprecation
 }
 
 // Resource is one object of a build's output.
@@ -178,8 +181,11 @@ func build(fSys filesys.FileSystem, dir string, opts Options, track bool, fetche
 	w := &rewriter{fSys: fSys, root: root.String(), remote: opts.Remote, track: track}
 	rfs := newRecordingFS(fSys, w.rewrite)
 	b := &Build{Dir: root.String(), Read: rfs.read}
+	done := quietStderr()
 	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(rfs, b.Dir)
+	done()
 	b.LeftOut = w.leftOut
+	b.Deprecations = deprecations(b.Read)
 	*fetched = w.fetched
 	if err != nil {
 		if len(b.LeftOut) > 0 {
