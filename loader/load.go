@@ -47,6 +47,9 @@ type Options struct {
 	Substitute *Substitution
 
 	budget *inputBudget // what is left of MaxInputSize, set by Load
+	// KustomizeRemote lets kustomize builds fetch remote resources;
+	// without it they are left out with a warning (kustomizations.go).
+	KustomizeRemote bool
 }
 
 func (o Options) maxInputSize() int64 {
@@ -80,9 +83,12 @@ func Load(paths []string, opts Options) (*Result, error) {
 	opts.budget = newInputBudget(opts.maxInputSize())
 	opts.Cache.begin()
 	defer opts.Cache.end()
-	res := &Result{Skipped: map[string]int{}}
-	parts := make([]partResult, len(files))
+	kz := planKustomizations(paths, files, opts)
+	files = kz.plain
+	res := &Result{Skipped: map[string]int{}, Warnings: kz.warnings, NotRead: kz.notRead}
+	parts := make([]partResult, len(files), len(files)+len(kz.parts))
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
+	parts = append(parts, kz.parts...)
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	res.SkippedFiles = skippedFiles(filter.left, parts)
 	errs = append(errs, fileErrs...)

@@ -34,13 +34,22 @@ type Source struct {
 	File string // path as given (or "<stdin>")
 	Line int    // 1-based line where the object's mapping starts: its first key in YAML, its "{" in JSON (for List items, the item's)
 	Doc  int    // 0-based index of the YAML document (or JSON value) in the file; a List's items share the List's
+	// Via is the kustomization directory an object was built through
+	// (see kustomizations.go), "" for objects read as they are. File and
+	// Line are then the file and document the object came from, before
+	// the kustomization transformed it.
+	Via string
 }
 
 func (s Source) String() string {
+	at := s.File
 	if s.Line > 0 {
-		return fmt.Sprintf("%s:%d", s.File, s.Line)
+		at = fmt.Sprintf("%s:%d", s.File, s.Line)
 	}
-	return s.File
+	if s.Via != "" {
+		at += " (via " + s.Via + ")"
+	}
+	return at
 }
 
 // at is s moved to another line of the same document.
@@ -86,6 +95,30 @@ type Result struct {
 	// SkippedFiles are the files and directories left out (skipped.go),
 	// in path order. Shown with -v, and counted by render and check.
 	SkippedFiles []SkippedFile
+	// Warnings are what the load went past without failing: entries of a
+	// kustomization left out, kustomizations skipped (kustomizations.go).
+	Warnings []Warning
+	// NotRead are the files of kustomizations' directories that they do
+	// not use, which a walk therefore did not read. Shown with -v.
+	NotRead []NotRead
+}
+
+// Warning is something a load went past rather than fail.
+type Warning struct {
+	Source Source
+	Msg    string
+	// Skipped is set when something was left out or skipped (check
+	// --fail-on skipped), unset for kustomize's deprecation warnings.
+	Skipped bool
+}
+
+func (w Warning) String() string { return w.Source.String() + ": " + w.Msg }
+
+// NotRead is a file a walk found in a kustomization's directory that the
+// kustomization does not use.
+type NotRead struct {
+	File          string
+	Kustomization string // the kustomization's directory
 }
 
 // Error is a problem with one input, pointing at the file, line and object.

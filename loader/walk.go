@@ -22,7 +22,8 @@ var manifestExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
 // expandPaths turns the paths given to Load into the list of files to read:
 // files as given, directories walked recursively in lexical order (hidden
-// directories and files skipped), "-" kept as is. A path given twice is read
+// directories and files skipped, kustomization files kept for
+// kustomizations.go), "-" kept as is. A path given twice is read
 // once so that `contourc render dir dir/file.yaml` does not report every
 // object in file.yaml as a duplicate of itself. named holds the paths
 // given as files, which alone may be named pipes (see expandPath); filter

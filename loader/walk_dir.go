@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/contourc/contourc/loader/kustomize"
 )
 
 // walkDir adds the manifest files under dir, whose FileInfo is info, to
@@ -54,7 +56,8 @@ func (w *walker) walkDir(dir string, info os.FileInfo, errs []error) []error {
 			mode = target.Mode().Type()
 		}
 		switch {
-		case !isManifest(path):
+		case !isManifest(path) && !kustomize.IsKustomizationFile(e.Name()):
+			// kustomization files are kept for kustomizations.go.
 		case w.filter.skipFile(w.root, path):
 		case mode.IsRegular():
 			w.found = append(w.found, path)

@@ -29,6 +29,8 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/contourc/contourc/loader/kustomize"
 )
 
 // manifestExts are the extensions the loader reads in a directory.
@@ -180,7 +182,7 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 	case role != inTree, isHidden(base):
 		// Editors' swap and backup files, .git: the loader skips them.
 		return false
-	case manifestExts[strings.ToLower(filepath.Ext(base))], wasDir:
+	case manifestExts[strings.ToLower(filepath.Ext(base))], kustomize.IsKustomizationFile(base), wasDir:
 		return true
 	}
 	// A directory created or moved into the tree: its manifests are new.

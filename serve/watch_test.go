@@ -34,6 +34,7 @@ func TestWatcherRelevant(t *testing.T) {
 		{"tree/sub/a.yaml", true},
 		{"tree/sub/b.YML", true},
 		{"tree/c.json", true},
+		{"tree/Kustomization", true}, // kustomize's name without an extension
 		{"tree/README.md", false},
 		{"tree/.a.yaml.swp", false}, // an editor's swap file
 		{"tree/a.yaml~", false},     // a backup

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -26,7 +27,7 @@ var checkPrinters = map[string]func(io.Writer, *translate.Result) error{
 type checkOptions struct {
 	input  inputFlags
 	format string
-	failOn string
+	failOn []string
 }
 
 func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -37,7 +38,8 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Long: "Read manifests like render does and print the status Contour would write on each\n" +
 			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects).\n" +
 			"Exits 1 when any object is invalid, orphaned or not accepted; with --fail-on warning,\n" +
-			"also when an object has warnings or contourc has a notice (e.g. a Service without endpoints).\n" +
+			"also when an object has warnings or contourc has a notice (e.g. a Service without endpoints);\n" +
+			"with --fail-on skipped, when anything was skipped or left out (kustomization entries not fetched).\n" +
 			"-o github prints GitHub Actions annotations, shown on the pull request's files.",
 		Example: "  contourc check ./manifests\n" +
 			"  contourc check -o json ./manifests\n" +
@@ -49,11 +51,12 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json, yaml or github (GitHub Actions annotations)")
-	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on: error (objects not valid) or warning (also warnings and notices)")
+	fs.StringSliceVar(&o.failOn, "fail-on", []string{"error"},
+		"exit 1 on: error (objects not valid), warning (also warnings and notices), skipped (also anything skipped or left out);\ncomma-separated or repeated")
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"table", "json", "yaml", "github"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "skipped"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -62,11 +65,15 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if !ok {
 		return fmt.Errorf("invalid --output-format %q: want table, json or yaml, or github for GitHub Actions annotations", o.format)
 	}
-	if o.failOn != "error" && o.failOn != "warning" {
-		return fmt.Errorf("invalid --fail-on %q: want error or warning", o.failOn)
+	failOn := map[string]bool{}
+	for _, v := range nonEmpty(o.failOn) {
+		if v != "error" && v != "warning" && v != "skipped" {
+			return fmt.Errorf("invalid --fail-on %q: want error, warning or skipped", v)
+		}
+		failOn[v] = true
 	}
 	o.input.statusOnly = true // status needs no Envoy resources
-	res, err := translateInput(paths, &o.input, g, s)
+	res, loaded, err := loadInput(paths, &o.input, g, s)
 	if err != nil {
 		return err
 	}
@@ -88,8 +95,11 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if bad > 0 {
 		return findings(fmt.Errorf("contourc: %d of %d object(s) not valid", bad, len(res.Status)))
 	}
-	if warnings > 0 && o.failOn == "warning" {
+	if warnings > 0 && failOn["warning"] {
 		return findings(fmt.Errorf("contourc: %d warning(s) (--fail-on warning)", warnings))
+	}
+	if n := skippedCount(loaded); n > 0 && failOn["skipped"] {
+		return findings(fmt.Errorf("contourc: %d thing(s) skipped or left out (--fail-on skipped)", n))
 	}
 	return nil
 }
@@ -121,9 +131,9 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 			if msg == "" {
 				msg = ref + " is " + v.Word
 			}
-			writeAnnotation(w, "error", st.Source.File, st.Source.Line, ref+" is "+v.Word, msg)
+			writeAnnotation(w, "error", st.Source.File, st.Source.Line, ref+" is "+v.Word, msg+builtThrough(st.Source))
 		case len(v.warnings()) > 0:
-			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.warnings(), "; "))
+			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.warnings(), "; ")+builtThrough(st.Source))
 		}
 	}
 	for _, n := range res.Notices {
@@ -131,9 +141,30 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 		if n.Kind != "" {
 			title = n.Kind + " " + n.Name
 		}
-		writeAnnotation(w, "warning", n.Source.File, n.Source.Line, title, n.Msg)
+		writeAnnotation(w, "warning", n.Source.File, n.Source.Line, title, n.Msg+builtThrough(n.Source))
 	}
 	return nil
+}
+
+// skippedCount is how many things the load skipped or left out.
+func skippedCount(r *loader.Result) int {
+	n := 0
+	for _, w := range r.Warnings {
+		if w.Skipped {
+			n++
+		}
+	}
+	return n
+}
+
+// builtThrough says which kustomization an object was built through:
+// the annotation sits on the object's source file, which the
+// kustomization may have patched.
+func builtThrough(src loader.Source) string {
+	if src.Via == "" {
+		return ""
+	}
+	return " (built through kustomization " + src.Via + ")"
 }
 
 // writeAnnotation writes one workflow command,

@@ -104,7 +104,7 @@ func TestCheckFailOn(t *testing.T) {
 	}
 	got := runCLI(t, "", "check", "--fail-on", "notice", clean)
 	got.wantExit(t, exitFailure)
-	if !strings.Contains(got.stderr, `invalid --fail-on "notice": want error or warning`) {
+	if !strings.Contains(got.stderr, `invalid --fail-on "notice": want error, warning or skipped`) {
 		t.Errorf("stderr:\n%s", got.stderr)
 	}
 }

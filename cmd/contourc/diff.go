@@ -168,6 +168,9 @@ func loadDiffSide(side diffSide, opts translate.Options, g *globalFlags, s IOStr
 	}
 	for i := range res.Status {
 		res.Status[i].Source.File = side.relabel(res.Status[i].Source.File)
+		if res.Status[i].Source.Via != "" {
+			res.Status[i].Source.Via = side.relabel(res.Status[i].Source.Via)
+		}
 	}
 	if g.verbose {
 		for _, n := range res.Notices {

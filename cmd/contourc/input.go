@@ -29,6 +29,7 @@ type inputFlags struct {
 	configPath        string
 	contourConfig     string
 	upstreamDNS       string
+	kustomizeRemote   bool
 	serve             translate.ServeFlags
 	// statusOnly is set by commands that need no Envoy resources.
 	statusOnly bool
@@ -53,6 +54,8 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.Lookup("upstream-dns").NoOptDefVal = defaultClusterDomain
 	fs.StringVar(&f.contourConfig, "contour-config", "",
 		"use the ContourConfiguration `NS/NAME` among the inputs as the configuration (a bare NAME is in projectcontour)")
+	fs.BoolVar(&f.kustomizeRemote, "kustomize-remote", false,
+		"let kustomize builds fetch remote resources (git repositories, URLs); without it they are left out with a warning")
 	fs.StringVar(&f.serve.HTTPAddress, "envoy-service-http-address", "", "address of the ingress_http listener (default 0.0.0.0)")
 	fs.IntVar(&f.serve.HTTPPort, "envoy-service-http-port", 0, "port of the ingress_http listener (default 8080)")
 	fs.StringVar(&f.serve.HTTPSAddress, "envoy-service-https-address", "", "address of the ingress_https listener (default 0.0.0.0)")
@@ -75,7 +78,7 @@ func (f *inputFlags) registerInputSize(fs *pflag.FlagSet) {
 // loadOptions are the loader options of the input flags, reading stdin
 // from in.
 func (f *inputFlags) loadOptions(in io.Reader) loader.Options {
-	return loader.Options{Stdin: in, MaxInputSize: int64(f.maxInputSize), NamedPipes: true}
+	return loader.Options{Stdin: in, MaxInputSize: int64(f.maxInputSize), NamedPipes: true, KustomizeRemote: f.kustomizeRemote}
 }
 
 // sizeValue is a flag taking a size in bytes written as a Kubernetes
@@ -183,15 +186,22 @@ func nonEmpty(items []string) []string {
 // render and check share. Notices, and with verbose the kinds skipped, go to
 // s.ErrOut; the returned error is ready for report.
 func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*translate.Result, error) {
+	res, _, err := loadInput(paths, f, g, s)
+	return res, err
+}
+
+// loadInput is translateInput that also returns what the loader
+// read, for check's --fail-on skipped.
+func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*translate.Result, *loader.Result, error) {
 	opts, err := f.options()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	deferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
 	loaded, err := f.source.load(paths, f.loadOptions(s.In))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if g.verbose {
 		printSkipped(s.ErrOut, loaded, time.Since(start))
@@ -200,8 +210,11 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	start = time.Now()
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {
-		return nil, failure(err)
+		return nil, nil, failure(err)
 	}
+	// What the loader left out comes first among the notices: it is
+	// printed, annotated and counted (--fail-on warning) like them.
+	res.Notices = append(loaderNotices(loaded), res.Notices...)
 	if g.verbose {
 		fmt.Fprintf(s.ErrOut, "translated in %s\n", roundedDuration(time.Since(start)))
 		if res.Gateway != nil {
@@ -213,7 +226,17 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	for _, n := range res.Notices {
 		fmt.Fprintf(s.ErrOut, "warning: %s\n", n)
 	}
-	return res, nil
+	return res, loaded, nil
+}
+
+// loaderNotices are the loader's warnings (entries of kustomizations left
+// out, kustomizations skipped) as notices.
+func loaderNotices(r *loader.Result) []translate.Notice {
+	var out []translate.Notice
+	for _, w := range r.Warnings {
+		out = append(out, translate.Notice{Source: w.Source, Msg: w.Msg})
+	}
+	return out
 }
 
 // printSkipped says what was read, how long that took, and what contourc
@@ -227,6 +250,9 @@ func printSkipped(w io.Writer, r *loader.Result, took time.Duration) {
 	sort.Strings(kinds)
 	for _, k := range kinds {
 		fmt.Fprintf(w, "skipped %d %s\n", r.Skipped[k], k)
+	}
+	for _, n := range r.NotRead {
+		fmt.Fprintf(w, "not read: %s (in the directory of kustomization %s, which does not use it)\n", n.File, n.Kustomization)
 	}
 }
 

@@ -85,6 +85,10 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 	if _, err := o.input.options(); err != nil {
 		return serve.Config{}, err
 	}
+	if o.input.kustomizeRemote {
+		// Every reload would fetch again; serve reads what is on disk.
+		return serve.Config{}, errors.New("--kustomize-remote: serve does not fetch remote resources; vendor them into the repository")
+	}
 	load, err := o.input.source.loadOptions(loader.Options{})
 	if err != nil {
 		return serve.Config{}, err

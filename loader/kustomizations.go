@@ -1,0 +1,399 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/contourc/contourc/loader/kustomize"
+)
+
+// kustomizations.go: directories of a walk that hold a kustomization are
+// built with kustomize (package kustomize) rather than read file by file,
+// as `kubectl apply -k` would apply them. The files a build reads are not
+// read again, nor are the files of a kustomization's directory that it
+// does not use; the objects built are decoded like any file's, and each
+// is given the source file and document it came from.
+
+// kustomizePlan is how Load reads its files once kustomizations are
+// taken out of them.
+type kustomizePlan struct {
+	plain    []string     // files read as they are
+	parts    []partResult // one per kustomization built
+	warnings []Warning
+	notRead  []NotRead
+}
+
+// planKustomizations builds the kustomizations among files (those of a
+// walk, and kustomization files named as paths) and says which files are
+// still to be read. With no kustomization it costs nothing.
+func planKustomizations(paths, files []string, opts Options) kustomizePlan {
+	kfiles := map[string]string{} // directory -> its kustomization file
+	var dirs []string
+	for _, f := range files {
+		if f == stdinPath || !kustomize.IsKustomizationFile(filepath.Base(f)) || !isKustomization(f) {
+			continue
+		}
+		d := filepath.Dir(f)
+		if _, ok := kfiles[d]; !ok {
+			dirs = append(dirs, d)
+			kfiles[d] = f
+		}
+	}
+	if len(dirs) == 0 {
+		return kustomizePlan{plain: files}
+	}
+	sort.Strings(dirs)
+	results := kustomize.Tree(filesys.MakeFsOnDisk(), dirs, kustomize.Options{Remote: opts.KustomizeRemote})
+	plan := kustomizePlan{}
+	plan.plain, plan.notRead = ownFiles(paths, files, kfiles, results)
+	decoder := &builtDecoder{opts: opts}
+	decoder.opts.Cache = nil // built text is decoded afresh each load
+	plan.parts = make([]partResult, len(results))
+	overlap := overlappingBuilds(results)
+	forEachParallel(len(results), func(i int) {
+		r := results[i]
+		switch {
+		case overlap[i] != nil:
+			plan.parts[i] = partResult{errs: []error{overlap[i]}}
+		case r.Err != nil && !kustomize.IsNotBuilt(r.Err):
+			plan.parts[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + kustomizeMessage(r.Err.Error())}}}
+		case r.Err == nil:
+			plan.parts[i] = decoder.decode(r)
+		}
+	})
+	for _, r := range results {
+		plan.warnings = append(plan.warnings, buildWarnings(r, kfiles[r.Dir])...)
+	}
+	return plan
+}
+
+// isKustomization reports whether a file named like a kustomization is
+// one (rather than, say, a Flux Kustomization object, read as it is).
+func isKustomization(path string) bool {
+	data, err := os.ReadFile(path)
+	return err != nil || kustomize.IsKustomization(data)
+}
+
+// ownFiles sorts the files of a walk into those read as they are and
+// those a kustomization's directory holds (its own and its
+// subdirectories'): read through the builds if they use them, and not at
+// all if not. Files named as paths are read whatever directory holds
+// them, as `kubectl apply -f` would.
+func ownFiles(paths, files []string, kfiles map[string]string, results []kustomize.Result) (plain []string, notRead []NotRead) {
+	explicit := map[string]bool{}
+	for _, p := range paths {
+		explicit[filepath.Clean(p)] = true
+	}
+	used := map[string]bool{}
+	for _, r := range results {
+		if r.Build != nil {
+			for path := range r.Build.Read {
+				used[path] = true
+			}
+		}
+	}
+	for _, f := range files {
+		owner, owned := ownerOf(f, kfiles)
+		switch {
+		case f == stdinPath || (explicit[filepath.Clean(f)] && kfiles[filepath.Dir(f)] != f):
+			plain = append(plain, f)
+		case !owned:
+			plain = append(plain, f)
+		case kfiles[owner] != f && !used[realPath(f)]:
+			notRead = append(notRead, NotRead{File: f, Kustomization: owner})
+		}
+	}
+	return plain, notRead
+}
+
+// ownerOf is the nearest directory at or above f that holds a
+// kustomization.
+func ownerOf(f string, kfiles map[string]string) (string, bool) {
+	for d := filepath.Dir(f); ; {
+		if _, ok := kfiles[d]; ok {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// realPath is path as kustomize names the files it reads: absolute, with
+// symbolic links resolved.
+func realPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// buildWarnings are the entries a build left out and, when it could not
+// be built without them, that it was skipped; then kustomize's own
+// deprecation warnings.
+func buildWarnings(r kustomize.Result, kfile string) []Warning {
+	var lo []kustomize.LeftOut
+	if r.Build != nil {
+		lo = r.Build.LeftOut
+	}
+	var out []Warning
+	for _, l := range lo {
+		out = append(out, Warning{Source: Source{File: displayPath(r, l.File)}, Msg: l.String(), Skipped: true})
+	}
+	if kustomize.IsNotBuilt(r.Err) {
+		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + kustomizeMessage(r.Err.Error()), Skipped: true})
+	}
+	if r.Build != nil {
+		for _, d := range r.Build.Deprecations {
+			out = append(out, Warning{Source: Source{File: displayPath(r, d.File)}, Msg: "kustomize: " + d.Msg})
+		}
+	}
+	return out
+}
+
+// privateKeys are what kustomize's messages may quote of a Secret (some
+// quote a whole patch or resource): PEM private key blocks, and the
+// values of fields named like keys.
+var privateKeys = []*regexp.Regexp{
+	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
+	regexp.MustCompile(`(?i)([\w.-]*key[\w.-]*"?\s*:\s*)[^\s,}]{16,}`),
+}
+
+// kustomizeMessage is a kustomize error as contourc prints it: paths
+// from the working directory, as contourc names files elsewhere, and no
+// private key that the message quoted.
+func kustomizeMessage(msg string) string {
+	msg = relativeToCwd(msg)
+	msg = privateKeys[0].ReplaceAllString(msg, "[private key removed]")
+	return privateKeys[1].ReplaceAllString(msg, "${1}[removed]")
+}
+
+// relativeToCwd shortens the absolute paths in a message to paths from
+// the working directory.
+func relativeToCwd(msg string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return msg
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		msg = strings.ReplaceAll(msg, real+string(filepath.Separator), "")
+	}
+	return strings.ReplaceAll(msg, wd+string(filepath.Separator), "")
+}
+
+// displayPath names a file a build read as the user would: relative to
+// the kustomization's directory as given.
+func displayPath(r kustomize.Result, abs string) string {
+	if r.Build == nil {
+		return abs
+	}
+	rel, err := filepath.Rel(r.Build.Dir, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.Join(r.Dir, rel)
+}
+
+// overlappingBuilds finds builds that make an object an earlier build
+// makes too: two overlays of one application (overlays/prod and
+// overlays/stage), which are never applied together. Rather than call
+// each of their objects a duplicate, the error names both and asks for
+// one of them.
+func overlappingBuilds(results []kustomize.Result) []error {
+	errs := make([]error, len(results))
+	first := map[string]int{}
+	for i, r := range results {
+		if r.Build == nil || r.Err != nil {
+			continue
+		}
+		var shared []string
+		other := -1
+		for _, res := range r.Build.Resources {
+			key := res.Kind + " " + qualified(res.Namespace, res.Name)
+			if j, ok := first[key]; ok {
+				if other < 0 {
+					other = j
+				}
+				shared = append(shared, key)
+				continue
+			}
+			first[key] = i
+		}
+		if other >= 0 {
+			more := ""
+			if len(shared) > 1 {
+				more = fmt.Sprintf(" and %d more", len(shared)-1)
+			}
+			errs[i] = &Error{Source: Source{File: results[other].Dir},
+				Msg: fmt.Sprintf("builds the same objects as %s (%s%s): give contourc one of them as PATH", r.Dir, shared[0], more)}
+		}
+	}
+	return errs
+}
+
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// builtDecoder decodes the objects of builds, and the source files they
+// came from once each, however many builds use them.
+type builtDecoder struct {
+	opts    Options
+	sources sync.Map // absolute path -> *decodedSource
+}
+
+// decodedSource is a source file of a build, decoded on its own when a
+// built object has errors: an error the source has too is placed on the
+// source's line for it.
+type decodedSource struct {
+	once sync.Once
+	name string
+	text []byte // normalised; nil when the file cannot be read
+	// errs are the file's own decoding errors, found only when a built
+	// object has errors to place.
+	errsOnce sync.Once
+	errs     []error
+}
+
+// decode decodes a build's objects, in parallel, and points each object
+// and error at its source. The objects are kustomize's own trees: the
+// bounds a parse would check (alias nodes, depth) are checked on them.
+func (d *builtDecoder) decode(r kustomize.Result) partResult {
+	name := r.Dir + " (kustomize build)"
+	res := r.Build.Resources
+	parts := make([]partResult, len(res))
+	forEachParallel(len(res), func(i int) {
+		p := partResult{skipped: map[string]int{}}
+		if err := checkBounds(res[i].Node, d.opts.limits()); err != nil {
+			p.errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res[i].Kind, Name: res[i].Name, Msg: err.msg}}
+		} else {
+			p.objs, p.errs = loadDocuments(name, []document{{index: i, root: res[i].Node}}, d.opts.Namespace, p.skipped)
+		}
+		parts[i] = p
+	})
+	p := partResult{skipped: map[string]int{}}
+	p.objs, p.errs = mergeParts(parts, p.skipped)
+	for i := range p.objs {
+		p.objs[i].Source = d.objectSource(r, p.objs[i])
+	}
+	for i, err := range p.errs {
+		if e, ok := err.(*Error); ok {
+			p.errs[i] = d.errorSource(r, e)
+		}
+	}
+	p.sorted = sortedKeyed(p.objs)
+	return p
+}
+
+// resourceAt is the built object of a document of the build's stream.
+func resourceAt(r kustomize.Result, doc int) (kustomize.Resource, bool) {
+	if doc < 0 || doc >= len(r.Build.Resources) {
+		return kustomize.Resource{}, false
+	}
+	return r.Build.Resources[doc], true
+}
+
+// objectSource is where a built object came from: the first line of its
+// document in its source file (package kustomize finds it), or the
+// kustomization file for generated objects.
+func (d *builtDecoder) objectSource(r kustomize.Result, o Object) Source {
+	res, ok := resourceAt(r, o.Source.Doc)
+	if !ok {
+		return Source{File: r.Dir, Via: r.Dir}
+	}
+	src := d.originFile(r, res)
+	src.Line = res.Origin.Line
+	return src
+}
+
+// errorSource points an error in a built object at its source. An error
+// the source document has too, word for word, keeps that document's line
+// of the field; others are placed on the object's document.
+func (d *builtDecoder) errorSource(r kustomize.Result, e *Error) *Error {
+	res, ok := resourceAt(r, e.Source.Doc)
+	if !ok {
+		return e
+	}
+	out := *e
+	out.Source = d.originFile(r, res)
+	if res.Origin.File == "" {
+		return &out
+	}
+	s := d.source(r, res.Origin.File)
+	for _, err := range d.sourceErrors(s) {
+		if se, ok := err.(*Error); ok && se.Kind == e.Kind && se.Msg == e.Msg && se.Source.Line >= res.Origin.Line && kustomize.NameMatches(e.Name, se.Name) {
+			out.Source.Line = se.Source.Line
+			return &out
+		}
+	}
+	out.Source.Line = res.Origin.Line
+	return &out
+}
+
+// originFile is the file a built object came from, without a line.
+func (d *builtDecoder) originFile(r kustomize.Result, res kustomize.Resource) Source {
+	o := res.Origin
+	src := Source{Via: r.Dir}
+	switch {
+	case o.File != "":
+		src.File = displayPath(r, o.File)
+	case o.ConfiguredIn != "":
+		src.File = displayPath(r, o.ConfiguredIn)
+	case o.Repo != "":
+		src.File = o.Repo + "//" + o.Path
+		if o.Ref != "" {
+			src.File += "?ref=" + o.Ref
+		}
+	default:
+		src.File = r.Dir
+	}
+	return src
+}
+
+// source decodes a build's source file on its own, once.
+func (d *builtDecoder) source(r kustomize.Result, abs string) *decodedSource {
+	v, _ := d.sources.LoadOrStore(abs, &decodedSource{})
+	s := v.(*decodedSource)
+	s.once.Do(func() {
+		data, ok := r.Build.Read[abs]
+		if !ok {
+			var err error
+			if data, err = os.ReadFile(abs); err != nil {
+				return
+			}
+		}
+		name := displayPath(r, abs)
+		text, err := normalizeText(name, data)
+		if err != nil {
+			return
+		}
+		s.name, s.text = name, text
+	})
+	return s
+}
+
+// sourceErrors decodes a source file on its own for its errors, once.
+func (d *builtDecoder) sourceErrors(s *decodedSource) []error {
+	s.errsOnce.Do(func() {
+		if s.text != nil {
+			_, s.errs = loadFileText(s.name, s.text, d.opts, map[string]int{})
+		}
+	})
+	return s.errs
+}
