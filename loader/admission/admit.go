@@ -1,0 +1,241 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+)
+
+// formats are the string formats the API server's schema validator knows.
+var formats = strfmt.Default
+
+// Admit does to obj, the content of one object of gvk as written (status
+// left out), what the API server does on create, in the order
+// apiextensions' customresource registry does it: decode (unknown fields
+// are errors, as kubectl's default Strict field validation makes them),
+// prune, default, validate against the OpenAPI schema (with list-map keys
+// and embedded objects' metadata), and validate the CEL rules. obj is
+// defaulted in place. The errors are the API server's, with their field
+// paths; a schema the embedded CRDs lack is an error too.
+func Admit(obj map[string]any, gvk GVK) field.ErrorList {
+	v, err := lookup(gvk)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	root, err := v.compiled()
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	errs := decode(obj, v.structural)
+	if len(errs) > 0 {
+		return errs
+	}
+	applyDefaults(obj, v.structural)
+	errs = validateSchema(obj, root, v.structural)
+	if blocked, err := blocking(errs); blocked {
+		return append(errs, err)
+	}
+	return append(errs, validateCEL(obj, root)...)
+}
+
+func lookup(gvk GVK) (*crdVersion, error) {
+	m, err := versions()
+	if err != nil {
+		return nil, err
+	}
+	v := m[gvk]
+	if v == nil {
+		return nil, fmt.Errorf("no CRD schema for %s %s/%s", gvk.Kind, gvk.Group, gvk.Version)
+	}
+	return v, nil
+}
+
+// decode is what the API server's decoder adds to JSON decoding for a
+// custom resource: unknown fields of metadata and of the schema are
+// pruned and, with Strict field validation, reported as `unknown field
+// "spec.x"`; nulls the schema does not allow (and that have no default)
+// are dropped; embedded objects' metadata is coerced.
+func decode(obj map[string]any, s *structuralschema.Structural) field.ErrorList {
+	var unknown []string
+	_, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
+	}
+	unknown = append(unknown, metaUnknown...)
+	unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+	ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, s, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+	unknown = append(unknown, paths...)
+	var errs field.ErrorList
+	for _, p := range unknown {
+		errs = append(errs, &field.Error{Type: ErrorTypeUnknownField, Field: p, Detail: fmt.Sprintf("unknown field %q", p)})
+	}
+	if ferr != nil {
+		errs = append(errs, ferr)
+	}
+	return errs
+}
+
+// ErrorTypeUnknownField marks a strict decoding error: the API server
+// reports those as `strict decoding error: unknown field "spec.x"`, not
+// as a field.Error of a type of its own.
+const ErrorTypeUnknownField field.ErrorType = "FieldValueUnknown"
+
+// applyDefaults applies the schema's defaults, as the API server's
+// decoder does after pruning.
+func applyDefaults(obj map[string]any, s *structuralschema.Structural) {
+	structuraldefaulting.Default(obj, s)
+}
+
+// validateSchema validates obj against the OpenAPI schema, the
+// x-kubernetes-list-type invariants and the metadata of embedded objects.
+func validateSchema(obj map[string]any, root *node, s *structuralschema.Structural) field.ErrorList {
+	w := schemaWalk{}
+	w.walk(root, obj)
+	errs := w.errs
+	errs = append(errs, schemaobjectmeta.Validate(context.Background(), nil, obj, s, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	return errs
+}
+
+// blocking reproduces the API server's refusal to run CEL rules on an
+// object whose schema errors would make them fail or mislead
+// (hasBlockingErr in apiextensions' customresource strategy).
+func blocking(errs field.ErrorList) (bool, *field.Error) {
+	for _, err := range errs {
+		switch err.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		}
+	}
+	return false, nil
+}
+
+// schemaWalk validates a value node by node: at each, the node's own
+// constraints (type, enum, pattern, format, bounds, required, junctors)
+// through the API server's schema validator, then its children. This is
+// what the validator's own recursion does, but a scalar value seen at a
+// place before is not validated again: the 5,000 routes of a large input
+// repeat their path types, ports and header names.
+type schemaWalk struct {
+	path []segment
+	errs field.ErrorList
+}
+
+// segment is one step of a field path: a property name or a list index.
+type segment struct {
+	name  string
+	index int // -1 for a name
+}
+
+func (w *schemaWalk) walk(n *node, v any) {
+	w.checkShallow(n, v)
+	switch v := v.(type) {
+	case map[string]any:
+		n.children()
+		if n.fields == nil && n.additional == nil {
+			return
+		}
+		for _, k := range sortedKeys(v) {
+			c := n.fields[k]
+			if c == nil {
+				c = n.additional
+			}
+			if c == nil {
+				continue
+			}
+			w.path = append(w.path, segment{name: k, index: -1})
+			w.walk(c, v[k])
+			w.path = w.path[:len(w.path)-1]
+		}
+	case []any:
+		n.children()
+		if n.items == nil {
+			return
+		}
+		for i, x := range v {
+			w.path = append(w.path, segment{index: i})
+			w.walk(n.items, x)
+			w.path = w.path[:len(w.path)-1]
+		}
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// checkShallow validates v against n's own constraints.
+func (w *schemaWalk) checkShallow(n *node, v any) {
+	s := n.shallowSchema()
+	if s == nil {
+		return
+	}
+	key, scalar := scalarKey(v)
+	if scalar {
+		if _, ok := n.scalarsValid.Load(key); ok {
+			return
+		}
+	}
+	res := validation.NewRatchetingSchemaValidator(s, nil, "", formats).Validate(v)
+	if res.IsValid() {
+		if scalar && scalarsRemembered.Add(1) <= maxRemembered {
+			n.scalarsValid.Store(key, struct{}{})
+		}
+		return
+	}
+	// Again where v is, for the API server's messages, which name it.
+	errs := validation.ValidateCustomResource(nil, v, validation.NewRatchetingSchemaValidator(s, nil, w.pathString(), formats))
+	w.errs = append(w.errs, errs...)
+}
+
+// pathString renders the walk's path as the schema validator names
+// places: spec.rules[0].matches.
+func (w *schemaWalk) pathString() string {
+	var b strings.Builder
+	for _, s := range w.path {
+		if s.index >= 0 {
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.name)
+	}
+	return b.String()
+}
+
+// scalarKey is v as a map key, when v is a scalar.
+func scalarKey(v any) (any, bool) {
+	switch v.(type) {
+	case string, int64, float64, bool:
+		return v, true
+	}
+	return nil, false
+}
+
+// validateCEL evaluates the x-kubernetes-validations rules of every place
+// of obj, with the API server's cost budget for one object.
+func validateCEL(obj map[string]any, root *node) field.ErrorList {
+	w := celWalk{budget: celconfig.RuntimeCELCostBudget}
+	w.walk(root, obj)
+	return w.errs
+}

@@ -1,0 +1,86 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"testing"
+
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+)
+
+// referenceAdmit admits obj the way the API server's strategy does, with
+// whole-CRD validators compiled up front and no memo: what Admit must
+// agree with.
+func referenceAdmit(t testing.TB, obj map[string]any, gvk GVK) field.ErrorList {
+	t.Helper()
+	v, err := lookup(gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := v.compiled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := decode(obj, v.structural); len(errs) > 0 {
+		return errs
+	}
+	applyDefaults(obj, v.structural)
+	sv, _, err := validation.NewSchemaValidator(root.props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := validation.ValidateCustomResource(nil, obj, sv)
+	errs = append(errs, schemaobjectmeta.Validate(context.Background(), nil, obj, v.structural, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	if blocked, err := blocking(errs); blocked {
+		return append(errs, err)
+	}
+	cv := cel.NewValidator(v.structural, true, celconfig.PerCallLimit)
+	if cv != nil {
+		cerrs, _ := cv.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, cerrs...)
+	}
+	return errs
+}
+
+func errorStrings(errs field.ErrorList) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	sort.Strings(out)
+	return out
+}
+
+func parseObject(t testing.TB, text string) map[string]any {
+	t.Helper()
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(text), &obj); err != nil {
+		t.Fatal(err)
+	}
+	// Integers as the API server's JSON decoder gives them.
+	b, _ := json.Marshal(obj)
+	obj = nil
+	if err := unmarshalJSON(b, &obj); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func gvkOf(obj map[string]any) GVK {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	for i := len(av) - 1; i >= 0; i-- {
+		if av[i] == '/' {
+			return GVK{av[:i], av[i+1:], kind}
+		}
+	}
+	return GVK{"", av, kind}
+}
