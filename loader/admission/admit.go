@@ -3,7 +3,6 @@ package admission
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -38,12 +37,12 @@ func Admit(obj map[string]any, gvk GVK) field.ErrorList {
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
-	errs := decode(obj, v.structural)
+	errs := decode(obj, v)
 	if len(errs) > 0 {
 		return errs
 	}
-	applyDefaults(obj, v.structural)
-	errs = validateSchema(obj, root, v.structural)
+	applyDefaults(obj, v)
+	errs = validateSchema(obj, root, v)
 	if blocked, err := blocking(errs); blocked {
 		return append(errs, err)
 	}
@@ -67,7 +66,8 @@ func lookup(gvk GVK) (*crdVersion, error) {
 // pruned and, with Strict field validation, reported as `unknown field
 // "spec.x"`; nulls the schema does not allow (and that have no default)
 // are dropped; embedded objects' metadata is coerced.
-func decode(obj map[string]any, s *structuralschema.Structural) field.ErrorList {
+func decode(obj map[string]any, v *crdVersion) field.ErrorList {
+	s := v.structural
 	var unknown []string
 	_, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
@@ -75,9 +75,15 @@ func decode(obj map[string]any, s *structuralschema.Structural) field.ErrorList 
 	}
 	unknown = append(unknown, metaUnknown...)
 	unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
-	ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, s, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
-	unknown = append(unknown, paths...)
+	if hasNull(obj) {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+	}
+	var ferr *field.Error
+	if v.embedded != nil {
+		var paths []string
+		ferr, paths = schemaobjectmeta.CoerceWithOptions(nil, obj, v.embedded, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		unknown = append(unknown, paths...)
+	}
 	var errs field.ErrorList
 	for _, p := range unknown {
 		errs = append(errs, &field.Error{Type: ErrorTypeUnknownField, Field: p, Detail: fmt.Sprintf("unknown field %q", p)})
@@ -95,18 +101,46 @@ const ErrorTypeUnknownField field.ErrorType = "FieldValueUnknown"
 
 // applyDefaults applies the schema's defaults, as the API server's
 // decoder does after pruning.
-func applyDefaults(obj map[string]any, s *structuralschema.Structural) {
-	structuraldefaulting.Default(obj, s)
+func applyDefaults(obj map[string]any, v *crdVersion) {
+	if v.defaults != nil {
+		structuraldefaulting.Default(obj, v.defaults)
+	}
+}
+
+// hasNull says whether a null is anywhere in v: without one, pruning
+// nulls changes nothing.
+func hasNull(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, x := range v {
+			if hasNull(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasNull(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // validateSchema validates obj against the OpenAPI schema, the
 // x-kubernetes-list-type invariants and the metadata of embedded objects.
-func validateSchema(obj map[string]any, root *node, s *structuralschema.Structural) field.ErrorList {
+func validateSchema(obj map[string]any, root *node, v *crdVersion) field.ErrorList {
 	w := schemaWalk{}
 	w.walk(root, obj)
 	errs := w.errs
-	errs = append(errs, schemaobjectmeta.Validate(context.Background(), nil, obj, s, false)...)
-	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	if v.embedded != nil {
+		errs = append(errs, schemaobjectmeta.Validate(context.Background(), nil, obj, v.embedded, false)...)
+	}
+	if v.lists != nil {
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.lists, obj)...)
+	}
 	return errs
 }
 
@@ -132,6 +166,7 @@ func blocking(errs field.ErrorList) (bool, *field.Error) {
 type schemaWalk struct {
 	path []segment
 	errs field.ErrorList
+	enc  encoder
 }
 
 // segment is one step of a field path: a property name or a list index.
@@ -173,37 +208,69 @@ func (w *schemaWalk) walk(n *node, v any) {
 	}
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// checkShallow validates v against n's own constraints.
+// checkShallow validates v against n's own constraints. A value whose
+// part these constraints look at (shape) passed here before passes again.
 func (w *schemaWalk) checkShallow(n *node, v any) {
 	s := n.shallowSchema()
 	if s == nil {
 		return
 	}
 	key, scalar := scalarKey(v)
+	var shape valueHash
 	if scalar {
 		if _, ok := n.scalarsValid.Load(key); ok {
+			return
+		}
+	} else {
+		w.enc.reset()
+		n.shape(&w.enc, v)
+		shape = hashBytes(w.enc.buf)
+		if _, ok := n.shapesValid.Load(shape); ok {
 			return
 		}
 	}
 	res := validation.NewRatchetingSchemaValidator(s, nil, "", formats).Validate(v)
 	if res.IsValid() {
-		if scalar && scalarsRemembered.Add(1) <= maxRemembered {
+		switch {
+		case scalar && scalarsRemembered.Add(1) <= maxRemembered:
 			n.scalarsValid.Store(key, struct{}{})
+		case !scalar && shapesRemembered.Add(1) <= maxRemembered:
+			n.shapesValid.Store(shape, struct{}{})
 		}
 		return
 	}
 	// Again where v is, for the API server's messages, which name it.
 	errs := validation.ValidateCustomResource(nil, v, validation.NewRatchetingSchemaValidator(s, nil, w.pathString(), formats))
 	w.errs = append(w.errs, errs...)
+}
+
+// shape writes what n's own constraints look at in the list or map v:
+// its kind always; its keys for required, minProperties and
+// maxProperties; its length for minItems and maxItems; all of it for
+// enum, uniqueItems and the junctors, which see values whole.
+func (n *node) shape(e *encoder, v any) {
+	p := n.props
+	if p == nil || len(p.Enum) > 0 || p.UniqueItems || len(p.AllOf) > 0 || len(p.AnyOf) > 0 || len(p.OneOf) > 0 || p.Not != nil {
+		e.value(v)
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		e.buf = append(e.buf, 'm')
+		if len(p.Required) > 0 || p.MinProperties != nil || p.MaxProperties != nil {
+			e.uvarint(len(v))
+			for _, k := range sortedKeys(v) {
+				e.str(k)
+			}
+		}
+	case []any:
+		e.buf = append(e.buf, 'a')
+		if p.MinItems != nil || p.MaxItems != nil {
+			e.uvarint(len(v))
+		}
+	default:
+		e.value(v)
+	}
 }
 
 // pathString renders the walk's path as the schema validator names

@@ -15,6 +15,7 @@ type celWalk struct {
 	keyed  []bool // the segment is a map key (additionalProperties), not a field
 	budget int64
 	errs   field.ErrorList
+	enc    encoder
 }
 
 func (w *celWalk) walk(n *node, v any) {
@@ -65,7 +66,9 @@ func (w *celWalk) pop() {
 // evaluate runs n's rules on v, or takes their outcome from an earlier
 // evaluation of the same value at the same place.
 func (w *celWalk) evaluate(n *node, v any) {
-	h := hashValue(v)
+	w.enc.reset()
+	w.enc.observed(v, n.observation)
+	h := hashBytes(w.enc.buf)
 	if cost, ok := n.celPassed.Load(h); ok && cost.(int64) <= w.budget {
 		w.budget -= cost.(int64)
 		return

@@ -95,12 +95,22 @@ type crdVersion struct {
 	structural *structuralschema.Structural
 	root       *node
 	err        error
+	// Skeletons of structural (skeleton.go), nil when it has no such
+	// places.
+	defaults, lists, embedded *structuralschema.Structural
 }
 
 // compiled is v's schema, converted and checked as the API server does
 // when it starts serving a CRD, once.
 func (v *crdVersion) compiled() (*node, error) {
-	v.once.Do(func() { v.root, v.structural, v.err = compile(v.gvk, v.raw) })
+	v.once.Do(func() {
+		v.root, v.structural, v.err = compile(v.gvk, v.raw)
+		if v.err == nil {
+			v.defaults = skeleton(v.structural, hasDefault)
+			v.lists = skeleton(v.structural, hasListType)
+			v.embedded = skeleton(v.structural, isEmbedded)
+		}
+	})
 	return v.root, v.err
 }
 

@@ -36,14 +36,18 @@ type node struct {
 	shallowOnce sync.Once
 	shallow     *spec.Schema // props without the schemas of its children
 
-	celOnce sync.Once
-	cel     *cel.Validator
+	celOnce     sync.Once
+	cel         *cel.Validator
+	observation *observation // what the rules look at (observe.go)
 
 	rulesOnce sync.Once
 	rules     bool // n or a place below it has x-kubernetes-validations
 
 	// scalarsValid are the scalar values known to pass shallow.
 	scalarsValid sync.Map
+	// shapesValid are the shapes (see shape) of lists and maps known to
+	// pass shallow.
+	shapesValid sync.Map
 	// celPassed maps the hash of a value that passed this place's rules
 	// to the cost the rules took.
 	celPassed sync.Map
@@ -136,6 +140,7 @@ func (n *node) celValidator() *cel.Validator {
 		s := *n.bare
 		s.XValidations = n.st.XValidations
 		n.cel = cel.NewValidator(&s, n.resource, celconfig.PerCallLimit)
+		n.observation = observed(n.st)
 	})
 	return n.cel
 }

@@ -3,12 +3,16 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"testing"
 
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -28,10 +32,10 @@ func referenceAdmit(t testing.TB, obj map[string]any, gvk GVK) field.ErrorList {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := decode(obj, v.structural); len(errs) > 0 {
+	if errs := referenceDecode(obj, v.structural); len(errs) > 0 {
 		return errs
 	}
-	applyDefaults(obj, v.structural)
+	structuraldefaulting.Default(obj, v.structural)
 	sv, _, err := validation.NewSchemaValidator(root.props)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +50,26 @@ func referenceAdmit(t testing.TB, obj map[string]any, gvk GVK) field.ErrorList {
 	if cv != nil {
 		cerrs, _ := cv.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 		errs = append(errs, cerrs...)
+	}
+	return errs
+}
+
+// referenceDecode is decode with the whole schema in every walk.
+func referenceDecode(obj map[string]any, s *structuralschema.Structural) field.ErrorList {
+	_, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
+	}
+	unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+	ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, s, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+	unknown = append(unknown, paths...)
+	var errs field.ErrorList
+	for _, p := range unknown {
+		errs = append(errs, &field.Error{Type: ErrorTypeUnknownField, Field: p, Detail: fmt.Sprintf("unknown field %q", p)})
+	}
+	if ferr != nil {
+		errs = append(errs, ferr)
 	}
 	return errs
 }
