@@ -43,6 +43,9 @@ type kindSpec struct {
 	finish    func(metav1.Object)   // API server defaulting beyond the schema's (defaults_core.go)
 	// detach takes out the fields the Go type lacks (contour_extensions.go).
 	detach detachFunc
+	// crd is true for kinds a CustomResourceDefinition defines: the API
+	// server admits them with the CRD's schema (admit.go).
+	crd bool
 }
 
 const (
@@ -144,6 +147,7 @@ func kind(group, name, version string, older []string, newObj func() metav1.Obje
 			New:        newObj,
 		},
 		validName: anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain),
+		crd:       group == gatewayGroup || group == contourGroup,
 	}
 }
 
