@@ -2,17 +2,20 @@
 // dumps into typed Kubernetes objects, each remembering where it came from.
 //
 // It does what the API server would have done before Contour saw an object:
-// strict decoding, defaulting (namespace, generation, CRD defaults), the
-// schema validation Contour relies on, reading every served apiVersion of a
-// kind into one internal version, and mirroring core/v1 Endpoints into
-// EndpointSlices.
+// strict decoding, defaulting (namespace, generation, CRD defaults),
+// admission of custom resources against their CRDs with the API server's
+// own code (schema and CEL rules, package admission), reading every served
+// apiVersion of a kind into one internal version, and mirroring core/v1
+// Endpoints into EndpointSlices.
 //
 // The pipeline, one file per step: walk.go (paths to files), text.go (bytes,
 // BOM, line ends), yaml.go and json.go (text to yaml.Node documents, with
 // bounds.go refusing alias bombs and deep nesting), split.go (documents and
-// Lists to objects), classify.go and kinds.go (what each kind is), decode.go
-// with fields.go, scalar.go and rules.go (strict typed decoding with schema
-// defaults, defaults_*.go, and validation, validate_contour.go), meta.go
+// Lists to objects), classify.go and kinds.go (what each kind is), admit.go
+// and unstructured.go (custom resources through admission, with its
+// defaults put back), decode.go with fields.go, scalar.go and rules.go
+// (strict typed decoding, with the built-in kinds' coded defaults of
+// defaults_core.go), meta.go
 // (metadata), endpoints.go (Endpoints mirroring), order.go (duplicates and
 // output order).
 package loader
