@@ -187,12 +187,12 @@ func withDefaults(n *yaml.Node, v any) *yaml.Node {
 func mappingWithDefaults(n *yaml.Node, m map[string]any) *yaml.Node {
 	pairs := mappingPairs(n)
 	var content []*yaml.Node
-	seen := make(map[string]bool, len(pairs)/2)
+	given := 0 // keys of n that m has
 	for i := 0; i+1 < len(pairs); i += 2 {
 		k, val := resolveAlias(pairs[i]), pairs[i+1]
-		seen[k.Value] = true
 		c := val
 		if x, ok := m[k.Value]; ok {
+			given++
 			if isNull(resolveAlias(val)) && x != nil {
 				c = nodeOf(x, k.Line)
 			} else {
@@ -206,14 +206,16 @@ func mappingWithDefaults(n *yaml.Node, m map[string]any) *yaml.Node {
 			content = append(content, pairs[i], c)
 		}
 	}
-	var added []string
-	for k := range m {
-		if !seen[k] {
-			added = append(added, k)
-		}
+	if given == len(m) && content == nil {
+		return n // the common case: nothing defaulted here
 	}
-	if len(added) == 0 && content == nil {
-		return n
+	var added []string
+	if given < len(m) {
+		for k := range m {
+			if !hasKey(pairs, k) {
+				added = append(added, k)
+			}
+		}
 	}
 	if content == nil {
 		content = append(make([]*yaml.Node, 0, len(pairs)+2*len(added)), pairs...)
@@ -225,6 +227,15 @@ func mappingWithDefaults(n *yaml.Node, m map[string]any) *yaml.Node {
 	copied := *n
 	copied.Content = content
 	return &copied
+}
+
+func hasKey(pairs []*yaml.Node, key string) bool {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if resolveAlias(pairs[i]).Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeOf is a JSON value (a default) as a tree at line.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 )
 
@@ -186,7 +187,8 @@ func (w *schemaWalk) walk(n *node, v any) {
 		if n.fields == nil && n.additional == nil {
 			return
 		}
-		for _, k := range sortedKeys(v) {
+		// In map order: errors are sorted by where they are.
+		for k, x := range v {
 			c := n.fields[k]
 			if c == nil {
 				c = n.additional
@@ -195,7 +197,7 @@ func (w *schemaWalk) walk(n *node, v any) {
 				continue
 			}
 			w.path = append(w.path, segment{name: k, index: -1})
-			w.walk(c, v[k])
+			w.walk(c, x)
 			w.path = w.path[:len(w.path)-1]
 		}
 	case []any:
@@ -218,6 +220,17 @@ func (w *schemaWalk) checkShallow(n *node, v any) {
 	if s == nil {
 		return
 	}
+	if n.kindOnly {
+		// Only the value's JSON type counts here.
+		bit := kindBit(v)
+		if n.validKinds.Load()&bit != 0 {
+			return
+		}
+		if w.validate(s, v) {
+			n.validKinds.Or(bit)
+		}
+		return
+	}
 	key, scalar := scalarKey(v)
 	var shape valueHash
 	if scalar {
@@ -232,19 +245,48 @@ func (w *schemaWalk) checkShallow(n *node, v any) {
 			return
 		}
 	}
-	res := validation.NewRatchetingSchemaValidator(s, nil, "", formats).Validate(v)
-	if res.IsValid() {
-		switch {
-		case scalar && scalarsRemembered.Add(1) <= maxRemembered:
-			n.scalarsValid.Store(key, struct{}{})
-		case !scalar && shapesRemembered.Add(1) <= maxRemembered:
-			n.shapesValid.Store(shape, struct{}{})
-		}
+	if !w.validate(s, v) {
 		return
 	}
-	// Again where v is, for the API server's messages, which name it.
+	switch {
+	case scalar && scalarsRemembered.Add(1) <= maxRemembered:
+		n.scalarsValid.Store(key, struct{}{})
+	case !scalar && shapesRemembered.Add(1) <= maxRemembered:
+		n.shapesValid.Store(shape, struct{}{})
+	}
+}
+
+// validate runs the API server's schema validator on v with schema s,
+// and says whether v passed; if not, it validates again where v is, for
+// the API server's messages, which name the place.
+func (w *schemaWalk) validate(s *spec.Schema, v any) bool {
+	if validation.NewRatchetingSchemaValidator(s, nil, "", formats).Validate(v).IsValid() {
+		return true
+	}
 	errs := validation.ValidateCustomResource(nil, v, validation.NewRatchetingSchemaValidator(s, nil, w.pathString(), formats))
 	w.errs = append(w.errs, errs...)
+	return false
+}
+
+// kindBit is v's JSON type as a bit of node.validKinds.
+func kindBit(v any) uint32 {
+	switch v.(type) {
+	case nil:
+		return 1
+	case bool:
+		return 2
+	case string:
+		return 4
+	case int64:
+		return 8
+	case float64:
+		return 16
+	case []any:
+		return 32
+	case map[string]any:
+		return 64
+	}
+	return 0 // never remembered
 }
 
 // shape writes what n's own constraints look at in the list or map v:

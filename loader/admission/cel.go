@@ -28,7 +28,8 @@ func (w *celWalk) walk(n *node, v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		n.children()
-		for _, k := range sortedKeys(v) {
+		// In map order, as the API server's CEL validator goes.
+		for k, x := range v {
 			c, keyed := n.fields[k], false
 			if c == nil {
 				c, keyed = n.additional, true
@@ -37,7 +38,7 @@ func (w *celWalk) walk(n *node, v any) {
 				continue
 			}
 			w.push(segment{name: k, index: -1}, keyed)
-			w.walk(c, v[k])
+			w.walk(c, x)
 			w.pop()
 		}
 	case []any:

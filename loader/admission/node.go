@@ -2,6 +2,7 @@ package admission
 
 import (
 	"sync"
+	"sync/atomic"
 
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -35,6 +36,11 @@ type node struct {
 
 	shallowOnce sync.Once
 	shallow     *spec.Schema // props without the schemas of its children
+	// kindOnly says that shallow looks at nothing but a value's JSON
+	// type (and nullability), and validKinds are the types (kindBit)
+	// known to pass.
+	kindOnly   bool
+	validKinds atomic.Uint32
 
 	celOnce     sync.Once
 	cel         *cel.Validator
@@ -126,8 +132,20 @@ func (n *node) shallowSchema() *spec.Schema {
 			return
 		}
 		n.shallow = out
+		n.kindOnly = typeOnly(out)
 	})
 	return n.shallow
+}
+
+// typeOnly says whether the schema validator, given s, checks nothing but
+// a value's type: s has no constraint on values, lengths, keys or items.
+func typeOnly(s *spec.Schema) bool {
+	return len(s.Enum) == 0 && s.Pattern == "" && s.Format == "" &&
+		s.MinLength == nil && s.MaxLength == nil && s.Minimum == nil && s.Maximum == nil && s.MultipleOf == nil &&
+		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Not == nil &&
+		!s.UniqueItems && s.MinItems == nil && s.MaxItems == nil && s.Items == nil && s.AdditionalItems == nil &&
+		len(s.Required) == 0 && s.MinProperties == nil && s.MaxProperties == nil &&
+		len(s.Properties) == 0 && len(s.PatternProperties) == 0 && s.AdditionalProperties == nil && len(s.Dependencies) == 0
 }
 
 // celValidator is the CEL validator of n's own rules, nil when it has

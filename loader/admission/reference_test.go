@@ -43,15 +43,15 @@ func referenceAdmit(t testing.TB, obj map[string]any, gvk GVK) field.ErrorList {
 	errs := validation.ValidateCustomResource(nil, obj, sv)
 	errs = append(errs, schemaobjectmeta.Validate(context.Background(), nil, obj, v.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	cv := cel.NewValidator(v.structural, true, celconfig.PerCallLimit)
+	if cv == nil {
+		return errs
+	}
 	if blocked, err := blocking(errs); blocked {
 		return append(errs, err)
 	}
-	cv := cel.NewValidator(v.structural, true, celconfig.PerCallLimit)
-	if cv != nil {
-		cerrs, _ := cv.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
-		errs = append(errs, cerrs...)
-	}
-	return errs
+	cerrs, _ := cv.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	return append(errs, cerrs...)
 }
 
 // referenceDecode is decode with the whole schema in every walk.
