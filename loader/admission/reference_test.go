@@ -1,9 +1,12 @@
 package admission
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"testing"
 
@@ -36,14 +39,10 @@ func referenceAdmit(t testing.TB, obj map[string]any, gvk GVK) field.ErrorList {
 		return errs
 	}
 	structuraldefaulting.Default(obj, v.structural)
-	sv, _, err := validation.NewSchemaValidator(root.props)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sv, cv := referenceValidators(t, gvk, root)
 	errs := validation.ValidateCustomResource(nil, obj, sv)
 	errs = append(errs, schemaobjectmeta.Validate(context.Background(), nil, obj, v.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
-	cv := cel.NewValidator(v.structural, true, celconfig.PerCallLimit)
 	if cv == nil {
 		return errs
 	}
@@ -52,6 +51,28 @@ func referenceAdmit(t testing.TB, obj map[string]any, gvk GVK) field.ErrorList {
 	}
 	cerrs, _ := cv.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	return append(errs, cerrs...)
+}
+
+var refCache = map[GVK]struct {
+	sv validation.SchemaValidator
+	cv *cel.Validator
+}{}
+
+// referenceValidators are the whole-CRD validators of gvk, built once.
+func referenceValidators(t testing.TB, gvk GVK, root *node) (validation.SchemaValidator, *cel.Validator) {
+	if r, ok := refCache[gvk]; ok {
+		return r.sv, r.cv
+	}
+	sv, _, err := validation.NewSchemaValidator(root.props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := cel.NewValidator(root.st, true, celconfig.PerCallLimit)
+	refCache[gvk] = struct {
+		sv validation.SchemaValidator
+		cv *cel.Validator
+	}{sv, cv}
+	return sv, cv
 }
 
 // referenceDecode is decode with the whole schema in every walk.
@@ -107,4 +128,17 @@ func gvkOf(obj map[string]any) GVK {
 		}
 	}
 	return GVK{"", av, kind}
+}
+
+func embeddedJSON(t *testing.T) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(crdsGz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
