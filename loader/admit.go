@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -143,7 +145,7 @@ func nextSegment(path string) (seg, rest string) {
 }
 
 // withDefaults is n with the fields defaulting added to v (n's value)
-// added to it too, as nodes at the line of the mapping they go in. Nodes
+// added to it too. Nodes
 // are copied where they change, never edited: aliases may share them.
 func withDefaults(n *yaml.Node, v any) *yaml.Node {
 	n = resolveAlias(n)
@@ -270,6 +272,28 @@ func nodeOf(v any, line int) *yaml.Node {
 	return scalarNode("!!null", "null", line)
 }
 
-func scalarNode(tag, value string, line int) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value, Line: line}
+// scalarNode is a scalar of a default. The few there are (Service,
+// PathPrefix, 1...) are made once and shared by every tree they are added
+// to, never edited, and have no line: a default has none of its own.
+func scalarNode(tag, value string, _ int) *yaml.Node {
+	k := scalarKey{tag, value}
+	if n, ok := defaultScalars.Load(k); ok {
+		return n.(*yaml.Node)
+	}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value}
+	if defaultScalarCount.Add(1) <= maxDefaultScalars {
+		defaultScalars.Store(k, n)
+	}
+	return n
 }
+
+type scalarKey struct{ tag, value string }
+
+// maxDefaultScalars bounds the scalars kept: CRDs have a few dozen
+// defaults.
+const maxDefaultScalars = 4096
+
+var (
+	defaultScalars     sync.Map
+	defaultScalarCount atomic.Int64
+)

@@ -78,7 +78,9 @@ func decode(obj map[string]any, v *crdVersion) field.ErrorList {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
 	}
 	unknown = append(unknown, metaUnknown...)
-	unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	if !prunesNothing(obj, v.root, true) {
+		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	}
 	if hasNull(obj) {
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
 	}
@@ -142,7 +144,7 @@ func validateSchema(obj map[string]any, root *node, v *crdVersion) field.ErrorLi
 	if v.embedded != nil {
 		errs = append(errs, schemaobjectmeta.Validate(context.Background(), nil, obj, v.embedded, false)...)
 	}
-	if v.lists != nil {
+	if v.lists != nil && !listsUnique(obj, root) {
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.lists, obj)...)
 	}
 	return errs

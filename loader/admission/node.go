@@ -48,6 +48,8 @@ type node struct {
 
 	rulesOnce sync.Once
 	rules     bool // n or a place below it has x-kubernetes-validations
+	listsOnce sync.Once
+	lists     bool // n or a place below it has an x-kubernetes-list-type
 
 	// scalarsValid are the scalar values known to pass shallow.
 	scalarsValid sync.Map
