@@ -23,9 +23,9 @@ var formats = strfmt.Default
 
 // Admit does to obj, the content of one object of gvk as written (status
 // left out), what the API server does on create, in the order
-// apiextensions' customresource registry does it: decode (unknown fields
-// are errors, as kubectl's default Strict field validation makes them),
-// prune, default, validate against the OpenAPI schema (with list-map keys
+// apiextensions' customresource registry does it: decode, prune (unknown
+// fields are errors, as kubectl's default Strict field validation makes
+// them), default, validate against the OpenAPI schema (with list-map keys
 // and embedded objects' metadata), and validate the CEL rules. obj is
 // defaulted in place. The errors are the API server's, with their field
 // paths; a schema the embedded CRDs lack is an error too.
@@ -39,6 +39,7 @@ func Admit(obj map[string]any, gvk GVK) field.ErrorList {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
 	errs := decode(obj, v)
+	errs = append(errs, prune(obj, v)...)
 	if len(errs) > 0 {
 		return errs
 	}
@@ -65,24 +66,28 @@ func lookup(gvk GVK) (*crdVersion, error) {
 	return v, nil
 }
 
-// decode is what the API server's decoder adds to JSON decoding for a
-// custom resource: unknown fields of metadata and of the schema are
-// pruned and, with Strict field validation, reported as `unknown field
-// "spec.x"`; nulls the schema does not allow (and that have no default)
-// are dropped; embedded objects' metadata is coerced.
+// decode is the first thing the API server's decoder adds to JSON
+// decoding for a custom resource: the unknown fields of its metadata are
+// reported, as kubectl's default Strict field validation has them
+// reported (`unknown field "metadata.x"`).
 func decode(obj map[string]any, v *crdVersion) field.ErrorList {
-	s := v.structural
-	var unknown []string
-	_, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	_, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
 	}
-	unknown = append(unknown, metaUnknown...)
+	return unknownFields(unknown)
+}
+
+// prune is the rest: the fields the schema does not know are removed and
+// reported (`unknown field "spec.x"`), so are the nulls it does not allow
+// that have no default, and embedded objects' metadata is coerced.
+func prune(obj map[string]any, v *crdVersion) field.ErrorList {
+	var unknown []string
 	if !prunesNothing(obj, v.root, true) {
-		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+		unknown = structuralpruning.PruneWithOptions(obj, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	}
 	if hasNull(obj) {
-		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.structural)
 	}
 	var ferr *field.Error
 	if v.embedded != nil {
@@ -90,12 +95,17 @@ func decode(obj map[string]any, v *crdVersion) field.ErrorList {
 		ferr, paths = schemaobjectmeta.CoerceWithOptions(nil, obj, v.embedded, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
 		unknown = append(unknown, paths...)
 	}
-	var errs field.ErrorList
-	for _, p := range unknown {
-		errs = append(errs, &field.Error{Type: ErrorTypeUnknownField, Field: p, Detail: fmt.Sprintf("unknown field %q", p)})
-	}
+	errs := unknownFields(unknown)
 	if ferr != nil {
 		errs = append(errs, ferr)
+	}
+	return errs
+}
+
+func unknownFields(paths []string) field.ErrorList {
+	var errs field.ErrorList
+	for _, p := range paths {
+		errs = append(errs, &field.Error{Type: ErrorTypeUnknownField, Field: p, Detail: fmt.Sprintf("unknown field %q", p)})
 	}
 	return errs
 }

@@ -45,6 +45,7 @@ func admitTimed(obj map[string]any, phases *[4]time.Duration) {
 	root, _ := v.compiled()
 	t0 := time.Now()
 	decode(obj, v)
+	prune(obj, v)
 	t1 := time.Now()
 	applyDefaults(obj, v)
 	t2 := time.Now()
