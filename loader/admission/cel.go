@@ -106,21 +106,25 @@ func (w *celWalk) fieldPath() *field.Path {
 
 // hasRules says whether n or a place below it has rules.
 func (n *node) hasRules() bool {
-	n.rulesOnce.Do(func() { n.rules = subtreeHasRules(n.st) })
+	n.rulesOnce.Do(func() { n.rules = subtreeHas(n.st, hasRules) })
 	return n.rules
 }
 
-func subtreeHasRules(s *structuralschema.Structural) bool {
+func hasRules(s *structuralschema.Structural) bool { return len(s.XValidations) > 0 }
+
+// subtreeHas says whether s or a place below it is one keep wants.
+func subtreeHas(s *structuralschema.Structural, keep func(*structuralschema.Structural) bool) bool {
 	if s == nil {
 		return false
 	}
-	if len(s.XValidations) > 0 || subtreeHasRules(s.Items) {
+	if keep(s) || subtreeHas(s.Items, keep) {
 		return true
 	}
-	for _, p := range s.Properties {
-		if subtreeHasRules(&p) {
+	for k := range s.Properties {
+		p := s.Properties[k]
+		if subtreeHas(&p, keep) {
 			return true
 		}
 	}
-	return s.AdditionalProperties != nil && subtreeHasRules(s.AdditionalProperties.Structural)
+	return s.AdditionalProperties != nil && subtreeHas(s.AdditionalProperties.Structural, keep)
 }

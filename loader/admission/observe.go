@@ -2,6 +2,7 @@ package admission
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/common/ast"
@@ -77,7 +78,7 @@ type place struct {
 // observed is what the rules of schema node s look at in its values.
 func observed(s *structuralschema.Structural) *observation {
 	root := &observation{}
-	p, err := parser.NewParser(parser.Macros(parser.AllMacros...), parser.EnableOptionalSyntax(true))
+	p, err := celParser()
 	if err != nil {
 		return &observation{whole: true}
 	}
@@ -95,6 +96,12 @@ func observed(s *structuralschema.Structural) *observation {
 	root.finish()
 	return root
 }
+
+// celParser parses as the API server's CEL environment does, with the
+// standard macros and optional syntax; made once.
+var celParser = sync.OnceValues(func() (*parser.Parser, error) {
+	return parser.NewParser(parser.Macros(parser.AllMacros...), parser.EnableOptionalSyntax(true))
+})
 
 // analysis follows one expression.
 type analysis struct {

@@ -124,6 +124,6 @@ func listsUnique(x any, n *node) bool {
 // hasListTypes says whether n or a place below it has an
 // x-kubernetes-list-type.
 func (n *node) hasListTypes() bool {
-	n.listsOnce.Do(func() { n.lists = skeleton(n.st, hasListType) != nil })
+	n.listsOnce.Do(func() { n.lists = subtreeHas(n.st, hasListType) })
 	return n.lists
 }
