@@ -27,7 +27,8 @@ test:
 run:
 	$(GO) run ./cmd/contourc render ./examples
 
-# Go benchmarks (BenchmarkPhases: load, translate, render per phase), then
+# Go benchmarks (BenchmarkPhases: load, translate, render per phase;
+# BenchmarkAdmit: admission's steps per object), then
 # the whole process on scalegen corpora of 1,000, 5,000 and 20,000
 # HTTPProxies and HTTPRoutes (bench/scale.sh), then serve's latency.
 bench: build
