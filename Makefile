@@ -33,7 +33,7 @@ run:
 # Go benchmarks (BenchmarkPhases: load, translate, render per phase;
 # BenchmarkInclude*: include chains 1,000 and 5,000 deep and a cycle of
 # 10,000, which must stay linear; BenchmarkClientMemory: serve's memory per
-# xDS client), then
+# xDS client; BenchmarkAdmit: admission's steps per object), then
 # the whole process on scalegen corpora of 1,000, 5,000 and 20,000
 # HTTPProxies and HTTPRoutes (bench/scale.sh), then serve's latency.
 bench: build

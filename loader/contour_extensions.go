@@ -115,14 +115,6 @@ type jwtProviderExtensions struct {
 	LocalJWKS *LocalJWKS `json:"localJWKS"`
 }
 
-func init() {
-	requireFields(LocalJWKS{}, "secretName", "key")
-	checkField(LocalJWKS{}, "secretName", nonEmpty())
-	checkField(LocalJWKS{}, "key", nonEmpty())
-	defaultField(AuthorizationExtensions{}, "serviceType", AuthorizationGRPC)
-	checkField(AuthorizationExtensions{}, "serviceType", oneOf(AuthorizationHTTP, AuthorizationGRPC))
-}
-
 // detachFunc takes the extension fields out of an object's mapping: the
 // mapping without them, their values (nil when there are none) and the
 // problems decoding them.

@@ -188,13 +188,13 @@ func TestExtensionErrors(t *testing.T) {
 		{"unknown field inside localJWKS", "    jwtProviders:\n    - name: a\n      localJWKS:\n        secretName: s\n        key: k\n        namespace: other\n",
 			12, `unknown field "spec.virtualhost.jwtProviders[0].localJWKS.namespace"`},
 		{"localJWKS without key", "    jwtProviders:\n    - name: a\n    - name: b\n      localJWKS:\n        secretName: s\n",
-			11, `required field "spec.virtualhost.jwtProviders[1].localJWKS.key" is missing`},
+			10, `spec.virtualhost.jwtProviders[1].localJWKS.key: Required value`},
 		{"localJWKS with an empty secret name", "    jwtProviders:\n    - name: a\n      localJWKS: {secretName: '', key: k}\n",
-			9, `spec.virtualhost.jwtProviders[0].localJWKS.secretName: must not be empty`},
+			9, `spec.virtualhost.jwtProviders[0].localJWKS.secretName: Invalid value: "": spec.virtualhost.jwtProviders[0].localJWKS.secretName in body should be at least 1 chars long`},
 		{"localJWKS twice", "    jwtProviders:\n    - name: a\n      localJWKS: {secretName: s, key: k}\n      localJWKS: {secretName: s, key: k}\n",
 			10, `duplicate field "spec.virtualhost.jwtProviders[0].localJWKS"`},
 		{"unknown serviceType", "    authorization:\n      extensionRef: {name: authz}\n      serviceType: rest\n",
-			9, `spec.virtualhost.authorization.serviceType: unsupported value "rest": must be one of "http", "grpc"`},
+			9, `spec.virtualhost.authorization.serviceType: Unsupported value: "rest": supported values: "http", "grpc"`},
 		{"unknown field next to serviceType", "    authorization:\n      serviceType: http\n      failClosed: true\n",
 			9, `unknown field "spec.virtualhost.authorization.failClosed"`},
 		{"unknown field in httpSettings", "    authorization:\n      serviceType: http\n      httpSettings:\n        allowedHeaders: [{exact: x}]\n",
@@ -202,7 +202,7 @@ func TestExtensionErrors(t *testing.T) {
 		{"regex matcher", "    authorization:\n      serviceType: http\n      httpSettings:\n        allowedUpstreamHeaders:\n        - regex: x-.*\n",
 			11, `unknown field "spec.virtualhost.authorization.httpSettings.allowedUpstreamHeaders[0].regex"`},
 		{"wrong type in httpSettings", "    authorization:\n      serviceType: http\n      httpSettings: {pathPrefix: [a]}\n",
-			9, `spec.virtualhost.authorization.httpSettings.pathPrefix: expected a string, got a list`},
+			9, `spec.virtualhost.authorization.httpSettings.pathPrefix: Invalid value: "array": spec.virtualhost.authorization.httpSettings.pathPrefix in body must be of type string: "array"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

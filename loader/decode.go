@@ -25,7 +25,7 @@ type fieldError struct {
 // decoder decodes yaml.Node trees into typed API structs the way the API
 // server's strict decoding does: unknown and duplicate fields are errors,
 // as are values of the wrong JSON type (a number where a string belongs);
-// schema defaults are filled in and schema validation is run (see
+// the API server's coded defaults of built-in kinds are filled in (see
 // rules.go). Working on nodes rather than on a generic map means every
 // error knows its line.
 type decoder struct {
@@ -86,9 +86,6 @@ func (d *decoder) decodePlanned(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	default:
 		d.decodeScalar(n, v)
 	}
-	if plan.checks != nil {
-		d.check(n, v, plan.checks)
-	}
 }
 
 // fieldsSeen tracks the fields of one mapping while it is decoded.
@@ -145,9 +142,6 @@ func (d *decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *structInfo
 	fv := fieldValue(v, f.index)
 	d.path = append(d.path, f.name)
 	d.decodePlanned(val, fv, f.typePlan())
-	if f.rule != nil && f.rule.checks != nil {
-		d.check(val, fv, f.rule.checks)
-	}
 	d.path = d.path[:len(d.path)-1]
 }
 
@@ -368,17 +362,6 @@ func mergeSources(val *yaml.Node) []*yaml.Node {
 		}
 	}
 	return out
-}
-
-// check runs validation on a decoded value.
-func (d *decoder) check(n *yaml.Node, v reflect.Value, checks []check) {
-	if msg := runChecks(v, checks); msg != "" {
-		sep := ": "
-		if strings.HasPrefix(msg, "[") {
-			sep = ""
-		}
-		d.errorf(n.Line, "%s%s%s", d.pathString(), sep, msg)
-	}
 }
 
 func (d *decoder) wrongType(n *yaml.Node, want string) {

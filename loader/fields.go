@@ -14,7 +14,6 @@ import (
 type typePlan struct {
 	viaJSON bool        // the type has its own UnmarshalJSON (Time, IntOrString, Quantity...)
 	fields  *structInfo // for structs
-	checks  []check     // validation attached to the type itself (see checkType)
 	// elem is, for a slice or map, the plan of its values (pointers
 	// taken away), looked up on first use: a lookup for every list and
 	// map decoded was 2% of loading HTTPRoutes.
@@ -139,7 +138,6 @@ func planFor(t reflect.Type) *typePlan {
 	}
 	p := &typePlan{
 		viaJSON: reflect.PointerTo(t).Implements(jsonUnmarshaler),
-		checks:  typeChecks[t],
 	}
 	if t.Kind() == reflect.Struct && !p.viaJSON {
 		p.fields = buildStructInfo(t)

@@ -48,6 +48,9 @@ type kindSpec struct {
 	validate func(metav1.Object) field.ErrorList
 	// detach takes out the fields the Go type lacks (contour_extensions.go).
 	detach detachFunc
+	// crd is true for kinds a CustomResourceDefinition defines: the API
+	// server admits them with the CRD's schema (admit.go).
+	crd bool
 }
 
 const (
@@ -149,6 +152,7 @@ func kind(group, name, version string, older []string, newObj func() metav1.Obje
 			New:        newObj,
 		},
 		validName: subdomainName,
+		crd:       group == gatewayGroup || group == contourGroup,
 	}
 }
 

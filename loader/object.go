@@ -2,10 +2,11 @@
 // dumps into typed Kubernetes objects, each remembering where it came from.
 //
 // It does what the API server would have done before Contour saw an object:
-// strict decoding, defaulting (namespace, generation, CRD defaults), the
-// schema validation Contour relies on, reading every served apiVersion of a
-// kind into one internal version, and mirroring core/v1 Endpoints into
-// EndpointSlices.
+// strict decoding, defaulting (namespace, generation, CRD defaults),
+// admission of custom resources against their CRDs with the API server's
+// own code (schema and CEL rules, package admission), reading every served
+// apiVersion of a kind into one internal version, and mirroring core/v1
+// Endpoints into EndpointSlices.
 //
 // The pipeline, one file per step: walk.go (paths to files, leaving out
 // what walkfilter.go says: Helm charts, --exclude), text.go (bytes, BOM,
@@ -13,12 +14,13 @@
 // bounds.go refusing alias bombs and deep nesting), split.go (documents and
 // Lists to objects), classify.go, kinds.go and kinds_other.go (what each
 // kind is; unserved kinds and versions of the read groups refused),
-// decode.go with fields.go, scalar.go and rules.go (strict typed decoding
-// with schema defaults, defaults_*.go, and validation, validate_contour.go),
-// meta.go and validate_{ingress,service,endpoints,secret}.go (the API
-// server's metadata and built-in kind rules, placed by fieldline.go),
-// secret_types.go (the Secret types not kept), endpoints.go (Endpoints
-// mirroring), order.go (duplicates and output order). Around it:
+// admit.go and unstructured.go (custom resources through admission, with
+// its defaults put back), decode.go with fields.go, scalar.go and rules.go
+// (strict typed decoding, with the built-in kinds' coded defaults of
+// defaults_core.go), meta.go and validate_{ingress,service,endpoints,
+// secret}.go (the API server's metadata and built-in kind rules, placed by
+// fieldline.go), secret_types.go (the Secret types not kept), endpoints.go
+// (Endpoints mirroring), order.go (duplicates and output order). Around it:
 // notmanifest.go skips files that are not manifests (skipped.go),
 // namespace.go places -n's namespace.
 package loader

@@ -12,6 +12,12 @@ import (
 func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	obj := spec.New()
 	node := withoutStatus(raw.node)
+	if spec.crd {
+		var errs []error
+		if node, errs = admit(raw, node, spec); errs != nil {
+			return Object{}, errs
+		}
+	}
 	var ext *Extensions
 	var extErrs []fieldError
 	if spec.detach != nil {

@@ -2,8 +2,6 @@ package loader
 
 import (
 	"reflect"
-	"regexp"
-	"strconv"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -62,41 +60,6 @@ func TestKindsTable(t *testing.T) {
 		if name := reflect.TypeOf(obj).Elem().Name(); name != k.Kind {
 			t.Errorf("%s: New makes a %s", k.Kind, name)
 		}
-	}
-}
-
-// Rules compile their patterns on first use; every one must compile.
-func TestRulePatternsCompile(t *testing.T) {
-	if len(patterns) == 0 {
-		t.Fatal("no pattern rules registered")
-	}
-	for _, p := range patterns {
-		if _, err := regexp.Compile(p); err != nil {
-			t.Errorf("pattern %q: %v", p, err)
-		}
-	}
-}
-
-// A matcher answers as its regular expression does, from memory the
-// second time, and remembers a bounded number of values.
-func TestMatcherRemembersBoundedly(t *testing.T) {
-	re := regexp.MustCompile(timeoutPattern)
-	m := &matcher{re: func() *regexp.Regexp { return re }}
-	for range 2 {
-		for _, v := range []string{"30s", "1h5m", "infinity", "5", "-1s", ""} {
-			if got, want := m.match(v), re.MatchString(v); got != want {
-				t.Errorf("match(%q) = %v, want %v", v, got, want)
-			}
-		}
-	}
-	if len(m.seen) != 6 {
-		t.Errorf("remembers %d values, want the 6 asked about", len(m.seen))
-	}
-	for i := range maxRemembered + 10 {
-		m.match(strconv.Itoa(i) + "s")
-	}
-	if len(m.seen) != maxRemembered {
-		t.Errorf("remembers %d values, want at most %d", len(m.seen), maxRemembered)
 	}
 }
 

@@ -99,9 +99,9 @@ spec:
 		case 3:
 			rule = "{filters: [{type: RequestRedirect, requestRedirect: {scheme: https}}, {type: RequestMirror, requestMirror: {backendRef: {name: gone, port: 80}}}]}"
 		case 4:
-			rule = "{matches: [{path: {type: PathPrefix, value: //bad}}, {headers: [{name: x, value: y}]}], timeouts: {request: 1s}, backendRefs: [{name: web, port: 80}]}"
+			rule = "{matches: [{path: {type: PathPrefix, value: /bad}}, {headers: [{name: x, value: \"y\"}]}], timeouts: {request: 1s}, backendRefs: [{name: web, port: 80}]}"
 		case 5:
-			rule = "{timeouts: {request: 1s, backendRequest: 2s}, backendRefs: [{name: web, port: 80}]}"
+			rule = "{timeouts: {request: 2s, backendRequest: 1s}, backendRefs: [{name: web, port: 80}]}"
 		}
 		fmt.Fprintf(&b, `---
 apiVersion: gateway.networking.k8s.io/v1
