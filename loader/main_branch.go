@@ -76,7 +76,9 @@ func keyAt(n *yaml.Node, path ...string) *yaml.Node {
 func (d *detacher) takenMainBranchFields(taken *yaml.Node, path string) {
 	for i := 0; i+1 < len(taken.Content); i += 2 {
 		k := resolveAlias(taken.Content[i])
-		if isNull(resolveAlias(taken.Content[i+1])) {
+		// A key without a line was added by the CRD's defaulting
+		// (admit.go), not written: no use of the field to warn about.
+		if k.Line == 0 || isNull(resolveAlias(taken.Content[i+1])) {
 			continue
 		}
 		d.extensions().MainBranchFields = append(d.extensions().MainBranchFields,

@@ -16,15 +16,15 @@ func TestNamespaceFlag(t *testing.T) {
 		err        string // or the error
 	}{
 		{name: "none given", ns: "apps", want: "apps",
-			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata:\n  name: web\n"},
+			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata:\n  name: web\nspec: {}\n"},
 		{name: "no -n", ns: "", want: "default",
-			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata:\n  name: web\n"},
+			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata:\n  name: web\nspec: {}\n"},
 		{name: "the same", ns: "apps", want: "apps",
 			text: "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  ports: [{port: 80}]\n"},
 		{name: "empty", ns: "apps", want: "apps",
 			text: "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: \"\"\nspec:\n  ports: [{port: 80}]\n"},
 		{name: "no metadata", ns: "apps", err: "<stdin>:1: HTTPProxy: metadata.name: Required value: name or generateName is required",
-			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\n"},
+			text: "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nspec: {}\n"},
 		{name: "cluster-scoped", ns: "apps", want: "",
 			text: "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: contour\nspec:\n  controllerName: projectcontour.io/gateway-controller\n"},
 		{name: "a Namespace", ns: "apps", want: "",

@@ -53,12 +53,12 @@ func TestSubstitute(t *testing.T) {
 		{name: "newlines taken out of values", vars: map[string]string{"CLUSTER_DOMAIN": "example\n.com"}, fqdn: "web.example.com", resp: "30s"},
 		{name: "escaped", vars: map[string]string{"CLUSTER_DOMAIN": "example.com"},
 			text: strings.Replace(proxyWithVariables, `"${WEB_TIMEOUT:=30s}"`, `"$${WEB_TIMEOUT}"`, 1), fqdn: "web.example.com",
-			err: `invalid value "${WEB_TIMEOUT}"`},
+			err: `Invalid value: "${WEB_TIMEOUT}"`},
 		{name: "disabled by annotation", vars: map[string]string{"CLUSTER_DOMAIN": "example.com"},
 			text: strings.Replace(proxyWithVariables, "  namespace: apps\n", "  namespace: apps\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\n", 1),
-			err:  `fqdn: invalid value "web.${CLUSTER_DOMAIN}"`},
+			err:  `fqdn: Invalid value: "web.${CLUSTER_DOMAIN}"`},
 		{name: "no variables: nothing substituted, the hint", vars: nil,
-			err: `<stdin>:8: HTTPProxy apps/web: spec.virtualhost.fqdn: invalid value "web.${CLUSTER_DOMAIN}"`},
+			err: `<stdin>:8: HTTPProxy apps/web: spec.virtualhost.fqdn: Invalid value: "web.${CLUSTER_DOMAIN}"`},
 		{name: "a variable not given", vars: map[string]string{"OTHER": "x"},
 			err: `hint: ${CLUSTER_DOMAIN} is a Flux variable with no value given (Flux substitutes an empty string); pass --substitute CLUSTER_DOMAIN=...`},
 		{name: "bad syntax", vars: map[string]string{"A": "x"}, text: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: ${A\n",
@@ -104,7 +104,7 @@ func TestSubstituteHints(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		"<stdin>:8: HTTPProxy apps/web: spec.virtualhost.fqdn: invalid value \"web.${CLUSTER_DOMAIN}\"",
+		"<stdin>:8: HTTPProxy apps/web: spec.virtualhost.fqdn: Invalid value: \"web.${CLUSTER_DOMAIN}\"",
 		"; hint: ${CLUSTER_DOMAIN} is a Flux variable; pass --substitute CLUSTER_DOMAIN=...",
 		"<stdin>:14: HTTPProxy apps/web: spec.routes[0].timeoutPolicy.response",
 		"; hint: ${WEB_TIMEOUT} is a Flux variable; pass --substitute WEB_TIMEOUT=...",
