@@ -19,9 +19,13 @@ const DefaultMaxInputSize = 1 << 30
 // checkInputSize refuses, before anything is read, files whose sizes
 // together exceed limit, naming the first file (in the order they are
 // read) that takes the total over it: the same one whatever the order the
-// files are read in. Standard input and pipes are counted as they are read.
-func checkInputSize(files []string, limit int64) error {
+// files are read in. Otherwise it returns the budget of the Load, with
+// those sizes set aside: standard input and pipes are counted against
+// what is left as they are read, so that when one takes the total over
+// the limit, it is the one named, whatever order the reads end in.
+func checkInputSize(files []string, limit int64) (*inputBudget, error) {
 	var total int64
+	reserved := map[string]int64{}
 	for _, f := range files {
 		if f == stdinPath {
 			continue
@@ -35,30 +39,37 @@ func checkInputSize(files []string, limit int64) error {
 			if info.Size() > limit {
 				msg = fmt.Sprintf("larger than the %s input limit (--max-input-size)", FormatSize(limit))
 			}
-			return &Error{Source: Source{File: f}, Msg: msg}
+			return nil, &Error{Source: Source{File: f}, Msg: msg}
 		}
+		reserved[f] = info.Size()
 	}
-	return nil
+	b := &inputBudget{reserved: reserved}
+	b.left.Store(limit - total)
+	return b, nil
 }
 
-// inputBudget is what is left of a Load's input limit, taken from as the
-// files are read, on every CPU at once.
-type inputBudget struct{ left atomic.Int64 }
-
-func newInputBudget(limit int64) *inputBudget {
-	b := &inputBudget{}
-	b.left.Store(limit)
-	return b
+// inputBudget is what is left of a Load's input limit once the regular
+// files' sizes are set aside, taken from as the other input is read, on
+// every CPU at once.
+type inputBudget struct {
+	left atomic.Int64
+	// reserved are the sizes of the regular files, set aside before
+	// reading; read-only once the reads start.
+	reserved map[string]int64
 }
 
-// take takes n bytes from the budget, reporting whether there were that
-// many left. A nil budget has no limit (a Load of one file, for the
-// configuration file).
-func (b *inputBudget) take(n int64) bool {
+// take takes from the budget what path's n bytes exceed the size set
+// aside for it (all of them for stdin and pipes), reporting whether there
+// was that much left. A nil budget has no limit (a Load of one file, for
+// the configuration file).
+func (b *inputBudget) take(path string, n int64) bool {
 	if b == nil {
 		return true
 	}
-	return b.left.Add(-n) >= 0
+	if extra := n - b.reserved[path]; extra > 0 {
+		return b.left.Add(-extra) >= 0
+	}
+	return true
 }
 
 // ParseSize parses a size such as 1Gi, 512Mi, 100M or 1000000 (bytes), as

@@ -77,10 +77,11 @@ func (o Options) limits() limits {
 func Load(paths []string, opts Options) (*Result, error) {
 	filter := &walkFilter{exclude: opts.Exclude}
 	files, named, errs := expandPaths(paths, filter)
-	if err := checkInputSize(files, opts.maxInputSize()); err != nil {
+	budget, err := checkInputSize(files, opts.maxInputSize())
+	if err != nil {
 		return nil, errors.Join(append(errs, err)...)
 	}
-	opts.budget = newInputBudget(opts.maxInputSize())
+	opts.budget = budget
 	opts.Cache.begin()
 	defer opts.Cache.end()
 	kz := planKustomizations(paths, files, opts)

@@ -40,7 +40,7 @@ func readInput(path string, named bool, opts Options) (string, []byte, error) {
 	if int64(len(data)) > limit {
 		return name, nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("larger than the %s input limit (--max-input-size)", FormatSize(limit))}
 	}
-	if !opts.budget.take(int64(len(data))) {
+	if !opts.budget.take(path, int64(len(data))) {
 		return name, nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("with the other input, larger than the %s input limit (--max-input-size)", FormatSize(limit))}
 	}
 	return name, data, nil
