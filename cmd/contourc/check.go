@@ -32,7 +32,7 @@ type checkOptions struct {
 func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	o := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check [flags] PATH...",
+		Use:   "check [flags] [PATH...]",
 		Short: "Print the status Contour would write on each object",
 		Long: "Read manifests like render does and print the status Contour would write on each\n" +
 			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects).\n" +
@@ -42,8 +42,11 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Example: "  contourc check ./manifests\n" +
 			"  contourc check -o json ./manifests\n" +
 			"  contourc check -o github --fail-on warning ./manifests",
-		Args: requirePaths,
-		RunE: func(_ *cobra.Command, paths []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths, err := o.input.pathsOrConfig(cmd, args)
+			if err != nil {
+				return err
+			}
 			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
 		},
 	}
