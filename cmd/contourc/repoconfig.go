@@ -78,15 +78,28 @@ type repoSetting struct {
 // configFlag is what the file knows of a flag of some command.
 type configFlag struct {
 	name  string
+	usage string
+	typ   string // the flag's value type: bool, int, stringArray...
 	bool  bool
 	slice bool
 	path  bool
+	// pairs is set for flags of NAME=VALUE items, which a mapping may give.
+	pairs bool
+	// negate is set for the key of a --no- flag, which sets it the other
+	// way round: standIns: false is --no-stand-ins.
+	negate bool
+	// commands take the flag, for the schema's descriptions.
+	commands []string
 }
 
-// configFlags are the flags of every command that reads the file, by the
-// key that sets them: the camelCase of their long name.
-func configFlags(root *cobra.Command) map[string]configFlag {
-	out := map[string]configFlag{}
+// configKeys are the keys of the file, by their path (gateway,
+// contour.gateway, assume.secrets), and the flags they set: each flag of a
+// command that reads the file, by the camelCase of its long name, at the
+// top or in the contour: section; the key of a boolean --no-x flag is x;
+// assume: holds --assume-secret and --assume-service as secrets and
+// services. paths is the one key that sets no flag.
+func configKeys(root *cobra.Command) map[string]configFlag {
+	flags := map[string]configFlag{}
 	for _, c := range root.Commands() {
 		if _, ok := readsConfig(c); !ok {
 			continue
@@ -95,11 +108,34 @@ func configFlags(root *cobra.Command) map[string]configFlag {
 			if f.Hidden || notConfigFlags[f.Name] {
 				return
 			}
-			_, slice := f.Value.(pflag.SliceValue)
-			out[camelCase(f.Name)] = configFlag{name: f.Name, bool: f.Value.Type() == "bool", slice: slice, path: isPathFlag(f)}
+			cf, ok := flags[f.Name]
+			if !ok {
+				_, slice := f.Value.(pflag.SliceValue)
+				varname, usage := pflag.UnquoteUsage(f)
+				cf = configFlag{name: f.Name, usage: usage, typ: f.Value.Type(), bool: f.Value.Type() == "bool",
+					slice: slice, path: isPathFlag(f), pairs: strings.Contains(varname, "=")}
+			}
+			cf.commands = append(cf.commands, c.Name())
+			flags[f.Name] = cf
 		})
 	}
-	return out
+	keys := map[string]configFlag{}
+	for name, f := range flags {
+		key := camelCase(name)
+		if rest, ok := strings.CutPrefix(name, "no-"); ok && f.bool {
+			if _, positive := flags[rest]; !positive {
+				key, f.negate = camelCase(rest), true
+			}
+		}
+		keys[key] = f
+		keys["contour."+key] = f
+	}
+	for sub, name := range assumeKeys {
+		if f, ok := flags[name]; ok {
+			keys["assume."+sub] = f
+		}
+	}
+	return keys
 }
 
 // readsConfig reports whether c reads the repository config file.
@@ -215,7 +251,7 @@ func applyRepoConfig(cmd *cobra.Command, args []string, verbose bool, errOut io.
 			file = rel
 		}
 	}
-	cfg, err := readRepoConfig(file, configFlags(cmd.Root()))
+	cfg, err := readRepoConfig(file, configKeys(cmd.Root()))
 	if err != nil {
 		return failure(err)
 	}
@@ -276,18 +312,11 @@ func (p *configParser) top(n *yaml.Node) {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
 		case "assume":
-			p.section(key, v, func(sub string, k, v *yaml.Node) {
-				flag, ok := assumeKeys[sub]
-				if !ok {
-					p.errorf(k.Line, "unknown field %q", key+"."+sub)
-					return
-				}
-				p.flagKey(key+"."+sub, k, v, camelCase(flag))
-			})
+			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		case "contour":
-			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v, sub) })
+			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:
-			p.flagKey(key, k, v, key)
+			p.flagKey(key, k, v)
 		}
 	})
 }
@@ -326,19 +355,12 @@ func (p *configParser) section(key string, v *yaml.Node, fn func(sub string, k, 
 	p.eachKey(v, key, fn)
 }
 
-// flagKey reads the key that sets the flag of camel (the key's own name,
-// or the flag the assume: section gives it). A boolean key may also be a
-// --no- flag the other way round: standIns: false is --no-stand-ins.
-func (p *configParser) flagKey(key string, k, v *yaml.Node, camel string) {
-	f, ok := p.known[camel]
-	negate := false
+// flagKey reads the key that sets a flag (see configKeys).
+func (p *configParser) flagKey(key string, k, v *yaml.Node) {
+	f, ok := p.known[key]
 	if !ok {
-		neg, nok := p.known["no"+strings.ToUpper(camel[:1])+camel[1:]]
-		if !nok || !neg.bool {
-			p.errorf(k.Line, "unknown field %q", key)
-			return
-		}
-		f, negate = neg, true
+		p.errorf(k.Line, "unknown field %q", key)
+		return
 	}
 	if isNullNode(v) {
 		return // absent, as in a manifest
@@ -356,10 +378,10 @@ func (p *configParser) flagKey(key string, k, v *yaml.Node, camel string) {
 			p.errorf(v.Line, "%s: expected a boolean, got %s", key, loader.DescribeNode(v))
 			return
 		}
-		s.values = []string{strconv.FormatBool(b != negate)}
+		s.values = []string{strconv.FormatBool(b != f.negate)}
 	case f.slice:
 		s.merge = v.Kind == yaml.MappingNode
-		s.values = p.resolve(p.items(key, v, true), f.path)
+		s.values = p.resolve(p.items(key, v, f.pairs), f.path)
 	default:
 		if v.Kind != yaml.ScalarNode {
 			p.errorf(v.Line, "%s: expected a string, got %s", key, loader.DescribeNode(v))
