@@ -28,9 +28,11 @@ import (
 const repoConfigName = ".contourc.yaml"
 
 // notConfigFlags are the flags that are no key of the file: the file's own
-// --config, --help, and --output (a file every run would overwrite), and
-// the root's flags of one run (--verbose, --cpu-profile).
-var notConfigFlags = map[string]bool{"help": true, "config": true, "output": true, "verbose": true, "cpu-profile": true}
+// --config, --help, --output (a file every run would overwrite), the
+// root's flags of one run (--verbose, --cpu-profile), and serve's
+// --allow-stand-ins: an edge box serves a made-up certificate only when
+// its command line says so, never by a file's say-so.
+var notConfigFlags = map[string]bool{"help": true, "config": true, "output": true, "verbose": true, "cpu-profile": true, "allow-stand-ins": true}
 
 // repoPathFlags are the flags whose values are paths, resolved against the
 // repository root, beside those that say so themselves (`FILE`, `PATH` or

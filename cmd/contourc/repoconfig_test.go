@@ -164,6 +164,7 @@ kustomizeRemote: true
 	fs.StringArray("cluster-context", nil, "")
 	fs.Bool("no-stand-ins", false, "")
 	fs.Bool("kustomize-remote", false, "")
+	fs.Bool("allow-stand-ins", false, "")
 	root.AddCommand(later)
 	t.Chdir(repo)
 	if err := later.ParseFlags([]string{"--config", "cfg/.contourc.yaml"}); err != nil {
@@ -182,6 +183,11 @@ kustomizeRemote: true
 		if got := flagValue(t, later, name); got != want {
 			t.Errorf("--%s = %q, want %q", name, got, want)
 		}
+	}
+	// serve's --allow-stand-ins is the command line's alone.
+	writeFiles(t, repo, map[string]string{"cfg/.contourc.yaml": "allowStandIns: true\n"})
+	if err := applyRepoConfig(later, nil, false, nil); err == nil || !strings.Contains(err.Error(), `unknown field "allowStandIns"`) {
+		t.Errorf("allowStandIns: err = %v, want an unknown field", err)
 	}
 }
 
