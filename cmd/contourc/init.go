@@ -171,12 +171,10 @@ func (w *configWriter) assumed(sv *survey.Survey) {
 	}
 	// cert-manager makes the Secrets: stand-ins take their place, and the
 	// absent Secrets are taken to be those.
-	var what []string
+	w.line("# cert-manager makes TLS Secrets here; stand-ins take their place:")
 	for _, c := range sv.Certificates {
-		what = append(what, fmt.Sprintf("%d %s (first in %s)", c.Count, c.What, c.First))
+		w.line("#   %d %s, the first in %s", c.Count, c.What, c.First)
 	}
-	w.line("# cert-manager makes TLS Secrets here (%s):", strings.Join(what, ", "))
-	w.line("# stand-ins take their place.")
 	for _, m := range sv.MissingSecrets {
 		w.line("# Secret %s/%s, absent, is taken to be one of them: for %s.", m.Namespace, m.Name, m.By)
 	}
@@ -205,7 +203,7 @@ func (w *configWriter) assume(secrets, services []survey.Missing) {
 	}
 	prefix := func(ok bool) string {
 		if ok {
-			return "  "
+			return ""
 		}
 		return "# "
 	}
@@ -226,13 +224,17 @@ func (w *configWriter) assume(secrets, services []survey.Missing) {
 		for _, m := range services {
 			v := m.Namespace + "/" + m.Name
 			why := "for " + m.By
+			entry := p
 			if len(m.NamedPorts) > 0 {
-				why += fmt.Sprintf("; port %s referred to by name: add its number", strings.Join(m.NamedPorts, ", "))
+				why += fmt.Sprintf("; port %s referred to by name: write its number", strings.Join(m.NamedPorts, ", "))
 			}
 			if len(m.Ports) > 0 {
 				v += ":" + strings.Join(m.Ports, ",")
+			} else {
+				v += ":PORT"
+				entry = "# " // the flag needs a port: left for a person to finish
 			}
-			w.line("%s    - %s  # %s", p, quote(v), why)
+			w.line("%s    - %s  # %s", entry, quote(v), why)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/internal/survey"
 )
 
 var initDir = filepath.Join(repoRoot, "testdata", "init")
@@ -54,7 +56,7 @@ func TestInit(t *testing.T) {
 		// The base's overlays are alternatives, the absent objects are
 		// listed to assume; the refused file makes check fail.
 		{"overlays", exitFailure, []string{`- "apps/overlays/prod"  # one of the overlays`, "the others: apps/overlays/staging",
-			`"platform/wildcard-tls:web"`, `"web/kibana-kb-http:5601/tls"`, "port http referred to by name",
+			`"platform/wildcard-tls:web"`, `"web/kibana-kb-http:5601/tls"`, "port http referred to by name: write its number",
 			`ingressClassName: ["external"]  # the classes found: external, internal`, `platform/broken.yaml:5: Service platform/broken: unknown field "spec.portz"`}},
 		{"cert-manager", exitOK, []string{"1 cert-manager Certificate", "1 cert-manager annotation on an Ingress", "standIns: true", "Secret web/web-tls, absent"}},
 	} {
@@ -106,4 +108,34 @@ func TestInitKeepsAnExistingFile(t *testing.T) {
 		t.Errorf("--force did not rewrite the file: %q", b)
 	}
 	runCLI(t, "", "init", filepath.Join(dir, "nope")).wantExit(t, exitFailure)
+}
+
+// With the flags of stand-ins and assumed objects (a later contourc), their
+// keys are written, not commented out, and read back.
+func TestInitConfigWithLaterFlags(t *testing.T) {
+	keys := configKeys(newRootCmd(IOStreams{}))
+	keys["assume.secrets"] = configFlag{name: "assume-secret", slice: true}
+	keys["assume.services"] = configFlag{name: "assume-service", slice: true}
+	keys["standIns"] = configFlag{name: "no-stand-ins", bool: true, negate: true}
+	for _, c := range []struct {
+		repo string
+		want []string
+	}{
+		{"overlays", []string{"\nassume:\n  secrets:\n    - \"platform/wildcard-tls:web\"", "\n  services:\n#     - \"platform/edge:PORT\"  # for Ingress platform/edge (platform/edge.yaml:1); port http referred to by name: write its number\n    - \"web/kibana-kb-http:5601/tls\""}},
+		{"cert-manager", []string{"\nstandIns: true\n"}},
+	} {
+		sv, err := survey.Repository(filepath.Join(initDir, c.repo))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := initConfig(sv, keys)
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: the file does not hold %q:\n%s", c.repo, w, text)
+			}
+		}
+		if strings.Contains(text, "this contourc has no") {
+			t.Errorf("%s: a key is commented out though its flag exists:\n%s", c.repo, text)
+		}
+	}
 }

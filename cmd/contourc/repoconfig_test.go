@@ -272,6 +272,19 @@ func TestRepoConfigCLI(t *testing.T) {
 	if got.stdout != "" || !strings.Contains(got.stderr, ".contourc.yaml:1: namespace: expected a string, got a list\ncontourc: 1 error(s)\n") {
 		t.Errorf("stdout %q, stderr:\n%s", got.stdout, got.stderr)
 	}
+	// From elsewhere, the file is found from the first PATH; PATH
+	// arguments replace its paths.
+	t.Chdir(top)
+	writeFiles(t, repo, map[string]string{"other/p.yaml": strings.ReplaceAll(proxy, "name: p", "name: q")})
+	got = runCLI(t, "", "check", "-o", "json", filepath.Join("repo", "other"))
+	got.wantExit(t, exitFindings) // its Service s is in repo/apps, not read
+	if !strings.Contains(got.stdout, `"name": "q"`) || strings.Contains(got.stdout, `"name": "p"`) || !strings.Contains(got.stdout, `"namespace": "web"`) {
+		t.Errorf("check repo/other did not read repo/other alone with the repository's file:\n%s", got.stdout)
+	}
+	// A repository without a file of its own does not take one from above
+	// its Git top-level.
+	writeFiles(t, top, map[string]string{"bare/.git/HEAD": "x\n", "bare/apps/a.yaml": svc})
+	runCLI(t, "", "check", filepath.Join("bare", "apps")).wantExit(t, exitOK)
 	// Outside the repository, no file: a missing PATH is a usage error.
 	t.Chdir(t.TempDir())
 	got = runCLI(t, "", "check")

@@ -32,7 +32,8 @@ type Survey struct {
 	// Loose are the top-level files and directories with manifests outside
 	// every kustomization.
 	Loose []string
-	// Unread are the files the loader refused, with its first error.
+	// Unread are the first errors of the files the loader refused, each
+	// naming its file.
 	Unread []string
 	// GitOps counts the objects of the deploy tools by kind ("Flux
 	// Kustomization"), with the first file holding one.
@@ -268,7 +269,7 @@ func readObjects(root string, files []string, s *Survey) []object {
 	for _, file := range files {
 		res, err := loader.Load([]string{filepath.Join(root, filepath.FromSlash(file))}, loader.Options{})
 		if err != nil {
-			s.Unread = append(s.Unread, file+": "+firstLine(err.Error(), root))
+			s.Unread = append(s.Unread, firstLine(err.Error(), root))
 			continue
 		}
 		for key, n := range res.Skipped {
