@@ -38,8 +38,10 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects).\n" +
 			"Exits 1 when any object is invalid, orphaned or not accepted; with --fail-on warning,\n" +
 			"also when an object has warnings or contourc has a notice (e.g. a Service without endpoints).\n" +
-			"-o github prints GitHub Actions annotations, shown on the pull request's files.",
+			"-o github prints GitHub Actions annotations, shown on the pull request's files.\n" +
+			"Without PATH, reads the paths of the repository config file (.contourc.yaml; see contourc init).",
 		Example: "  contourc check ./manifests\n" +
+			"  contourc check                # in a repository with a .contourc.yaml\n" +
 			"  contourc check -o json ./manifests\n" +
 			"  contourc check -o github --fail-on warning ./manifests",
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -207,16 +207,28 @@ func rootGroups(root string, kdirs []string) [][]string {
 		visit(d)
 		reach[d] = seen
 	}
+	// Union-find over the roots, each group named by its first root.
 	group := make([]int, len(roots))
 	for i := range group {
 		group[i] = i
 	}
+	var find func(int) int
+	find = func(i int) int {
+		for group[i] != i {
+			i = group[i]
+		}
+		return i
+	}
 	for i := range roots {
 		for j := i + 1; j < len(roots); j++ {
-			if overlap(reach[roots[i]], reach[roots[j]]) && group[j] == j {
-				group[j] = group[i]
+			if overlap(reach[roots[i]], reach[roots[j]]) {
+				a, b := find(i), find(j)
+				group[max(a, b)] = min(a, b)
 			}
 		}
+	}
+	for i := range group {
+		group[i] = find(i)
 	}
 	byGroup := map[int][]string{}
 	var order []int
