@@ -241,27 +241,16 @@ type ConfigTracing struct {
 // LoadContourConfig reads a Contour configuration file. Errors name the
 // file and line.
 func LoadContourConfig(path string, opts Options) (*ContourConfig, error) {
-	name, data, err := readInput(path, true, opts)
-	if err != nil {
-		return nil, err
-	}
-	if data, err = normalizeText(name, data); err != nil {
-		return nil, err
-	}
-	docs, err := parseYAMLChunk(name, chunk{text: data, line: 1}, opts.limits(), nil)
+	name, root, err := readYAMLDocument(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	cfg := &ContourConfig{}
-	switch len(docs) {
-	case 0:
+	if root == nil {
 		return cfg, nil // an empty file is Contour's defaults
-	case 1:
-	default:
-		return nil, &Error{Source: Source{File: name, Line: docs[1].root.Line}, Msg: "a configuration file holds one YAML document"}
 	}
 	var errs []error
-	for _, fe := range decodeInto(docs[0].root, cfg) {
+	for _, fe := range decodeInto(root, cfg) {
 		errs = append(errs, &Error{Source: Source{File: name, Line: fe.line}, Kind: "configuration", Msg: fe.msg})
 	}
 	if len(errs) == 0 {
@@ -272,7 +261,7 @@ func LoadContourConfig(path string, opts Options) (*ContourConfig, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	cfg.MainBranchFields = configMainBranchFields(name, docs[0].root)
+	cfg.MainBranchFields = configMainBranchFields(name, root)
 	return cfg, nil
 }
 

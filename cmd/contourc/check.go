@@ -33,19 +33,24 @@ type checkOptions struct {
 func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	o := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check [flags] PATH...",
+		Use:   "check [flags] [PATH...]",
 		Short: "Print the status Contour would write on each object",
 		Long: "Read manifests like render does and print the status Contour would write on each\n" +
 			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects).\n" +
 			"Exits 1 when any object is invalid, orphaned or not accepted; with --fail-on warning,\n" +
 			"also when an object has warnings or contourc has a notice (e.g. a Service without endpoints);\n" +
 			"with --fail-on skipped, when anything was skipped or left out (kustomization entries not fetched).\n" +
-			"-o github prints GitHub Actions annotations, shown on the pull request's files.",
+			"-o github prints GitHub Actions annotations, shown on the pull request's files.\n" +
+			"Without PATH, reads the paths of the repository config file (.contourc.yaml; see contourc init).",
 		Example: "  contourc check ./manifests\n" +
+			"  contourc check                # in a repository with a .contourc.yaml\n" +
 			"  contourc check -o json ./manifests\n" +
 			"  contourc check -o github --fail-on warning ./manifests",
-		Args: requirePaths,
-		RunE: func(_ *cobra.Command, paths []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths, err := o.input.pathsOrConfig(cmd, args)
+			if err != nil {
+				return err
+			}
 			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
 		},
 	}

@@ -38,6 +38,9 @@ type inputFlags struct {
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
+	// config is --config, and the repository config file read for the run
+	// (repoconfig.go).
+	config repoConfigValue
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -66,6 +69,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 	f.source.register(fs)
+	registerConfigFlag(fs, &f.config)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one

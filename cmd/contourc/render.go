@@ -45,7 +45,7 @@ type renderOptions struct {
 func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	o := &renderOptions{}
 	cmd := &cobra.Command{
-		Use:   "render [flags] PATH...",
+		Use:   "render [flags] [PATH...]",
 		Short: "Write the Envoy configuration Contour would serve for the manifests",
 		Long: "Read manifests from files, directories (recursively) or - (stdin) and write a static\n" +
 			"Envoy bootstrap (-o yaml, runnable with envoy -c) or the xDS resources as JSON (-o json).\n" +
@@ -53,8 +53,11 @@ func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Example: "  contourc render ./manifests > envoy.yaml\n" +
 			"  contourc render -o json --output xds.json ./manifests\n" +
 			"  kubectl get ingress,svc,endpointslices,secrets -A -o yaml | contourc render -",
-		Args: requirePaths,
-		RunE: func(_ *cobra.Command, paths []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths, err := o.input.pathsOrConfig(cmd, args)
+			if err != nil {
+				return err
+			}
 			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
 		},
 	}

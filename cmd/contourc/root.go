@@ -115,13 +115,19 @@ func newRootCmdWith(s IOStreams, g *globalFlags) *cobra.Command {
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "print more about what was read and skipped on stderr")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to `FILE` (for go tool pprof)")
 	_ = root.PersistentFlags().MarkHidden("cpu-profile")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return g.startProfile() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := g.startProfile(); err != nil {
+			return err
+		}
+		return applyRepoConfig(cmd, args, g.verbose, s.ErrOut)
+	}
 	root.SetFlagErrorFunc(outputFlagHint)
 	root.AddCommand(newRenderCmd(s, g), newCheckCmd(s, g), newVersionCmd(s))
 	root.AddCommand(newDiffCmd(s, g))
 	root.AddCommand(newServeCmd(s, g), newBootstrapCmd(s))
 	root.AddCommand(newTestCmd(s, g))
 	root.AddCommand(newExplainCmd(s, g))
+	root.AddCommand(newInitCmd(s))
 	return root
 }
 

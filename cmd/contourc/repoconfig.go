@@ -1,0 +1,521 @@
+package main
+
+// The repository config file, .contourc.yaml: the flags a repository's runs
+// always need, kept beside its manifests. Every key is a flag by the
+// camelCase of its long name, found by walking the commands' flag sets, so
+// a flag added to a command is a key of the file without a change here.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader"
+)
+
+// repoConfigName is the file's name, looked for in the directory of the
+// first PATH and above it up to the Git top-level.
+const repoConfigName = ".contourc.yaml"
+
+// notConfigFlags are the flags that are no key of the file: the file's own
+// --config, --help, --output (a file every run would overwrite), the
+// root's flags of one run (--verbose, --cpu-profile), and serve's
+// --allow-stand-ins: an edge box serves a made-up certificate only when
+// its command line says so, never by a file's say-so.
+var notConfigFlags = map[string]bool{"help": true, "config": true, "output": true, "verbose": true, "cpu-profile": true, "allow-stand-ins": true}
+
+// repoPathFlags are the flags whose values are paths, resolved against the
+// repository root, beside those that say so themselves (`FILE`, `PATH` or
+// `DIR` in their usage, or cobra's filename annotation; see isPathFlag).
+var repoPathFlags = map[string]bool{"config-path": true, "substitute-from": true, "cluster-context": true}
+
+// assumeKeys are the keys of the assume: section and their flags.
+var assumeKeys = map[string]string{"secrets": "assume-secret", "services": "assume-service"}
+
+// repoConfigValue is the --config flag. It also keeps the file once it is
+// read, for the command's RunE (the paths key).
+type repoConfigValue struct {
+	file   string
+	loaded *repoConfig
+}
+
+func (v *repoConfigValue) String() string     { return v.file }
+func (v *repoConfigValue) Set(s string) error { v.file = s; return nil }
+func (v *repoConfigValue) Type() string       { return "string" }
+
+func registerConfigFlag(fs *pflag.FlagSet, v *repoConfigValue) {
+	fs.Var(v, "config", "read the repository config `FILE` (default: "+repoConfigName+" in the first PATH's directory or above it, up to the Git top-level)")
+}
+
+// repoConfig is a read config file.
+type repoConfig struct {
+	file string // as messages name it
+	root string // the repository root: the file's directory
+	// paths are the paths key's, resolved, for check and render without PATH.
+	paths    []string
+	settings []repoSetting
+}
+
+// repoSetting is one key of the file that sets a flag.
+type repoSetting struct {
+	key    string // as written, with its section: contour.gateway
+	line   int
+	flag   string   // the flag's long name
+	values []string // one for a scalar flag, the items of a list flag
+	// merge is set for a mapping (substitute: {NAME: VALUE}): its NAME=VALUE
+	// items come before the command line's, which win per name.
+	merge bool
+}
+
+// configFlag is what the file knows of a flag of some command.
+type configFlag struct {
+	name  string
+	usage string
+	typ   string // the flag's value type: bool, int, stringArray...
+	bool  bool
+	slice bool
+	path  bool
+	// pairs is set for flags of NAME=VALUE items, which a mapping may give.
+	pairs bool
+	// negate is set for the key of a --no- flag, which sets it the other
+	// way round: standIns: false is --no-stand-ins.
+	negate bool
+	// commands take the flag, for the schema's descriptions.
+	commands []string
+}
+
+// configKeys are the keys of the file, by their path (gateway,
+// contour.gateway, assume.secrets), and the flags they set: each flag of a
+// command that reads the file, by the camelCase of its long name, at the
+// top or in the contour: section; the key of a boolean --no-x flag is x;
+// assume: holds --assume-secret and --assume-service as secrets and
+// services. paths is the one key that sets no flag.
+func configKeys(root *cobra.Command) map[string]configFlag {
+	flags := map[string]configFlag{}
+	for _, c := range root.Commands() {
+		if _, ok := readsConfig(c); !ok {
+			continue
+		}
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden || notConfigFlags[f.Name] {
+				return
+			}
+			cf, ok := flags[f.Name]
+			if !ok {
+				_, slice := f.Value.(pflag.SliceValue)
+				varname, usage := pflag.UnquoteUsage(f)
+				cf = configFlag{name: f.Name, usage: usage, typ: f.Value.Type(), bool: f.Value.Type() == "bool",
+					slice: slice, path: isPathFlag(f), pairs: strings.Contains(varname, "=")}
+			}
+			cf.commands = append(cf.commands, c.Name())
+			flags[f.Name] = cf
+		})
+	}
+	keys := map[string]configFlag{}
+	for name, f := range flags {
+		key := camelCase(name)
+		if rest, ok := strings.CutPrefix(name, "no-"); ok && f.bool {
+			if _, positive := flags[rest]; !positive {
+				key, f.negate = camelCase(rest), true
+			}
+		}
+		keys[key] = f
+		keys["contour."+key] = f
+	}
+	for sub, name := range assumeKeys {
+		if f, ok := flags[name]; ok {
+			keys["assume."+sub] = f
+		}
+	}
+	return keys
+}
+
+// readsConfig reports whether c reads the repository config file.
+func readsConfig(c *cobra.Command) (*repoConfigValue, bool) {
+	f := c.Flags().Lookup("config")
+	if f == nil {
+		return nil, false
+	}
+	v, ok := f.Value.(*repoConfigValue)
+	return v, ok
+}
+
+func isPathFlag(f *pflag.Flag) bool {
+	if repoPathFlags[f.Name] || f.Annotations[cobra.BashCompFilenameExt] != nil || f.Annotations[cobra.BashCompSubdirsInDir] != nil {
+		return true
+	}
+	name, _ := pflag.UnquoteUsage(f)
+	return name == "FILE" || name == "PATH" || name == "DIR"
+}
+
+// camelCase is the key of a flag: ingress-class-name is ingressClassName.
+func camelCase(flag string) string {
+	parts := strings.Split(flag, "-")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+// findRepoConfig looks for the file in start's directory and each one
+// above it up to the Git top-level (the directory holding .git). Outside a
+// Git repository it looks in start's directory only: a file found higher
+// up (in a home directory) would belong to no repository.
+func findRepoConfig(start string) (string, bool) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", false
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	inGit := gitTopLevel(dir) != ""
+	for {
+		candidate := filepath.Join(dir, repoConfigName)
+		if fi, err := os.Stat(candidate); err == nil && fi.Mode().IsRegular() {
+			return candidate, true
+		}
+		if !inGit || exists(filepath.Join(dir, ".git")) {
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// gitTopLevel is the directory at or above dir that holds .git (a
+// directory, or a file in a worktree), or "" outside a repository.
+func gitTopLevel(dir string) string {
+	for {
+		if exists(filepath.Join(dir, ".git")) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// defaultRepoRoot is the repository root of a run without a config file: the Git
+// top-level of path, else path itself.
+func defaultRepoRoot(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if top := gitTopLevel(abs); top != "" {
+		return top
+	}
+	return abs
+}
+
+// applyRepoConfig reads the config file of cmd's run (--config, or the
+// one found from the first PATH or the current directory) and sets the
+// flags the command line did not. Keys of flags cmd does not have are
+// left out; -v says which.
+func applyRepoConfig(cmd *cobra.Command, args []string, verbose bool, errOut io.Writer) error {
+	v, ok := readsConfig(cmd)
+	if !ok {
+		return nil
+	}
+	file := v.file
+	if file == "" {
+		start := "."
+		if len(args) > 0 && args[0] != "-" {
+			start = args[0]
+		}
+		if file, ok = findRepoConfig(start); !ok {
+			return nil
+		}
+		if rel, err := filepath.Rel(mustGetwd(), file); err == nil {
+			file = rel
+		}
+	}
+	cfg, err := readRepoConfig(file, configKeys(cmd.Root()))
+	if err != nil {
+		return failure(err)
+	}
+	v.loaded = cfg
+	if verbose {
+		fmt.Fprintf(errOut, "using config %s\n", cfg.file)
+	}
+	return cfg.apply(cmd.Flags(), verbose, errOut)
+}
+
+func mustGetwd() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
+}
+
+// readRepoConfig reads file, whose keys may set the flags of known.
+func readRepoConfig(file string, known map[string]configFlag) (*repoConfig, error) {
+	name, root, err := loader.ReadYAMLDocument(file)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	p := &configParser{cfg: &repoConfig{file: name, root: dir}, known: known, seen: map[string]bool{}}
+	if root != nil {
+		p.top(follow(root))
+	}
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
+	}
+	return p.cfg, nil
+}
+
+// configParser walks the file's nodes, collecting settings and errors.
+type configParser struct {
+	cfg   *repoConfig
+	known map[string]configFlag
+	seen  map[string]bool // flags set already, for keys that set one twice
+	errs  []error
+}
+
+func (p *configParser) errorf(line int, format string, args ...any) {
+	p.errs = append(p.errs, &loader.Error{Source: loader.Source{File: p.cfg.file, Line: line}, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *configParser) top(n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n.Line, "expected an object, got %s", loader.DescribeNode(n))
+		return
+	}
+	p.eachKey(n, "", func(key string, k, v *yaml.Node) {
+		switch key {
+		case "paths":
+			p.cfg.paths = p.resolve(p.items(key, v, false), true)
+		case "assume":
+			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
+		case "contour":
+			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
+		default:
+			p.flagKey(key, k, v)
+		}
+	})
+}
+
+// eachKey calls fn on each key of mapping n with a string key; prefix
+// names the mapping in errors.
+func (p *configParser) eachKey(n *yaml.Node, prefix string, fn func(key string, k, v *yaml.Node)) {
+	keys := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := follow(n.Content[i]), follow(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			p.errorf(k.Line, "%sa field name must be a string", prefix)
+			continue
+		}
+		path := k.Value
+		if prefix != "" {
+			path = prefix + "." + k.Value
+		}
+		if keys[k.Value] {
+			p.errorf(k.Line, "duplicate field %q", path)
+			continue
+		}
+		keys[k.Value] = true
+		fn(k.Value, k, v)
+	}
+}
+
+func (p *configParser) section(key string, v *yaml.Node, fn func(sub string, k, v *yaml.Node)) {
+	if isNullNode(v) {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		p.errorf(v.Line, "%s: expected an object, got %s", key, loader.DescribeNode(v))
+		return
+	}
+	p.eachKey(v, key, fn)
+}
+
+// flagKey reads the key that sets a flag (see configKeys).
+func (p *configParser) flagKey(key string, k, v *yaml.Node) {
+	f, ok := p.known[key]
+	if !ok {
+		p.errorf(k.Line, "unknown field %q", key)
+		return
+	}
+	if isNullNode(v) {
+		return // absent, as in a manifest
+	}
+	if p.seen[f.name] {
+		p.errorf(k.Line, "duplicate field %q: --%s is set by another key already", key, f.name)
+		return
+	}
+	p.seen[f.name] = true
+	s := repoSetting{key: key, line: k.Line, flag: f.name}
+	switch {
+	case f.bool:
+		b, err := strconv.ParseBool(v.Value)
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || err != nil {
+			p.errorf(v.Line, "%s: expected a boolean, got %s", key, loader.DescribeNode(v))
+			return
+		}
+		s.values = []string{strconv.FormatBool(b != f.negate)}
+	case f.slice:
+		s.merge = v.Kind == yaml.MappingNode
+		s.values = p.resolve(p.items(key, v, f.pairs), f.path)
+	default:
+		if v.Kind != yaml.ScalarNode {
+			p.errorf(v.Line, "%s: expected a string, got %s", key, loader.DescribeNode(v))
+			return
+		}
+		s.values = p.resolve([]string{v.Value}, f.path)
+	}
+	p.cfg.settings = append(p.cfg.settings, s)
+}
+
+// items are the values of a list key: a scalar, a list of scalars or, when
+// pairs, a mapping of scalars as NAME=VALUE items.
+func (p *configParser) items(key string, v *yaml.Node, pairs bool) []string {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if isNullNode(v) {
+			return nil
+		}
+		return []string{v.Value}
+	case yaml.SequenceNode:
+		out := make([]string, 0, len(v.Content))
+		for i, it := range v.Content {
+			it = follow(it)
+			if it.Kind != yaml.ScalarNode || isNullNode(it) {
+				p.errorf(it.Line, "%s[%d]: expected a string, got %s", key, i, loader.DescribeNode(it))
+				continue
+			}
+			out = append(out, it.Value)
+		}
+		return out
+	case yaml.MappingNode:
+		if pairs {
+			var out []string
+			p.eachKey(v, key, func(name string, _, val *yaml.Node) {
+				if val.Kind != yaml.ScalarNode {
+					p.errorf(val.Line, "%s.%s: expected a string, got %s", key, name, loader.DescribeNode(val))
+					return
+				}
+				out = append(out, name+"="+val.Value)
+			})
+			return out
+		}
+	}
+	p.errorf(v.Line, "%s: expected a list, got %s", key, loader.DescribeNode(v))
+	return nil
+}
+
+// resolve makes the relative paths of a path key relative to the
+// repository root, and names them from the current directory as a person
+// there would type them.
+func (p *configParser) resolve(values []string, path bool) []string {
+	if !path {
+		return values
+	}
+	wd := mustGetwd()
+	out := make([]string, len(values))
+	for i, v := range values {
+		abs := v
+		if !filepath.IsAbs(v) {
+			abs = filepath.Join(p.cfg.root, v)
+		}
+		if rel, err := filepath.Rel(wd, abs); err == nil {
+			abs = rel
+		}
+		out[i] = abs
+	}
+	return out
+}
+
+// apply sets the flags of fs the command line did not set. A mapping's
+// items go before the command line's, which then win per name.
+func (c *repoConfig) apply(fs *pflag.FlagSet, verbose bool, errOut io.Writer) error {
+	var errs []error
+	var ignored []string
+	for _, s := range c.settings {
+		f := fs.Lookup(s.flag)
+		if f == nil {
+			ignored = append(ignored, s.key)
+			continue
+		}
+		if f.Changed && !s.merge {
+			continue // the command line wins
+		}
+		if err := setFromConfig(f, s); err != nil {
+			errs = append(errs, &loader.Error{Source: loader.Source{File: c.file, Line: s.line}, Msg: fmt.Sprintf("%s: %v", s.key, err)})
+		}
+	}
+	if len(errs) > 0 {
+		return failure(errors.Join(errs...))
+	}
+	if verbose && len(ignored) > 0 {
+		sort.Strings(ignored)
+		fmt.Fprintf(errOut, "config keys not used by this command: %s\n", strings.Join(ignored, ", "))
+	}
+	return nil
+}
+
+func setFromConfig(f *pflag.Flag, s repoSetting) error {
+	sv, ok := f.Value.(pflag.SliceValue)
+	if !ok {
+		if err := f.Value.Set(s.values[0]); err != nil {
+			return fmt.Errorf("invalid value %q: %v", s.values[0], err)
+		}
+		f.Changed = true
+		return nil
+	}
+	values := s.values
+	if f.Changed {
+		values = append(slices.Clone(values), sv.GetSlice()...)
+	}
+	if err := sv.Replace(values); err != nil {
+		return fmt.Errorf("invalid value %q: %v", strings.Join(s.values, ","), err)
+	}
+	f.Changed = true
+	return nil
+}
+
+// pathsOrConfig are the PATH arguments of check and render, or, without
+// any, the config file's paths; with neither, the usage error of
+// requirePaths.
+func (f *inputFlags) pathsOrConfig(cmd *cobra.Command, args []string) ([]string, error) {
+	if len(args) == 0 && f.config.loaded != nil && len(f.config.loaded.paths) > 0 {
+		return f.config.loaded.paths, nil
+	}
+	return args, requirePaths(cmd, args)
+}
+
+func follow(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNullNode(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
