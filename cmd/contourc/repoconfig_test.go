@@ -87,7 +87,7 @@ maxInputSize: 2Gi
 		"gateway":                 "infra/edge",
 		"envoy-service-http-port": "9080",
 		"upstream-dns":            "cluster.example",
-		"fail-on":                 "warning",
+		"fail-on":                 "[warning]",
 		"max-input-size":          "2Gi",
 	}
 	for name, v := range want {
