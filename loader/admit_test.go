@@ -39,6 +39,22 @@ func TestAdmissionErrorsAtTheirFields(t *testing.T) {
 	}
 }
 
+// TestAdmissionWithMetadataErrors checks that a custom resource refused
+// by its schema also gets the errors on its metadata, first, as the API
+// server reports them together.
+func TestAdmissionWithMetadataErrors(t *testing.T) {
+	text := "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata:\n  name: Bad_Name\nspec:\n  virtualhost: {fqdn: 3}\n"
+	_, err := Load([]string{"-"}, Options{Stdin: strings.NewReader(text)})
+	if err == nil {
+		t.Fatal("loaded, want errors")
+	}
+	got := strings.Split(err.Error(), "\n")
+	if len(got) < 2 || !strings.HasPrefix(got[0], `<stdin>:4: HTTPProxy default/Bad_Name: metadata.name: Invalid value: "Bad_Name"`) ||
+		!strings.HasPrefix(got[1], "<stdin>:6: HTTPProxy default/Bad_Name: spec.virtualhost.fqdn: Invalid value:") {
+		t.Errorf("errors:\n%s\nwant the name's, then the schema's", err)
+	}
+}
+
 // TestFieldLine checks the line found for the field paths the API server
 // names.
 func TestFieldLine(t *testing.T) {

@@ -15,7 +15,7 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	if spec.crd {
 		var errs []error
 		if node, errs = admit(raw, node, spec); errs != nil {
-			return Object{}, errs
+			return Object{}, append(metadataErrors(raw, spec), errs...)
 		}
 	}
 	var ext *Extensions
@@ -68,6 +68,36 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 		placeMainBranchFields(ext.MainBranchFields, raw.source)
 	}
 	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion, Extensions: ext}, nil
+}
+
+// metadataErrors are the API server's errors on an object's metadata
+// (name, labels...), for an object admission refused: the API server
+// reports them together with the schema's. Only the metadata is decoded;
+// what is wrong in it beyond that, admission has reported.
+func metadataErrors(raw rawObject, spec *kindSpec) []error {
+	meta := mapValue(raw.node, "metadata")
+	if meta == nil {
+		return nil
+	}
+	obj := spec.New()
+	only := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: raw.node.Line,
+		Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: "metadata"}, meta}}
+	if len(decodeInto(only, obj)) > 0 {
+		return nil
+	}
+	merrs := validateMeta(obj, spec)
+	if len(merrs) == 0 {
+		return nil
+	}
+	ns := obj.GetNamespace()
+	if ns == "" && spec.Namespaced {
+		ns = metav1.NamespaceDefault
+	}
+	var errs []error
+	for _, fe := range fieldErrors(raw.node, merrs) {
+		errs = append(errs, &Error{Source: raw.source.at(fe.line), Kind: spec.Kind, Namespace: ns, Name: obj.GetName(), Msg: fe.msg})
+	}
+	return errs
 }
 
 // withoutStatus is the object's mapping without its status. Status is
