@@ -135,6 +135,11 @@ func (s *Server) buildWith(reason string, c *caches) (*build, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.cfg.Prepare != nil {
+		if err := s.cfg.Prepare(loaded); err != nil {
+			return nil, err
+		}
+	}
 	phase("load")
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {

@@ -59,6 +59,10 @@ type Config struct {
 	// Log receives the server's logs (slog.Default when nil); it is wrapped
 	// so that no private key can reach it.
 	Log *slog.Logger
+	// Prepare, when set, is given what each reload loaded before it is
+	// translated, and may add to it (stand-ins are added so); an error
+	// fails the reload, keeping the last good configuration.
+	Prepare func(*loader.Result) error
 	// Judge says whether Contour would call an object's status valid and,
 	// if not, why; nil counts every object valid.
 	Judge func(translate.ObjectStatus) (ok bool, why string)

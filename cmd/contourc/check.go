@@ -205,7 +205,7 @@ func printStatusTable(w io.Writer, list []translate.ObjectStatus) error {
 		v := verdictOf(st.Status)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n",
 			st.Kind, qualifiedName(st.Namespace, st.Name), orDash(st.Source.String()),
-			v.Word, orDash(strings.Join(v.Reasons, "; ")))
+			v.Word, orDash(strings.Join(append(v.Reasons, standInReasons(st)...), "; ")))
 	}
 	return tw.Flush()
 }

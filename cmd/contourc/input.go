@@ -34,6 +34,8 @@ type inputFlags struct {
 	statusOnly bool
 	// source says how the files are read (sources.go).
 	source sourceFlags
+	// standIn is --assume-secret and --no-stand-ins (standins.go).
+	standIn standInFlags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
@@ -63,6 +65,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 	f.source.register(fs)
+	f.standIn.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one
@@ -121,6 +124,9 @@ func (f *inputFlags) options() (translate.Options, error) {
 		return translate.Options{}, err
 	}
 	if err := f.source.check(); err != nil {
+		return translate.Options{}, err
+	}
+	if _, err := f.standIn.options(); err != nil {
 		return translate.Options{}, err
 	}
 	var gateway *types.NamespacedName
@@ -193,6 +199,9 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	if err != nil {
 		return nil, err
 	}
+	if err := f.standIn.apply(loaded); err != nil {
+		return nil, failure(err)
+	}
 	if g.verbose {
 		printSkipped(s.ErrOut, loaded, time.Since(start))
 		printSkippedFiles(s.ErrOut, loaded.SkippedFiles)
@@ -201,6 +210,10 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {
 		return nil, failure(err)
+	}
+	f.standIn.annotate(res.Status)
+	if !f.statusOnly {
+		f.standIn.warn(s.ErrOut) // check shows them in its table
 	}
 	if g.verbose {
 		fmt.Fprintf(s.ErrOut, "translated in %s\n", roundedDuration(time.Since(start)))
