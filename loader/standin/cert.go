@@ -116,3 +116,45 @@ func encodeKey(key crypto.Signer, pkcs8 bool) ([]byte, error) {
 	}
 	return pem.EncodeToMemory(block), nil
 }
+
+// caIdentity is the identity of the stand-in CA of a namespace: one CA
+// for all its stand-in ca.crt and crl.pem keys, so that a stand-in CRL is
+// issued by the stand-in CA it is used with, as Envoy requires.
+func caIdentity(namespace string) string { return "CA/" + namespace }
+
+// makeCA makes the stand-in CA of a namespace, and, when crl is set, an
+// empty revocation list it issued.
+func makeCA(namespace string, crl bool) (caPEM, crlPEM []byte, err error) {
+	identity := caIdentity(namespace)
+	r := newStream(identity)
+	key, err := newKey(ECDSA, 256, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: Organization + " CA " + namespace, Organization: []string{Organization}},
+		NotBefore:             notBefore,
+		NotAfter:              notAfter,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(nil, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("making a stand-in CA: %w", err)
+	}
+	caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if !crl {
+		return caPEM, nil, nil
+	}
+	ca, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := x509.CreateRevocationList(nil, &x509.RevocationList{Number: big.NewInt(1), ThisUpdate: notBefore, NextUpdate: notAfter}, ca, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("making a stand-in CRL: %w", err)
+	}
+	return caPEM, pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: list}), nil
+}

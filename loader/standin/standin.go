@@ -81,6 +81,12 @@ func (r *Report) Of(kind, ns, name string) []loader.StandIn {
 	return r.ByObject[Ref{kind, ns, name}]
 }
 
+// The keys Contour reads a CA certificate and a revocation list from.
+const (
+	caKey  = "ca.crt"
+	crlKey = "crl.pem"
+)
+
 // AnnotationStandIn is set on every stand-in object, saying what it
 // stands for.
 const AnnotationStandIn = "contourc.io/stand-in"
@@ -187,8 +193,9 @@ func chooseWants(wants []want, refs []reference, present map[Ref]bool) []want {
 }
 
 // makeSecret makes the stand-in Secret of w. A certificate without names
-// of its own is for the host names of the objects referring to it. Keys
-// other than a certificate's hold a placeholder: Contour reads none.
+// of its own is for the host names of the objects referring to it; ca.crt
+// and crl.pem are the namespace's stand-in CA and its empty revocation
+// list. Other keys hold a placeholder: Contour reads none.
 func makeSecret(w want, refs []reference) (loader.Object, error) {
 	identity := "Secret/" + w.secret.Namespace + "/" + w.secret.Name + "/" + w.forWhat
 	data := map[string][]byte{}
@@ -197,7 +204,7 @@ func makeSecret(w want, refs []reference) (loader.Object, error) {
 		switch k {
 		case corev1.TLSCertKey, corev1.TLSPrivateKeyKey:
 			needCert = true
-		case "ca.crt":
+		case caKey, crlKey:
 		default:
 			data[k] = []byte(Organization)
 		}
@@ -213,12 +220,17 @@ func makeSecret(w want, refs []reference) (loader.Object, error) {
 		}
 		data[corev1.TLSCertKey], data[corev1.TLSPrivateKeyKey] = pair.cert, pair.key
 	}
-	if slices.Contains(w.keys, "ca.crt") {
-		ca, err := makeCert(identity+"/ca.crt", certRequest{commonName: Organization + " CA", isCA: true, alg: ECDSA})
+	if ca, crl := slices.Contains(w.keys, caKey), slices.Contains(w.keys, crlKey); ca || crl {
+		caPEM, crlPEM, err := makeCA(w.secret.Namespace, crl)
 		if err != nil {
 			return loader.Object{}, err
 		}
-		data["ca.crt"] = ca.cert
+		if ca {
+			data[caKey] = caPEM
+		}
+		if crl {
+			data[crlKey] = crlPEM
+		}
 	}
 	secret := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},

@@ -391,3 +391,37 @@ func sortedKeysOf(m map[string][]byte) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// TestClientCAAndCRL: ca.crt and crl.pem stand-ins are one CA's, so that
+// an HTTPProxy validating clients against both is valid.
+func TestClientCAAndCRL(t *testing.T) {
+	sealed := func(name, key string) string {
+		return "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: " + name + ", namespace: web}\nspec: {encryptedData: {" + key + ": x}}\n"
+	}
+	res, report := load(t, Options{}, sealed("ca", "ca.crt"), sealed("crl", "crl.pem"), `apiVersion: projectcontour.io/v1
+kind: HTTPProxy
+metadata: {name: web, namespace: web}
+spec:
+  virtualhost:
+    fqdn: web.example.com
+    tls: {secretName: web-tls, clientValidation: {caSecret: ca, crlSecret: crl}}
+  routes:
+  - services: [{name: web, port: 80}]
+`)
+	if len(report.Of("HTTPProxy", "web", "web")) != 2 {
+		t.Fatalf("stand-ins %+v", report.ByObject)
+	}
+	caBlock, _ := pem.Decode(secretOf(t, res, "web", "ca").Data["ca.crt"])
+	ca, err := x509.ParseCertificate(caBlock.Bytes)
+	if err != nil || !ca.IsCA {
+		t.Fatalf("ca.crt: %v, CA %v", err, ca != nil && ca.IsCA)
+	}
+	crlBlock, _ := pem.Decode(secretOf(t, res, "web", "crl").Data["crl.pem"])
+	crl, err := x509.ParseRevocationList(crlBlock.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crl.CheckSignatureFrom(ca); err != nil {
+		t.Errorf("the stand-in CRL is not the stand-in CA's: %v", err)
+	}
+}
