@@ -26,62 +26,68 @@ type reference struct {
 	hosts  []string
 }
 
-// references lists the Secrets that HTTPProxies, Ingresses and Gateways
-// refer to: the ones Contour looks up for them. A name "ns/name" (an
-// HTTPProxy's or Ingress's certificate delegated from another namespace)
-// is in ns; any other in the referrer's namespace.
-func references(objs []loader.Object) []reference {
+// references lists the references of HTTPProxies, Ingresses and Gateways
+// to the Secrets of wanted: those Contour looks up for them. A name
+// "ns/name" (an HTTPProxy's or Ingress's certificate delegated from
+// another namespace) is in ns; any other in the referrer's namespace.
+// Only references to wanted are kept: at 5,000 HTTPProxies with a Secret
+// each, listing them all was most of the cost of one --assume-secret.
+func references(objs []loader.Object, wanted map[Ref]bool) []reference {
 	var out []reference
 	for _, o := range objs {
 		switch obj := o.Obj.(type) {
 		case *contourv1.HTTPProxy:
-			out = proxyReferences(out, obj)
+			out = proxyReferences(out, obj, wanted)
 		case *networkingv1.Ingress:
 			from := Ref{"Ingress", obj.Namespace, obj.Name}
 			for _, t := range obj.Spec.TLS {
-				if t.SecretName != "" {
-					out = append(out, reference{from, secretRef(obj.Namespace, t.SecretName), t.Hosts})
+				if ref := secretRef(obj.Namespace, t.SecretName); t.SecretName != "" && wanted[ref] {
+					out = append(out, reference{from, ref, t.Hosts})
 				}
 			}
 		case *gatewayv1.Gateway:
-			out = gatewayReferences(out, obj)
+			out = gatewayReferences(out, obj, wanted)
 		}
 	}
 	return out
 }
 
-func proxyReferences(out []reference, p *contourv1.HTTPProxy) []reference {
+func proxyReferences(out []reference, p *contourv1.HTTPProxy, wanted map[Ref]bool) []reference {
 	from := Ref{"HTTPProxy", p.Namespace, p.Name}
-	add := func(name string, hosts []string) {
-		if name != "" {
-			out = append(out, reference{from, secretRef(p.Namespace, name), hosts})
+	add := func(name string, host string) {
+		if ref := secretRef(p.Namespace, name); name != "" && wanted[ref] {
+			var hosts []string
+			if host != "" {
+				hosts = []string{host}
+			}
+			out = append(out, reference{from, ref, hosts})
 		}
 	}
 	if vh := p.Spec.VirtualHost; vh != nil && vh.TLS != nil {
-		add(vh.TLS.SecretName, []string{vh.Fqdn})
+		add(vh.TLS.SecretName, vh.Fqdn)
 		if cv := vh.TLS.ClientValidation; cv != nil {
-			add(cv.CACertificate, nil)
-			add(cv.CertificateRevocationList, nil)
+			add(cv.CACertificate, "")
+			add(cv.CertificateRevocationList, "")
 		}
 	}
 	for _, r := range p.Spec.Routes {
 		for _, s := range r.Services {
 			if s.UpstreamValidation != nil {
-				add(s.UpstreamValidation.CACertificate, nil)
+				add(s.UpstreamValidation.CACertificate, "")
 			}
 		}
 	}
 	if tcp := p.Spec.TCPProxy; tcp != nil {
 		for _, s := range tcp.Services {
 			if s.UpstreamValidation != nil {
-				add(s.UpstreamValidation.CACertificate, nil)
+				add(s.UpstreamValidation.CACertificate, "")
 			}
 		}
 	}
 	return out
 }
 
-func gatewayReferences(out []reference, g *gatewayv1.Gateway) []reference {
+func gatewayReferences(out []reference, g *gatewayv1.Gateway, wanted map[Ref]bool) []reference {
 	from := Ref{"Gateway", g.Namespace, g.Name}
 	for _, l := range g.Spec.Listeners {
 		if l.TLS == nil {
@@ -99,7 +105,9 @@ func gatewayReferences(out []reference, g *gatewayv1.Gateway) []reference {
 			if c.Namespace != nil && *c.Namespace != "" {
 				ns = string(*c.Namespace)
 			}
-			out = append(out, reference{from, Ref{"Secret", ns, string(c.Name)}, hosts})
+			if ref := (Ref{"Secret", ns, string(c.Name)}); wanted[ref] {
+				out = append(out, reference{from, ref, hosts})
+			}
 		}
 	}
 	return out

@@ -107,8 +107,12 @@ func Apply(res *loader.Result, opts Options) (*Report, error) {
 	if err != nil || len(wants) == 0 {
 		return report, err
 	}
-	refs := references(res.Objects)
-	present := presentSecrets(res.Objects)
+	wanted := map[Ref]bool{}
+	for _, w := range wants {
+		wanted[w.secret] = true
+	}
+	refs := references(res.Objects, wanted)
+	present := presentSecrets(res.Objects, wanted)
 	chosen := chooseWants(wants, refs, present)
 	objs := make([]loader.Object, len(chosen))
 	errs := make([]error, len(chosen))
@@ -154,11 +158,11 @@ func gatherWants(res *loader.Result, opts Options) ([]want, error) {
 	return wants, errors.Join(errs...)
 }
 
-// presentSecrets are the Secrets the input holds.
-func presentSecrets(objs []loader.Object) map[Ref]bool {
+// presentSecrets are the Secrets of wanted the input holds.
+func presentSecrets(objs []loader.Object, wanted map[Ref]bool) map[Ref]bool {
 	out := map[Ref]bool{}
 	for _, o := range objs {
-		if s, ok := o.Obj.(*corev1.Secret); ok {
+		if s, ok := o.Obj.(*corev1.Secret); ok && wanted[Ref{"Secret", s.Namespace, s.Name}] {
 			out[Ref{"Secret", s.Namespace, s.Name}] = true
 		}
 	}
