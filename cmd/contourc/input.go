@@ -204,6 +204,7 @@ func translateInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) 
 	}
 	if g.verbose {
 		printSkipped(s.ErrOut, loaded, time.Since(start))
+		f.standIn.printCounts(s.ErrOut, loaded)
 		printSkippedFiles(s.ErrOut, loaded.SkippedFiles)
 	}
 	start = time.Now()

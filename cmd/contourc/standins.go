@@ -149,3 +149,15 @@ func (o *serveOptions) refuseStandIns(paths []string, load loader.Options) error
 	}
 	return standInsRefused(report.StandIns)
 }
+
+// printCounts says, for -v, how many objects stood for Secrets and how
+// many stand-ins were made: those objects are no longer counted skipped.
+func (f *standInFlags) printCounts(w io.Writer, loaded *loader.Result) {
+	if n := len(loaded.SecretSources); n > 0 || (f.report != nil && len(f.report.StandIns) > 0) {
+		made := 0
+		if f.report != nil {
+			made = len(f.report.StandIns)
+		}
+		fmt.Fprintf(w, "read %d object(s) standing for Secrets (Certificates, SealedSecrets, ExternalSecrets, SOPS Secrets); made %d stand-in(s)\n", n, made)
+	}
+}

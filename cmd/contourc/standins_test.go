@@ -196,3 +196,27 @@ func yamlValue(manifest, key string) string {
 	}
 	return ""
 }
+
+// TestStandInRefused: a Certificate cert-manager would refuse is an error
+// at its file and line, exit 2, and nothing is written.
+func TestStandInRefused(t *testing.T) {
+	dir := t.TempDir()
+	cert := "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: web, namespace: web}\nspec:\n  secretName: web-tls\n  privateKey: {algorithm: ECDSA, size: 512}\n"
+	if err := os.WriteFile(filepath.Join(dir, "cert.yaml"), []byte(cert), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "render", "-o", "json", dir)
+	r.wantExit(t, exitFailure)
+	if want := "cert.yaml:1: Certificate web/web: cannot make its stand-in: spec.privateKey: size: Invalid value: 512: ECDSA keys are 256, 384 or 521 bits"; !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("stdout %q, stderr does not say %q:\n%s", r.stdout, want, r.stderr)
+	}
+	// Turned off, it is not read at all.
+	runCLI(t, "", "render", "-o", "json", "--no-stand-ins", dir).wantExit(t, exitOK)
+}
+
+func TestStandInsVerbose(t *testing.T) {
+	r := runCLI(t, "", "check", "-v", standInRepo)
+	if want := "read 4 object(s) standing for Secrets (Certificates, SealedSecrets, ExternalSecrets, SOPS Secrets); made 5 stand-in(s)\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+	}
+}
