@@ -108,9 +108,10 @@ func (v verdict) warnings() []string {
 
 // printGitHubAnnotations writes GitHub Actions workflow commands: an error
 // annotation for each object that is not valid, a warning for each valid
-// object with warnings and for each notice, on the file and line the
-// object comes from, so that they show on the pull request's diff.
-// Valid objects print nothing.
+// object with warnings and for each notice, and a notice for each object
+// resting on a stand-in Secret, on the file and line the object comes
+// from, so that they show on the pull request's diff. Other valid objects
+// print nothing.
 func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 	for _, st := range res.Status {
 		v := verdictOf(st.Status)
@@ -124,6 +125,9 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 			writeAnnotation(w, "error", st.Source.File, st.Source.Line, ref+" is "+v.Word, msg)
 		case len(v.warnings()) > 0:
 			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.warnings(), "; "))
+		}
+		if len(st.StandIns) > 0 {
+			writeAnnotation(w, "notice", st.Source.File, st.Source.Line, ref+" rests on a stand-in", strings.Join(standInReasons(st), "; "))
 		}
 	}
 	for _, n := range res.Notices {

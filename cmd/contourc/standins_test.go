@@ -40,6 +40,8 @@ func TestStandInsCLI(t *testing.T) {
 		// wildcard Secret of another namespace.
 		{"stand-ins-no-delegation", []string{"check", "--assume-secret", "platform/wildcard-tls", standInRepo}, exitFindings,
 			[]string{"DelegationNotPermitted"}},
+		{"stand-ins-github", []string{"check", "-o", "github", assume, standInRepo}, exitOK,
+			[]string{"::notice file=../../testdata/gitops/stand-ins/apps/web/proxy.yaml,line=1,title=HTTPProxy web/web rests on a stand-in::StandIn: Secret web/web-tls for Certificate web/web"}},
 		{"stand-ins-off", []string{"check", "--no-stand-ins", assume, standInRepo}, exitFindings,
 			[]string{`Secret "web-tls" is invalid: Secret not found`, `Secret "shop-tls" is invalid: Secret not found`}},
 		{"stand-ins-bad-flag", []string{"check", "--assume-secret", "wildcard-tls", standInRepo}, exitFailure,
