@@ -106,24 +106,27 @@ func standInsRefused(list []loader.StandIn) error {
 
 // prepare is serve's Prepare: it adds the stand-ins each reload needs,
 // failing the reload when they are not allowed, and logs them when they
-// are.
-func (o *serveOptions) prepare(log *slog.Logger) func(*loader.Result) error {
-	return func(loaded *loader.Result) error {
+// are; the status served then names them as check's does.
+func (o *serveOptions) prepare(log *slog.Logger) func(*loader.Result) (func([]translate.ObjectStatus), error) {
+	return func(loaded *loader.Result) (func([]translate.ObjectStatus), error) {
 		opts, err := o.input.standIn.options()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		report, err := standin.Apply(loaded, opts)
 		switch {
 		case err != nil:
-			return err
-		case len(report.StandIns) > 0 && !o.allowStandIns:
-			return standInsRefused(report.StandIns)
+			return nil, err
+		case len(report.StandIns) == 0:
+			return nil, nil
+		case !o.allowStandIns:
+			return nil, standInsRefused(report.StandIns)
 		}
 		for _, s := range report.StandIns {
 			log.Warn("serving a stand-in (--allow-stand-ins)", "standIn", s.String())
 		}
-		return nil
+		f := standInFlags{report: report}
+		return f.annotate, nil
 	}
 }
 

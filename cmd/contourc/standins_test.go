@@ -143,6 +143,17 @@ func TestServeReloadNeedingStandIn(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// An HTTPProxy using the Secret too, for a status to see it in.
+			secret, err := os.ReadFile(filepath.Join(dir, "kuard-tls-secret.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name, ns := yamlValue(string(secret), "name"), yamlValue(string(secret), "namespace")
+			proxy := fmt.Sprintf("apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata: {name: kuard, namespace: %s}\n"+
+				"spec:\n  virtualhost: {fqdn: kuard.example.com, tls: {secretName: %s}}\n  routes: [{services: [{name: kuard, port: 80}]}]\n", ns, name)
+			if err := os.WriteFile(filepath.Join(dir, "proxy.yaml"), []byte(proxy), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			logs := &lockedBuffer{}
 			exit := make(chan int, 1)
 			args := []string{"serve", "--xds-port", "0", "--http-port", "0", "--log-format", "json", "--holdoff", "10ms", "--holdoff-max", "50ms"}
@@ -154,11 +165,6 @@ func TestServeReloadNeedingStandIn(t *testing.T) {
 			}()
 			first := logged(t, logs, "serving a new configuration", "version")
 			// The real Secret leaves Git; a Certificate stands for it.
-			secret, err := os.ReadFile(filepath.Join(dir, "kuard-tls-secret.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			name, ns := yamlValue(string(secret), "name"), yamlValue(string(secret), "namespace")
 			cert := fmt.Sprintf("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: kuard, namespace: %s}\nspec: {secretName: %s, dnsNames: [kuard.example.com]}\n", ns, name)
 			if err := os.WriteFile(filepath.Join(dir, "kuard-tls-secret.yaml"), []byte(cert), 0o644); err != nil {
 				t.Fatal(err)
@@ -167,6 +173,18 @@ func TestServeReloadNeedingStandIn(t *testing.T) {
 				got := logged(t, logs, "serving a stand-in (--allow-stand-ins)", "standIn")
 				if got != fmt.Sprintf("Secret %s/%s for Certificate %s/kuard", ns, name, ns) {
 					t.Errorf("stand-in logged as %q", got)
+				}
+				// /debug/status is check -o json, stand-ins included.
+				base := "http://" + logged(t, logs, "serving health, metrics and debug endpoints", "address")
+				check := runCLI(t, "", "check", "-o", "json", dir)
+				deadline := time.Now().Add(30 * time.Second)
+				_, status := httpGet(t, base+"/debug/status")
+				for status != check.stdout && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+					_, status = httpGet(t, base+"/debug/status")
+				}
+				if status != check.stdout || !strings.Contains(status, `"standIns"`) {
+					t.Errorf("/debug/status:\n%s\ncheck -o json:\n%s", status, check.stdout)
 				}
 			} else {
 				msg := logged(t, logs, "reload failed; keeping the last good configuration", "error")
