@@ -108,11 +108,13 @@ func standInsRefused(list []loader.StandIn) error {
 // failing the reload when they are not allowed, and logs them when they
 // are; the status served then names them as check's does.
 func (o *serveOptions) prepare(log *slog.Logger) func(*loader.Result) (func([]translate.ObjectStatus), error) {
+	cache := standin.NewCache() // RSA keys are not derived again at every reload
 	return func(loaded *loader.Result) (func([]translate.ObjectStatus), error) {
 		opts, err := o.input.standIn.options()
 		if err != nil {
 			return nil, err
 		}
+		opts.Cache = cache
 		report, err := standin.Apply(loaded, opts)
 		switch {
 		case err != nil:

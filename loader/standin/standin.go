@@ -24,6 +24,9 @@ type Options struct {
 	// Assume are the Secrets that exist only in the cluster
 	// (--assume-secret).
 	Assume []Assumed
+	// Cache, when set, keeps the certificates made from one Apply to the
+	// next (serve's reloads).
+	Cache *Cache
 }
 
 // Assumed is one --assume-secret NS/NAME[:TARGETNS,...].
@@ -99,6 +102,7 @@ const AnnotationStandIn = "contourc.io/stand-in"
 // Contour serves. An input without any of these costs one pass over its
 // Ingresses' and Gateways' annotations.
 func Apply(res *loader.Result, opts Options) (*Report, error) {
+	defer opts.Cache.end()
 	report := &Report{ByObject: map[Ref][]loader.StandIn{}}
 	if opts.Disabled {
 		return report, nil
@@ -116,7 +120,7 @@ func Apply(res *loader.Result, opts Options) (*Report, error) {
 	chosen := chooseWants(wants, refs, present)
 	objs := make([]loader.Object, len(chosen))
 	errs := make([]error, len(chosen))
-	par.ForEach(len(chosen), func(i int) { objs[i], errs[i] = makeSecret(chosen[i], refs) })
+	par.ForEach(len(chosen), func(i int) { objs[i], errs[i] = makeSecret(chosen[i], refs, opts.Cache) })
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -200,7 +204,7 @@ func chooseWants(wants []want, refs []reference, present map[Ref]bool) []want {
 // of its own is for the host names of the objects referring to it; ca.crt
 // and crl.pem are the namespace's stand-in CA and its empty revocation
 // list. Other keys hold a placeholder: Contour reads none.
-func makeSecret(w want, refs []reference) (loader.Object, error) {
+func makeSecret(w want, refs []reference, cache *Cache) (loader.Object, error) {
 	identity := "Secret/" + w.secret.Namespace + "/" + w.secret.Name + "/" + w.forWhat
 	data := map[string][]byte{}
 	needCert := w.secretType == corev1.SecretTypeTLS || w.cert != nil
@@ -218,14 +222,14 @@ func makeSecret(w want, refs []reference) (loader.Object, error) {
 		if w.cert != nil {
 			req = *w.cert
 		}
-		pair, err := makeCert(identity, req)
+		pair, err := cache.cert(identity, req)
 		if err != nil {
 			return loader.Object{}, &loader.Error{Source: w.source, Msg: fmt.Sprintf("stand-in Secret %s/%s for %s: %v", w.secret.Namespace, w.secret.Name, w.forWhat, err)}
 		}
 		data[corev1.TLSCertKey], data[corev1.TLSPrivateKeyKey] = pair.cert, pair.key
 	}
 	if ca, crl := slices.Contains(w.keys, caKey), slices.Contains(w.keys, crlKey); ca || crl {
-		caPEM, crlPEM, err := makeCA(w.secret.Namespace, crl)
+		caPEM, crlPEM, err := cache.ca(w.secret.Namespace, crl)
 		if err != nil {
 			return loader.Object{}, err
 		}

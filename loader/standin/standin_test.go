@@ -425,3 +425,23 @@ spec:
 		t.Errorf("the stand-in CRL is not the stand-in CA's: %v", err)
 	}
 }
+
+func TestCacheKeepsWhatWasUsed(t *testing.T) {
+	cache := NewCache()
+	docs := []string{"apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: web, namespace: web}\nspec: {secretName: web-tls, dnsNames: [web.example.com]}\n", proxyFor("web-tls")}
+	uncached, _ := load(t, Options{}, docs...)
+	first, _ := load(t, Options{Cache: cache}, docs...)
+	if len(cache.last) != 1 {
+		t.Fatalf("cache holds %d certificates, want 1", len(cache.last))
+	}
+	second, _ := load(t, Options{Cache: cache}, docs...)
+	for _, res := range []*loader.Result{first, second} {
+		if !bytes.Equal(secretOf(t, res, "web", "web-tls").Data["tls.key"], secretOf(t, uncached, "web", "web-tls").Data["tls.key"]) {
+			t.Error("a cached stand-in differs from one made afresh")
+		}
+	}
+	load(t, Options{Cache: cache}, docs[1])
+	if len(cache.last) != 0 {
+		t.Errorf("cache holds %d certificates after an Apply that used none", len(cache.last))
+	}
+}
