@@ -14,4 +14,10 @@
 // certificate is self-signed, its subject has O=contourc stand-in, and its
 // key is derived from the identity of what it stands for (keys.go), so
 // that output stays byte-identical from run to run.
+//
+// One file per step: sources.go (what each source and shim annotation
+// stands for), refs.go (which objects refer to which Secrets), standin.go
+// (choosing and making the stand-ins, the report), cert.go and keys.go
+// (certificates and deterministic keys), cache.go (serve's memory of them
+// between reloads).
 package standin
