@@ -103,8 +103,8 @@ func Load(paths []string, opts Options) (*Result, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	res.Objects = sorted
-	res.Read = len(objs)
+	res.Objects, res.SecretSources = splitSecretSources(sorted)
+	res.Read = len(objs) - len(res.SecretSources)
 	return res, nil
 }
 
@@ -281,6 +281,9 @@ func loadDocuments(name string, docs []document, namespace string, skipped map[s
 func loadObject(raw rawObject, namespace string, skipped map[string]int) ([]Object, []error) {
 	if err := placeNamespace(&raw, namespace); err != nil {
 		return nil, []error{err}
+	}
+	if isSecretSource(raw) {
+		return loadSecretSource(raw)
 	}
 	what, spec, msg, at := classify(raw)
 	switch what {

@@ -22,7 +22,9 @@
 // fieldline.go), secret_types.go (the Secret types not kept), endpoints.go
 // (Endpoints mirroring), order.go (duplicates and output order). Around it:
 // notmanifest.go skips files that are not manifests (skipped.go),
-// namespace.go places -n's namespace.
+// namespace.go places -n's namespace, secret_sources.go keeps the objects
+// that stand for Secrets (cert-manager Certificates, SealedSecrets,
+// ExternalSecrets, SOPS Secrets) for the standin package.
 package loader
 
 import (
@@ -81,6 +83,23 @@ type Object struct {
 	// none, and always nil for kinds other than HTTPProxy and
 	// ContourConfiguration.
 	Extensions *Extensions
+	// StandIn, for an object the standin package made in place of one
+	// the input lacks, says what it stands for ("Certificate web/web");
+	// empty for objects read from the input.
+	StandIn string
+}
+
+// StandIn names a stand-in object and what it stands for, as check
+// reports it.
+type StandIn struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	For       string `json:"for"`
+}
+
+func (s StandIn) String() string {
+	return s.Kind + " " + s.Namespace + "/" + s.Name + " for " + s.For
 }
 
 // Result is what Load read.
@@ -97,6 +116,11 @@ type Result struct {
 	// SkippedFiles are the files and directories left out (skipped.go),
 	// in path order. Shown with -v, and counted by render and check.
 	SkippedFiles []SkippedFile
+	// SecretSources are the objects that stand for Secrets the input
+	// does not hold (secret_sources.go): cert-manager Certificates,
+	// SealedSecrets, ExternalSecrets and SOPS-encrypted Secrets, each an
+	// Object whose Obj is *unstructured.Unstructured, in Objects' order.
+	SecretSources []Object
 	// Warnings are what the load went past without failing: entries of a
 	// kustomization left out, kustomizations skipped (kustomizations.go).
 	Warnings []Warning

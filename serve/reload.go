@@ -135,12 +135,21 @@ func (s *Server) buildWith(reason string, c *caches) (*build, error) {
 	if err != nil {
 		return nil, err
 	}
+	var annotate func([]translate.ObjectStatus)
+	if s.cfg.Prepare != nil {
+		if annotate, err = s.cfg.Prepare(loaded); err != nil {
+			return nil, err
+		}
+	}
 	phase("load")
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {
 		return nil, err
 	}
 	phase("translate")
+	if annotate != nil {
+		annotate(res.Status)
+	}
 	// Judged now, so that the loaded objects not kept by the decode cache
 	// are dead, and collectable, for the rest of it.
 	counts, invalid := s.judge(loaded.Objects, res.Status)

@@ -59,6 +59,12 @@ type Config struct {
 	// Log receives the server's logs (slog.Default when nil); it is wrapped
 	// so that no private key can reach it.
 	Log *slog.Logger
+	// Prepare, when set, is given what each reload loaded before it is
+	// translated, and may add to it (stand-ins are added so); an error
+	// fails the reload, keeping the last good configuration. The function
+	// it returns, when not nil, is given the reload's status to annotate
+	// (with the stand-ins each object rests on) before it is served.
+	Prepare func(*loader.Result) (func([]translate.ObjectStatus), error)
 	// Judge says whether Contour would call an object's status valid and,
 	// if not, why; nil counts every object valid.
 	Judge func(translate.ObjectStatus) (ok bool, why string)

@@ -71,12 +71,16 @@ type Result struct {
 
 // ObjectStatus is the status of one object in the form Contour writes it.
 type ObjectStatus struct {
-	APIVersion string        `json:"apiVersion"`
-	Kind       string        `json:"kind"`
-	Namespace  string        `json:"namespace"`
-	Name       string        `json:"name"`
-	Status     any           `json:"status"`
-	Source     loader.Source `json:"-"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	Status     any    `json:"status"`
+	// StandIns are the stand-in objects the status rests on (set by the
+	// caller from the standin package's report; never by translate): the
+	// status itself stays exactly Contour's.
+	StandIns []loader.StandIn `json:"standIns,omitempty"`
+	Source   loader.Source    `json:"-"`
 }
 
 // Notice is an informational message tied to an object.

@@ -123,9 +123,10 @@ func (v verdict) warnings() []string {
 
 // printGitHubAnnotations writes GitHub Actions workflow commands: an error
 // annotation for each object that is not valid, a warning for each valid
-// object with warnings and for each notice, on the file and line the
-// object comes from, so that they show on the pull request's diff.
-// Valid objects print nothing.
+// object with warnings and for each notice, and a notice for each object
+// resting on a stand-in Secret, on the file and line the object comes
+// from, so that they show on the pull request's diff. Other valid objects
+// print nothing.
 func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 	for _, st := range res.Status {
 		v := verdictOf(st.Status)
@@ -139,6 +140,9 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 			writeAnnotation(w, "error", st.Source.File, st.Source.Line, ref+" is "+v.Word, msg+builtThrough(st.Source))
 		case len(v.warnings()) > 0:
 			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.warnings(), "; ")+builtThrough(st.Source))
+		}
+		if len(st.StandIns) > 0 {
+			writeAnnotation(w, "notice", st.Source.File, st.Source.Line, ref+" rests on a stand-in", strings.Join(standInReasons(st), "; "))
 		}
 	}
 	for _, n := range res.Notices {
@@ -241,7 +245,7 @@ func printStatusTable(w io.Writer, list []translate.ObjectStatus) error {
 		v := verdictOf(st.Status)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n",
 			st.Kind, qualifiedName(st.Namespace, st.Name), orDash(st.Source.String()),
-			v.Word, orDash(strings.Join(v.Reasons, "; ")))
+			v.Word, orDash(strings.Join(append(v.Reasons, standInReasons(st)...), "; ")))
 	}
 	return tw.Flush()
 }

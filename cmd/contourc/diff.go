@@ -13,6 +13,7 @@ import (
 
 	"github.com/contourc/contourc/diff"
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/loader/standin"
 	"github.com/contourc/contourc/render"
 	"github.com/contourc/contourc/translate"
 )
@@ -66,6 +67,7 @@ type diffSide struct {
 	label   string
 	relabel func(string) string
 	load    loader.Options // how its paths are read (sources.go)
+	standIn standin.Options
 }
 
 func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
@@ -87,7 +89,10 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	if old.load, err = o.input.source.loadOptions(o.input.loadOptions(s.In)); err != nil {
 		return err
 	}
-	new.load = old.load
+	if old.standIn, err = o.input.standIn.options(); err != nil {
+		return err
+	}
+	new.load, new.standIn = old.load, old.standIn
 
 	oldRes, oldErr := loadDiffSide(old, opts, g, s)
 	newRes, newErr := loadDiffSide(new, opts, g, s)
@@ -187,6 +192,9 @@ func translateSide(side diffSide, opts translate.Options) (*translate.Result, er
 	}
 	loaded, err := loader.Load(side.paths, side.load)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := standin.Apply(loaded, side.standIn); err != nil {
 		return nil, err
 	}
 	return translate.Translate(loaded.Objects, opts)

@@ -35,6 +35,8 @@ type inputFlags struct {
 	statusOnly bool
 	// source says how the files are read (sources.go).
 	source sourceFlags
+	// standIn is --assume-secret and --no-stand-ins (standins.go).
+	standIn standInFlags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
@@ -70,6 +72,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 	f.source.register(fs)
 	registerConfigFlag(fs, &f.config)
+	f.standIn.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one
@@ -128,6 +131,9 @@ func (f *inputFlags) options() (translate.Options, error) {
 		return translate.Options{}, err
 	}
 	if err := f.source.check(); err != nil {
+		return translate.Options{}, err
+	}
+	if _, err := f.standIn.options(); err != nil {
 		return translate.Options{}, err
 	}
 	var gateway *types.NamespacedName
@@ -207,8 +213,12 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := f.standIn.apply(loaded); err != nil {
+		return nil, nil, failure(err)
+	}
 	if g.verbose {
 		printSkipped(s.ErrOut, loaded, time.Since(start))
+		f.standIn.printCounts(s.ErrOut, loaded)
 		printSkippedFiles(s.ErrOut, loaded.SkippedFiles)
 	}
 	start = time.Now()
@@ -219,6 +229,10 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	// What the loader left out comes first among the notices: it is
 	// printed, annotated and counted (--fail-on warning) like them.
 	res.Notices = append(loaderNotices(loaded), res.Notices...)
+	f.standIn.annotate(res.Status)
+	if !f.statusOnly {
+		f.standIn.warn(s.ErrOut) // check shows them in its table
+	}
 	if g.verbose {
 		fmt.Fprintf(s.ErrOut, "translated in %s\n", roundedDuration(time.Since(start)))
 		if res.Gateway != nil {

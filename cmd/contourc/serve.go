@@ -34,6 +34,7 @@ type serveOptions struct {
 	reloadTimeout     time.Duration
 	truncationGrace   time.Duration
 	logFormat         string
+	allowStandIns     bool
 }
 
 func newServeCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -67,6 +68,9 @@ func newServeCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.DurationVar(&o.reloadTimeout, "reload-timeout", serve.DefaultReloadTimeout, "abandon a reload not finished after this long (counted as failed; /readyz answers 503)")
 	fs.DurationVar(&o.truncationGrace, "truncation-grace", serve.DefaultTruncationGrace, "hold reloads back this long for a file caught half written (emptied, or YAML ending within a line); 0: never")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
+	fs.BoolVar(&o.allowStandIns, "allow-stand-ins", false,
+		"serve stand-in Secrets (made-up certificates) for the Secrets the input lacks; without it serve refuses to start\n"+
+			"with them, and a reload that would need one fails, keeping the last good configuration")
 	_ = cmd.RegisterFlagCompletionFunc("xds-config-source", cobra.FixedCompletions([]string{"ads", "contour"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -140,6 +144,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		ReloadTimeout:   o.reloadTimeout,
 		TruncationGrace: grace,
 		Log:             log,
+		Prepare:         o.prepare(log),
 		Judge: func(st translate.ObjectStatus) (bool, string) {
 			v := verdictOf(st.Status)
 			return v.OK, v.String()
@@ -184,6 +189,9 @@ func (o *serveOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	cfg, err := o.config(paths, g, s)
 	if err != nil {
 		return err
+	}
+	if err := o.refuseStandIns(paths, cfg.Load); err != nil {
+		return failure(err)
 	}
 	srv, err := serve.New(cfg)
 	if err != nil {
