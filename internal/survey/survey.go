@@ -291,10 +291,11 @@ func readObjects(root string, files []string, s *Survey) []object {
 					count(what, file)
 				}
 			}
-			if isCertificate(key) {
-				for range n {
-					count("cert-manager Certificate", file)
-				}
+		}
+		// The loader keeps cert-manager's Certificates for stand-ins.
+		for _, o := range res.SecretSources {
+			if isCertificate(o.APIVersion + "/" + o.Kind) {
+				count("cert-manager Certificate", file)
 			}
 		}
 		for _, o := range res.Objects {
