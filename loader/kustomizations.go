@@ -276,29 +276,54 @@ type decodedSource struct {
 // bounds a parse would check (alias nodes, depth) are checked on them.
 func (d *builtDecoder) decode(r kustomize.Result) partResult {
 	name := r.Dir + " (kustomize build)"
-	res := r.Build.Resources
-	parts := make([]partResult, len(res))
-	forEachParallel(len(res), func(i int) {
-		p := partResult{skipped: map[string]int{}}
-		if err := checkBounds(res[i].Node, d.opts.limits()); err != nil {
-			p.errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res[i].Kind, Name: res[i].Name, Msg: err.msg}}
-		} else {
-			p.objs, p.errs = loadDocuments(name, []document{{index: i, root: res[i].Node}}, d.opts.Namespace, p.skipped)
-		}
-		parts[i] = p
-	})
+	parts := make([]partResult, len(r.Build.Resources))
+	forEachParallel(len(parts), func(i int) { parts[i] = d.decodeResource(r, name, i) })
 	p := partResult{skipped: map[string]int{}}
 	p.objs, p.errs = mergeParts(parts, p.skipped)
 	for i := range p.objs {
 		p.objs[i].Source = d.objectSource(r, p.objs[i])
 	}
-	for i, err := range p.errs {
-		if e, ok := err.(*Error); ok {
-			p.errs[i] = d.errorSource(r, e)
-		}
-	}
 	p.sorted = sortedKeyed(p.objs)
 	return p
+}
+
+// decodeResource decodes the build's object i, substituted first when
+// Flux variables are given, and points its errors at its source.
+func (d *builtDecoder) decodeResource(r kustomize.Result, name string, i int) partResult {
+	res := r.Build.Resources[i]
+	p := partResult{skipped: map[string]int{}}
+	var errs []error
+	if err := checkBounds(res.Node, d.opts.limits()); err != nil {
+		errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: err.msg}}
+	} else if doc, err := d.substituted(name, i, res); err != nil {
+		errs = []error{err}
+	} else {
+		p.objs, errs = loadDocuments(name, []document{doc}, d.opts.Namespace, p.skipped)
+	}
+	for _, err := range errs {
+		p.errs = append(p.errs, d.placeError(r, res, err))
+	}
+	return p
+}
+
+// substituted is the document of the build's object i: the tree kustomize
+// built, or, when Flux variables are given, what Flux's post-build
+// substitution makes of it (substitute_built.go), read as JSON.
+func (d *builtDecoder) substituted(name string, i int, res kustomize.Resource) (document, error) {
+	doc := document{index: i, root: res.Node}
+	js, err := d.opts.Substitute.builtObject(res.Node)
+	if err != nil || js == nil {
+		return doc, err
+	}
+	docs, err := parseJSON(name, js, d.opts.limits())
+	if err != nil {
+		return doc, err
+	}
+	if len(docs) == 0 {
+		return doc, &Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: "envsubst error: variable substitution left no object"}
+	}
+	docs[0].index = i
+	return docs[0], nil
 }
 
 // resourceAt is the built object of a document of the build's stream.
@@ -322,28 +347,60 @@ func (d *builtDecoder) objectSource(r kustomize.Result, o Object) Source {
 	return src
 }
 
+// placeError points an error of the built object res at its source. A
+// built document that is no object stays an error: the build's output
+// holds objects only, so nothing is skipped as a file that is not
+// manifests would be.
+func (d *builtDecoder) placeError(r kustomize.Result, res kustomize.Resource, err error) error {
+	if f, ok := err.(*substituteFailure); ok {
+		return d.substituteError(r, res, f)
+	}
+	if no, ok := err.(*notObject); ok {
+		e := *no.err
+		e.Msg = "not a Kubernetes object: " + e.Msg
+		err = &e
+	}
+	if e, ok := err.(*Error); ok {
+		return d.errorSource(r, res, e)
+	}
+	return err
+}
+
 // errorSource points an error in a built object at its source. An error
 // the source document has too, word for word, keeps that document's line
-// of the field; others are placed on the object's document.
-func (d *builtDecoder) errorSource(r kustomize.Result, e *Error) *Error {
-	res, ok := resourceAt(r, e.Source.Doc)
-	if !ok {
-		return e
-	}
+// of the field; others are placed on the object's document. An error on
+// a line that holds a Flux variable gets the hint a file's would
+// (hintError).
+func (d *builtDecoder) errorSource(r kustomize.Result, res kustomize.Resource, e *Error) *Error {
 	out := *e
 	out.Source = d.originFile(r, res)
 	if res.Origin.File == "" {
-		return &out
+		return hintError(&out, nil, d.opts.Substitute)
 	}
 	s := d.source(r, res.Origin.File)
+	out.Source.Line = res.Origin.Line
 	for _, err := range d.sourceErrors(s) {
 		if se, ok := err.(*Error); ok && se.Kind == e.Kind && se.Msg == e.Msg && se.Source.Line >= res.Origin.Line && kustomize.NameMatches(e.Name, se.Name) {
 			out.Source.Line = se.Source.Line
-			return &out
+			break
 		}
 	}
-	out.Source.Line = res.Origin.Line
-	return &out
+	return hintError(&out, s.text, d.opts.Substitute)
+}
+
+// substituteError is the error of a built object Flux could not
+// substitute, on the line of its source document that references the
+// variable at fault (strict mode's unset one, or the one whose value broke
+// the YAML), else on the document's first.
+func (d *builtDecoder) substituteError(r kustomize.Result, res kustomize.Resource, f *substituteFailure) *Error {
+	e := &Error{Source: d.originFile(r, res), Kind: res.Kind, Namespace: res.Namespace, Name: res.Name, Msg: f.msg}
+	e.Source.Line = res.Origin.Line
+	if res.Origin.File != "" {
+		if s := d.source(r, res.Origin.File); s.text != nil {
+			e.Source.Line = referenceLine(s.text, res.Origin.Line, f.vars)
+		}
+	}
+	return e
 }
 
 // originFile is the file a built object came from, without a line.
@@ -391,9 +448,16 @@ func (d *builtDecoder) source(r kustomize.Result, abs string) *decodedSource {
 // sourceErrors decodes a source file on its own for its errors, once.
 func (d *builtDecoder) sourceErrors(s *decodedSource) []error {
 	s.errsOnce.Do(func() {
-		if s.text != nil {
-			_, s.errs = loadFileText(s.name, s.text, d.opts, map[string]int{})
+		if s.text == nil {
+			return
 		}
+		// Substituted as a file would be, so that its errors read as the
+		// built object's do; where that fails, as it stands.
+		text := s.text
+		if sub, err := d.opts.Substitute.apply(s.name, text); err == nil {
+			text = sub
+		}
+		_, s.errs = loadFileText(s.name, text, d.opts, map[string]int{})
 	})
 	return s.errs
 }

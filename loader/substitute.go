@@ -5,8 +5,11 @@ package loader
 // build (spec.postBuild.substitute and substituteFrom), with
 // github.com/fluxcd/pkg/envsubst, unless the object is labelled or
 // annotated kustomize.toolkit.fluxcd.io/substitute: disabled. contourc does
-// the same to each document's text before it is parsed, so that every
-// line stays where it is in the file and errors point at the source.
+// the same to each document's text of a file read as it stands, before it
+// is parsed, so that every line stays where it is in the file and errors
+// point at the source. The objects of a kustomize build, whose lines are
+// the build's anyway, are substituted after the build, one by one, the
+// way Flux does it (substitute_built.go).
 //
 // fluxcd/pkg/kustomize's SubstituteVariables itself cannot be used: it
 // works on a kustomize resource, turned to JSON and back, which loses the
@@ -95,10 +98,7 @@ func (s *Substitution) document(text []byte) ([]byte, error) {
 	if !bytes.Contains(text, []byte("${")) || substitutionDisabled(text) {
 		return text, nil
 	}
-	v, err := envsubst.Eval(string(text), func(name string) (string, bool) {
-		v, ok := s.vars[name]
-		return v, ok || !s.strict
-	})
+	v, err := envsubst.Eval(string(text), s.lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -116,11 +116,39 @@ func errorLine(text []byte, err error) int {
 	if m == nil {
 		return 0
 	}
-	i := bytes.Index(text, []byte("${"+m[1]))
-	if i < 0 {
-		return 0
+	return max(firstReference(text, m[1:]), 0)
+}
+
+// firstReference is how many lines into text one of the variables names is
+// first referenced (not escaped as $${X}), or -1.
+func firstReference(text []byte, names []string) int {
+	for _, loc := range variableRef.FindAllSubmatchIndex(text, -1) {
+		dollars := bytes.IndexByte(text[loc[0]:loc[1]], '{')
+		if dollars%2 == 1 && slices.Contains(names, string(text[loc[2]:loc[3]])) {
+			return bytes.Count(text[:loc[0]], []byte("\n"))
+		}
 	}
-	return bytes.Count(text[:i], []byte("\n"))
+	return -1
+}
+
+// referenceLine is the line of the file text where one of the variables
+// names is first referenced in the document that starts at line doc
+// (the line of its first key), or doc when it references none.
+func referenceLine(text []byte, doc int, names []string) int {
+	chunks := []chunk{{text: text, line: 1}}
+	if !startsLikeJSON(text) {
+		chunks = splitYAMLStream(text)
+	}
+	for i, c := range chunks {
+		if i+1 < len(chunks) && chunks[i+1].line <= doc {
+			continue
+		}
+		if n := firstReference(c.text, names); n >= 0 {
+			return c.line + n
+		}
+		break
+	}
+	return doc
 }
 
 // substitutionDisabled reports whether the object in text is labelled or
@@ -156,23 +184,28 @@ func hintVariables(errs []error, source []byte, s *Substitution) {
 		return
 	}
 	for i, err := range errs {
-		e, ok := err.(*Error)
-		if !ok {
-			continue
+		if e, ok := err.(*Error); ok {
+			errs[i] = hintError(e, source, s)
 		}
-		names := unsetVariables(e.Msg, s)
-		for _, n := range unsetVariables(string(lineText(source, e.Source.Line)), s) {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-		if len(names) == 0 {
-			continue
-		}
-		c := *e
-		c.Msg += "; hint: " + variableHint(names, s)
-		errs[i] = &c
 	}
+}
+
+// hintError is e with the hint of hintVariables, when it needs one; source
+// is the text, before substitution, of the file e names (nil when there is
+// none, as for a generated object: the message alone is looked at).
+func hintError(e *Error, source []byte, s *Substitution) *Error {
+	names := unsetVariables(e.Msg, s)
+	for _, n := range unsetVariables(string(lineText(source, e.Source.Line)), s) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return e
+	}
+	c := *e
+	c.Msg += "; hint: " + variableHint(names, s)
+	return &c
 }
 
 // unsetVariables are the names of the variables referenced in text that s
