@@ -176,9 +176,9 @@ func TestSubstituteBuiltErrors(t *testing.T) {
 		want   []string // the errors, one each
 	}{
 		{name: "no variables given: the hint", files: repro, path: ".",
-			want: []string{`proxy.yaml:7 (via .): HTTPProxy web/web: spec.virtualhost.fqdn: invalid value "web.${CLUSTER_DOMAIN}": must match the regular expression ^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$; hint: ${CLUSTER_DOMAIN} is a Flux variable; pass --substitute CLUSTER_DOMAIN=...`}},
+			want: []string{`proxy.yaml:7 (via .): HTTPProxy web/web: spec.virtualhost.fqdn: Invalid value: "web.${CLUSTER_DOMAIN}": spec.virtualhost.fqdn in body should match '^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'; hint: ${CLUSTER_DOMAIN} is a Flux variable; pass --substitute CLUSTER_DOMAIN=...`}},
 		{name: "the variable not given: empty, the hint", files: repro, path: ".", vars: map[string]string{"OTHER": "x"},
-			want: []string{`proxy.yaml:7 (via .): HTTPProxy web/web: spec.virtualhost.fqdn: invalid value "web.": must match the regular expression ^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$; hint: ${CLUSTER_DOMAIN} is a Flux variable with no value given (Flux substitutes an empty string); pass --substitute CLUSTER_DOMAIN=...`}},
+			want: []string{`proxy.yaml:7 (via .): HTTPProxy web/web: spec.virtualhost.fqdn: Invalid value: "web.": spec.virtualhost.fqdn in body should match '^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'; hint: ${CLUSTER_DOMAIN} is a Flux variable with no value given (Flux substitutes an empty string); pass --substitute CLUSTER_DOMAIN=...`}},
 		{name: "strict", files: repro, path: ".", vars: map[string]string{"OTHER": "x"}, strict: true,
 			want: []string{`proxy.yaml:7 (via .): HTTPProxy web/web: envsubst error: variable substitution failed: variable not set (strict mode): "CLUSTER_DOMAIN"`}},
 		{name: "strict, a variable of a base", files: fluxTree, path: "prod", vars: map[string]string{"NAMESPACE": "shop", "PORT": "80"}, strict: true,
@@ -193,8 +193,8 @@ func TestSubstituteBuiltErrors(t *testing.T) {
 		// from the message.
 		{name: "a variable of a patch", files: fluxTree, path: "prod", vars: map[string]string{"CLUSTER_DOMAIN": "example.com", "NAMESPACE": "shop", "PORT": "none"},
 			want: []string{
-				`base/proxy.yaml:1 (via prod): HTTPProxy shop/web: spec.routes[0].services[0].port: expected an integer, got the string "none"`,
-				`base/proxy.yaml:1 (via prod): HTTPProxy shop/web: spec.routes[0].services[0].port: invalid value 0: must be between 1 and 65536`,
+				`base/proxy.yaml:1 (via prod): HTTPProxy shop/web: spec.routes[0].services[0].port: Invalid value: "string": spec.routes[0].services[0].port in body must be of type integer: "string"`,
+				`base/proxy.yaml:1 (via prod): HTTPProxy shop/web: <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`,
 			}},
 		// The build's output holds objects only: one that substitution
 		// leaves without apiVersion and kind is an error, not skipped.
@@ -294,7 +294,7 @@ func TestBuiltTemplateIsAnError(t *testing.T) {
 		"proxy.yaml":         strings.Replace(kzProxy, "web.example.com", `"{{ .Values.host }}"`, 1),
 	}
 	_, err := loadTree(t, files, ".", Options{})
-	want := fmt.Sprintf("proxy.yaml:7 (via .): HTTPProxy default/web: spec.virtualhost.fqdn: invalid value %q", "{{ .Values.host }}")
+	want := fmt.Sprintf("proxy.yaml:7 (via .): HTTPProxy default/web: spec.virtualhost.fqdn: Invalid value: %q", "{{ .Values.host }}")
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v, want an error starting %s", err, want)
 	}
