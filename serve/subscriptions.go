@@ -222,15 +222,14 @@ func (s *subscriptions) changed(typeURL string, set *nameSet, subscribe, unsubsc
 }
 
 // handBack gives go-control-plane a delta stream's whole subscription
-// again, in r, for it to keep from now on. go-control-plane holds that
-// stream's subscription as a legacy wildcard one that no request changed
-// (every request it saw named nothing): r first subscribes to every name,
-// which ends the legacy wildcard, then leaves the wildcard unless r asks
-// for it, and then applies r's own unsubscriptions.
+// again, in r, which subscribes to the wildcard, for it to keep from now
+// on. go-control-plane holds that stream's subscription as one that no
+// request changed (every request it saw named nothing): r now subscribes
+// to every name before its own, and then unsubscribes from its own, as
+// go-control-plane would have had it kept the names.
 func (s *subscriptions) handBack(sub *streamSubscription, r *discoveryv3.DeltaDiscoveryRequest) {
 	names := slices.Sorted(maps.Keys(sub.set.names))
 	r.ResourceNamesSubscribe = append(names, r.GetResourceNamesSubscribe()...)
-	r.ResourceNamesUnsubscribe = append([]string{wildcard}, r.GetResourceNamesUnsubscribe()...)
 	sub.own, sub.set = false, nil
 }
 
