@@ -4,8 +4,9 @@ package serve
 // connects 1, 20 and 120 clients (state of the world and delta, over ADS)
 // to a server of 1,000 generated HTTPProxies and reports the live heap
 // after collection, and its growth per client. The clients subscribe to
-// every resource, as an Envoy does, and keep nothing of what they receive
-// but versions and nonces. CORPUS, when set, is the directory to serve
+// listeners and clusters, and to what those name (envoySubscriptions), as
+// an Envoy does, acknowledge every response, and keep nothing of what they
+// receive but versions and nonces. CORPUS, when set, is the directory to serve
 // instead of a generated one; HEAPPROFILE, when set, is where to write a
 // heap profile at each step (go tool pprof -base to compare them).
 

@@ -138,12 +138,18 @@ func (s *subscriptions) sotwRequest(id int64, r *discoveryv3.DiscoveryRequest) {
 	if !namedTypes[r.GetTypeUrl()] {
 		return
 	}
+	key := streamKey{"sotw", id}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sub := s.of(streamKey{"sotw", id}, r.GetTypeUrl())
 	if set == nil {
+		// Nothing kept for a stream that was never rewritten: an Envoy
+		// bootstrapped by Contour opens thousands of one-name streams.
+		if sub := s.streams[key][r.GetTypeUrl()]; sub != nil {
+			s.forget(sub)
+		}
 		return
 	}
+	sub := s.of(key, r.GetTypeUrl())
 	// An explicit wildcard: go-control-plane then keeps the versions
 	// sent of names no longer asked for, which takeSotw forgets.
 	r.ResourceNames = []string{wildcard}
