@@ -21,18 +21,9 @@ import (
 // internNames replaces each of names that the snapshot serves with the
 // snapshot's copy of it.
 func (s *Server) internNames(typeURL string, names []string) {
-	s.internAll(typeURL, names)
-}
-
-// internAll is internNames, and when names are every name the snapshot
-// serves of typeURL (in any order, repeats allowed), the shared set of them
-// (subscriptions.go); nil otherwise.
-func (s *Server) internAll(typeURL string, names []string) *nameSet {
-	set := s.servedSet(typeURL)
-	if set == nil || len(names) == 0 {
-		return nil
+	if set := s.servedSet(typeURL); set != nil && len(names) > 0 {
+		set.index.intern(set.names, names)
 	}
-	return set.index.intern(set.names, names)
 }
 
 // servedSet is the set of typeURL being served, nil before the first
