@@ -27,6 +27,7 @@ package serve
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
 	cachev3 "github.com/envoyproxy/go-control-plane/pkg/cache/v3"
@@ -50,15 +51,24 @@ type xdsCache struct {
 	mux    *cachev3.MuxCache
 
 	// published holds, by type, the content hash of each resource last
-	// put into that type's linear cache. Only the publishing goroutine
-	// uses it.
+	// put into that type's linear cache, and index the names' index of
+	// the set last published (subscriptions.go). Only the publishing
+	// goroutine uses them.
 	published map[string]map[string]string
+	index     map[string]*nameIndex
+	// covering holds, by type, a set holding every name in that type's
+	// linear cache, or nil while they change.
+	covering map[string]*atomic.Pointer[nameSet]
+	subs     *subscriptions
 }
 
-func newXDSCache(logger log.Logger) *xdsCache {
+func newXDSCache(logger log.Logger, subs *subscriptions) *xdsCache {
 	c := &xdsCache{
 		linear:    map[string]*cachev3.LinearCache{},
 		published: map[string]map[string]string{},
+		index:     map[string]*nameIndex{},
+		covering:  map[string]*atomic.Pointer[nameSet]{},
+		subs:      subs,
 		mux: &cachev3.MuxCache{
 			Classify:      func(r *cachev3.Request) string { return r.GetTypeUrl() },
 			ClassifyDelta: func(r *cachev3.DeltaRequest) string { return r.GetTypeUrl() },
@@ -68,7 +78,8 @@ func newXDSCache(logger log.Logger) *xdsCache {
 	for _, t := range servedTypes {
 		c.linear[t] = cachev3.NewLinearCache(t,
 			cachev3.WithVersionPrefix(typeLabel(t)+"-"), cachev3.WithLogger(logger))
-		c.mux.Caches[t] = namelessRequests{c.linear[t]}
+		c.covering[t] = &atomic.Pointer[nameSet]{}
+		c.mux.Caches[t] = subscriptionCache{LinearCache: c.linear[t], subs: subs, covering: c.covering[t]}
 	}
 	return c
 }
@@ -78,9 +89,16 @@ func newXDSCache(logger log.Logger) *xdsCache {
 // then listeners and clusters, and removed named ones last, so a listener
 // or cluster that appears with s finds the route configuration, load
 // assignment or secret it names already there, and one that goes away
-// loses them only after Envoy was told to drop it.
+// loses them only after Envoy was told to drop it. A type whose names
+// change has no covering set from before its first update to after its
+// last.
 func (c *xdsCache) publish(_ context.Context, s *snapshot) error {
 	removed := map[string][]string{}
+	for _, t := range servedTypes {
+		if c.index[t] != s.set(t).index {
+			c.covering[t].Store(nil)
+		}
+	}
 	for _, t := range servedTypes {
 		if namedTypes[t] {
 			changed, gone := c.changes(s.set(t))
@@ -105,6 +123,10 @@ func (c *xdsCache) publish(_ context.Context, s *snapshot) error {
 			return err
 		}
 		c.published[t] = s.set(t).hashes
+		if index := s.set(t).index; index != nil {
+			c.index[t] = index
+			c.covering[t].Store(&index.all)
+		}
 	}
 	return nil
 }

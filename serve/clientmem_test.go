@@ -4,8 +4,9 @@ package serve
 // connects 1, 20 and 120 clients (state of the world and delta, over ADS)
 // to a server of 1,000 generated HTTPProxies and reports the live heap
 // after collection, and its growth per client. The clients subscribe to
-// every resource, as an Envoy does, and keep nothing of what they receive
-// but versions and nonces. CORPUS, when set, is the directory to serve
+// listeners and clusters, and to what those name (envoySubscriptions), as
+// an Envoy does, acknowledge every response, and keep nothing of what they
+// receive but versions and nonces. CORPUS, when set, is the directory to serve
 // instead of a generated one; HEAPPROFILE, when set, is where to write a
 // heap profile at each step (go tool pprof -base to compare them).
 
@@ -21,12 +22,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"sync"
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 )
@@ -81,7 +82,7 @@ func BenchmarkClientMemory(b *testing.B) {
 func clientHeaps(b *testing.B, dir, mode string, batches []int) (heaps, allocs []float64) {
 	ts := startServer(b, []string{dir}, func(c *Config) { c.Log = discardLogger() })
 	ts.waitReady(b)
-	names, err := json.Marshal(subscriptions(ts.current.Load().snap))
+	names, err := json.Marshal(envoySubscriptions(ts.current.Load().snap))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -179,16 +180,23 @@ func leanClientsMain(spec string) int {
 	return 0
 }
 
-// subscriptions are the names an Envoy would ask for, by type: all that
-// are served (the listeners and clusters name all of them).
-func subscriptions(s *snapshot) map[string][]string {
-	out := map[string][]string{}
+// envoySubscriptions are the names an Envoy would ask for, by type: what
+// the served listeners and clusters name, as Envoy works it out
+// (xdsView.wanted), and a wildcard for listeners and clusters.
+func envoySubscriptions(s *snapshot) map[string][]string {
+	v := xdsView{types: map[string]*typeState{}}
+	for _, t := range []string{resourcev3.ListenerType, resourcev3.ClusterType} {
+		set := s.set(t)
+		for i, name := range set.names {
+			v.state(t).resources[name] = set.items[i]
+		}
+	}
+	out := v.wanted()
+	out[resourcev3.RuntimeType] = []string{runtimeLayerName}
 	for _, t := range servedTypes {
 		if fullState[t] {
 			out[t] = nil // wildcard
-			continue
 		}
-		out[t] = slices.Clone(s.set(t).names)
 	}
 	return out
 }

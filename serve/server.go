@@ -176,7 +176,6 @@ func New(cfg Config) (_ *Server, err error) {
 	s := &Server{
 		cfg:      cfg,
 		log:      log,
-		cache:    newXDSCache(controlPlaneLogger{log}),
 		caches:   newCaches(),
 		suspects: map[string]suspect{},
 		metrics:  newMetrics(),
@@ -184,8 +183,9 @@ func New(cfg Config) (_ *Server, err error) {
 		load:     loader.Load,
 		force:    make(chan struct{}, 1),
 	}
+	s.cache = newXDSCache(controlPlaneLogger{log}, newSubscriptions(s.servedSet))
 	s.streams = newStreamTracker(s.metrics, log)
-	s.streams.intern, s.streams.internVersions = s.internNames, s.internVersions
+	s.streams.subs, s.streams.internVersions = s.cache.subs, s.internVersions
 	defer func() {
 		if err != nil {
 			s.closeAll(false)

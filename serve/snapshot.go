@@ -112,6 +112,11 @@ func newSnapshot(r *translate.Resources, prev *snapshot) (*snapshot, error) {
 			}
 			set.served = servedItems(set.items, h.wire, before)
 			set.sums, set.wire, set.longs = h.sums, h.wire, h.longs
+			if before != nil && slices.Equal(before.names, set.names) {
+				// Clients subscribed to every name still are
+				// (nameIndex).
+				set.index = before.index
+			}
 		}
 		s.sets = append(s.sets, set)
 		writeField(all, typeURL)

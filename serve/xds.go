@@ -62,9 +62,11 @@ func newGRPCServer(ctx context.Context, c cachev3.Cache, cb serverv3.Callbacks, 
 type streamTracker struct {
 	metrics *metrics
 	log     *slog.Logger
-	// intern and internVersions replace resource names in requests with
-	// the served snapshot's copies (names.go).
-	intern         func(typeURL string, names []string)
+	// subs interns the resource names of requests and rewrites those
+	// that subscribe to every served name (subscriptions.go);
+	// internVersions interns the names of delta clients' initial
+	// versions (names.go).
+	subs           *subscriptions
 	internVersions func(typeURL string, versions map[string]string) map[string]string
 
 	mu sync.Mutex
@@ -96,7 +98,7 @@ func (t *streamTracker) callbacks() serverv3.CallbackFuncs {
 		DeltaStreamOpenFunc:   func(ctx context.Context, id int64, typeURL string) error { return t.opened(ctx, "delta", id, typeURL) },
 		DeltaStreamClosedFunc: func(id int64, _ *corev3.Node) { t.closed("delta", id) },
 		StreamRequestFunc: func(id int64, r *discoveryv3.DiscoveryRequest) error {
-			t.intern(r.GetTypeUrl(), r.GetResourceNames())
+			t.subs.sotwRequest(id, r)
 			if r.GetErrorDetail() != nil {
 				t.sotwNACK(id, r)
 			}
@@ -106,8 +108,7 @@ func (t *streamTracker) callbacks() serverv3.CallbackFuncs {
 			t.sending(streamKey{"sotw", id}, r.GetTypeUrl(), r.GetNonce(), r.GetVersionInfo())
 		},
 		StreamDeltaRequestFunc: func(id int64, r *discoveryv3.DeltaDiscoveryRequest) error {
-			t.intern(r.GetTypeUrl(), r.GetResourceNamesSubscribe())
-			t.intern(r.GetTypeUrl(), r.GetResourceNamesUnsubscribe())
+			t.subs.deltaRequest(id, r)
 			r.InitialResourceVersions = t.internVersions(r.GetTypeUrl(), r.GetInitialResourceVersions())
 			if r.GetErrorDetail() != nil {
 				t.deltaNACK(id, r)
@@ -142,6 +143,7 @@ func (t *streamTracker) closed(mode string, id int64) {
 	delete(t.open, streamKey{mode, id})
 	delete(t.sent, streamKey{mode, id})
 	t.mu.Unlock()
+	t.subs.closed(streamKey{mode, id})
 	if ok {
 		t.metrics.streams.WithLabelValues(label, mode).Dec()
 		t.log.Debug("xDS stream closed", "type", label, "mode", mode, "stream", id)
