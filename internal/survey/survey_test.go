@@ -74,8 +74,8 @@ func TestRootGroups(t *testing.T) {
 // two overlays declare is taken once, from the first file.
 func TestObjectsRead(t *testing.T) {
 	dir := t.TempDir()
-	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: n}\nspec: {ports: [{port: 80}]}\n"
-	proxy := "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata: {name: p, namespace: n}\nspec:\n  virtualhost: {fqdn: a.example.com}\n  routes: [{services: [{name: s, port: 80}, {name: gone, port: 81}]}]\n"
+	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: ns}\nspec: {ports: [{port: 80}]}\n"
+	proxy := "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata: {name: p, namespace: ns}\nspec:\n  virtualhost: {fqdn: a.example.com}\n  routes: [{services: [{name: s, port: 80}, {name: gone, port: 81}]}]\n"
 	write(t, dir, map[string]string{
 		"a/svc.yaml":             svc,
 		"b/svc.yaml":             svc,
@@ -91,7 +91,7 @@ func TestObjectsRead(t *testing.T) {
 	if len(sv.Unread) != 0 {
 		t.Errorf("unread = %v, want none", sv.Unread)
 	}
-	want := []Missing{{Namespace: "n", Name: "gone", Ports: []string{"81"}, By: "HTTPProxy n/p (b/proxy.yaml:1)"}}
+	want := []Missing{{Namespace: "ns", Name: "gone", Ports: []string{"81"}, By: "HTTPProxy ns/p (b/proxy.yaml:1)"}}
 	if !reflect.DeepEqual(sv.MissingServices, want) {
 		t.Errorf("missing services = %+v, want %+v", sv.MissingServices, want)
 	}
