@@ -21,6 +21,9 @@ type ingressProcessor struct {
 	dag     *DAG
 	cache   *cache
 	notices *[]Notice
+	// findings are the notices' messages by Ingress, for its entry in
+	// the status list (ingress_status.go).
+	findings map[types.NamespacedName][]string
 }
 
 func (p *ingressProcessor) run() {
@@ -36,12 +39,17 @@ func (p *ingressProcessor) run() {
 }
 
 func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
 	*p.notices = append(*p.notices, Notice{
 		Source: p.cache.source("Ingress", namespacedName(ing)),
 		Kind:   "Ingress",
 		Name:   namespacedName(ing).String(),
-		Msg:    fmt.Sprintf(format, args...),
+		Msg:    msg,
 	})
+	if p.findings == nil {
+		p.findings = map[types.NamespacedName][]string{}
+	}
+	p.findings[namespacedName(ing)] = append(p.findings[namespacedName(ing)], msg)
 }
 
 // secureVirtualHosts creates a secure virtual host for each host of each TLS

@@ -48,6 +48,13 @@ type Options struct {
 	// Memo, when set, lets this translation reuse work of the previous
 	// one given the same Memo (see Memo). It changes no result.
 	Memo *Memo
+	// Cluster are objects the cluster has that the input does not
+	// (contourc's --cluster-context, --assume-service, default/kubernetes),
+	// in the loader's order: used in translation like the input's, an
+	// input object of the same kind, namespace and name winning (with a
+	// notice), and never given a status in Result.Status, which is the
+	// input's. They must not be modified afterwards either.
+	Cluster []loader.Object
 	// ADS makes the resources refer to one another (RDS, EDS, SDS) with
 	// {ads: {}} config sources, for an Envoy whose bootstrap gives it one
 	// aggregated xDS stream (contourc bootstrap), instead of Contour's
@@ -59,8 +66,8 @@ type Options struct {
 type Result struct {
 	Resources Resources
 	// Status is what Contour would write on each object that carries status
-	// (HTTPProxy, ExtensionService, Gateway API objects), sorted by
-	// kind/namespace/name.
+	// (HTTPProxy, ExtensionService, Gateway API objects), and an entry for
+	// every Ingress (ObjectStatus.Findings), sorted by kind/namespace/name.
 	Status []ObjectStatus
 	// Gateway is the Gateway served, nil when none is.
 	Gateway *types.NamespacedName
@@ -71,12 +78,20 @@ type Result struct {
 
 // ObjectStatus is the status of one object in the form Contour writes it.
 type ObjectStatus struct {
-	APIVersion string        `json:"apiVersion"`
-	Kind       string        `json:"kind"`
-	Namespace  string        `json:"namespace"`
-	Name       string        `json:"name"`
-	Status     any           `json:"status"`
-	Source     loader.Source `json:"-"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	Status     any    `json:"status"`
+	// Findings, for an Ingress, on which Contour writes no status (its
+	// Status is nil), are what keeps it from being served as written:
+	// the notices about it. Never nil for an Ingress, so that its JSON
+	// says "findings": [] when it is served as written; nil otherwise.
+	Findings []string `json:"findings,omitzero"`
+	// Ignored, for an Ingress Contour does not serve (of another class),
+	// says why.
+	Ignored string        `json:"ignored,omitempty"`
+	Source  loader.Source `json:"-"`
 }
 
 // Notice is an informational message tied to an object.

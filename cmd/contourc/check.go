@@ -78,7 +78,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	bad, warnings := 0, len(res.Notices)
 	for _, st := range res.Status {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		if !v.OK {
 			bad++
 			continue
@@ -113,7 +113,7 @@ func (v verdict) warnings() []string {
 // Valid objects print nothing.
 func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 	for _, st := range res.Status {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		ref := st.Kind + " " + qualifiedName(st.Namespace, st.Name)
 		switch {
 		case !v.OK:
@@ -202,7 +202,7 @@ func printStatusTable(w io.Writer, list []translate.ObjectStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAMESPACE/NAME\tSOURCE\tVERDICT\tREASONS")
 	for _, st := range list {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n",
 			st.Kind, qualifiedName(st.Namespace, st.Name), orDash(st.Source.String()),
 			v.Word, orDash(strings.Join(v.Reasons, "; ")))

@@ -194,7 +194,7 @@ func translateSide(side diffSide, opts translate.Options) (*translate.Result, er
 func diffInput(res *translate.Result, side diffSide) diff.Side {
 	objs := make([]diff.Object, 0, len(res.Status))
 	for _, st := range res.Status {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		objs = append(objs, diff.Object{
 			Kind: st.Kind, Namespace: st.Namespace, Name: st.Name,
 			Source: st.Source.String(), Verdict: v.Word, OK: v.OK, Reasons: v.Reasons,

@@ -34,6 +34,9 @@ type inputFlags struct {
 	statusOnly bool
 	// source says how the files are read (sources.go).
 	source sourceFlags
+	// cluster are the objects the cluster has that the files do not
+	// (cluster.go).
+	cluster clusterFlags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
@@ -63,6 +66,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 	f.source.register(fs)
+	f.cluster.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one
@@ -123,6 +127,9 @@ func (f *inputFlags) options() (translate.Options, error) {
 	if err := f.source.check(); err != nil {
 		return translate.Options{}, err
 	}
+	if err := f.cluster.check(); err != nil {
+		return translate.Options{}, err
+	}
 	var gateway *types.NamespacedName
 	if f.gateway != "" {
 		ns, name, ok := strings.Cut(f.gateway, "/")
@@ -152,6 +159,10 @@ func (f *inputFlags) options() (translate.Options, error) {
 		}
 		contourConfig = &types.NamespacedName{Namespace: ns, Name: name}
 	}
+	cluster, err := f.cluster.objects(int64(f.maxInputSize))
+	if err != nil {
+		return translate.Options{}, err
+	}
 	serve := f.serve
 	serve.WatchNamespaces = nonEmpty(serve.WatchNamespaces)
 	serve.DisabledFeatures = nonEmpty(serve.DisabledFeatures)
@@ -165,6 +176,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		ContourConfiguration: contourConfig,
 		Flags:                serve,
 		StatusOnly:           f.statusOnly,
+		Cluster:              cluster,
 	}, nil
 }
 

@@ -155,7 +155,7 @@ func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) er
 	}
 	bad := 0
 	for _, st := range statuses {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		if v.OK {
 			continue
 		}

@@ -137,7 +137,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		TruncationGrace: grace,
 		Log:             log,
 		Judge: func(st translate.ObjectStatus) (bool, string) {
-			v := verdictOf(st.Status)
+			v := objectVerdict(st)
 			return v.OK, v.String()
 		},
 	}, nil
