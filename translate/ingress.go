@@ -56,7 +56,15 @@ func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args
 // entry whose secret is valid and usable from the Ingress's namespace.
 func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 	https := p.dag.listener("https")
-	if https == nil || len(ing.Spec.TLS) == 0 {
+	if len(ing.Spec.TLS) == 0 {
+		return
+	}
+	if https == nil {
+		// Only with a Gateway, whose listeners are the Envoy ones:
+		// Contour too puts TLS virtual hosts on its one HTTPS listener.
+		for _, tls := range ing.Spec.TLS {
+			p.notice(ing, "TLS for %s left out: the Gateway served has no HTTPS listener, or several", strings.Join(tls.Hosts, ","))
+		}
 		return
 	}
 	minVersion := tlsVersionAnnotation(contourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")

@@ -35,7 +35,8 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Use:   "check [flags] PATH...",
 		Short: "Print the status Contour would write on each object",
 		Long: "Read manifests like render does and print the status Contour would write on each\n" +
-			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects).\n" +
+			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects), and a verdict on\n" +
+			"each Ingress: valid when served as written, invalid with what was left out (a TLS entry, a path).\n" +
 			"Exits 1 when any object is invalid, orphaned or not accepted; with --fail-on warning,\n" +
 			"also when an object has warnings or contourc has a notice (e.g. a Service without endpoints).\n" +
 			"-o github prints GitHub Actions annotations, shown on the pull request's files.",
@@ -72,7 +73,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	if len(res.Status) == 0 && o.format == "table" {
 		// A bare header would leave people wondering; scripts use -o json.
-		fmt.Fprintln(s.ErrOut, "no object in the input carries status (Ingresses and Services have none)")
+		fmt.Fprintln(s.ErrOut, "no routing object in the input (HTTPProxy, Ingress, Gateway API): nothing to check")
 	} else if err := writeBuffered(s.Out, func(w io.Writer) error { return write(w, res) }); err != nil {
 		return failure(err)
 	}

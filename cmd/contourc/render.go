@@ -160,6 +160,10 @@ func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) er
 			continue
 		}
 		bad++
+		if st.Kind == "Ingress" && !o.strict {
+			// Its findings were printed as notices already.
+			continue
+		}
 		fmt.Fprintf(w, "%s%s: %s\n", prefix, objectRef(st), v)
 	}
 	if bad > 0 && o.strict {
