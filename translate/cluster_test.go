@@ -189,3 +189,31 @@ func TestDefaultIngressClassOfTheCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusOnlyNoticesOfClusterServices checks that check's quick path
+// still gives the notice about a route to a Service of the cluster without
+// endpoints, and none when nothing routes to it.
+func TestStatusOnlyNoticesOfClusterServices(t *testing.T) {
+	cluster := mkObjects(t, mkService("default", "kubernetes", mkPort("https", 443)))
+	routed := mkRootProxy("default", "api", "api.example.com", "kubernetes")
+	routed.Spec.Routes[0].Services[0].Port = 443
+	notices := func(objs []loader.Object, statusOnly bool) []string {
+		res, err := Translate(objs, Options{Cluster: cluster, StatusOnly: statusOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range res.Notices {
+			out = append(out, n.String())
+		}
+		return out
+	}
+	objs := mkObjects(t, routed)
+	full, quick := notices(objs, false), notices(objs, true)
+	if len(full) != 1 || !strings.Contains(full[0], "Service default/kubernetes: port 443 has no endpoints") || !slices.Equal(full, quick) {
+		t.Errorf("notices %q, status only %q; want the same one about default/kubernetes", full, quick)
+	}
+	if got := notices(mkObjects(t, mkRootProxy("web", "app", "app.example.com", "app")), true); slices.ContainsFunc(got, func(n string) bool { return strings.Contains(n, "kubernetes") }) {
+		t.Errorf("notices %q about a Service nothing routes to", got)
+	}
+}
