@@ -109,7 +109,8 @@ func (v verdict) warnings() []string {
 
 // printGitHubAnnotations writes GitHub Actions workflow commands: an error
 // annotation for each object that is not valid, a warning for each valid
-// object with warnings and for each notice, on the file and line the
+// object with warnings and for each notice but an Ingress's (which its
+// error annotation lists), on the file and line the
 // object comes from, so that they show on the pull request's diff.
 // Valid objects print nothing.
 func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
@@ -128,6 +129,10 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 		}
 	}
 	for _, n := range res.Notices {
+		if n.Kind == "Ingress" {
+			// The Ingress's own annotation above carries it.
+			continue
+		}
 		title := "contourc"
 		if n.Kind != "" {
 			title = n.Kind + " " + n.Name

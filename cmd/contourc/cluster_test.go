@@ -156,3 +156,15 @@ func TestAssumedServices(t *testing.T) {
 		t.Errorf("default/kubernetes assumed: %v", objs)
 	}
 }
+
+// TestIngressGitHubAnnotations checks that an Ingress not served as
+// written is an error annotation on its line, its findings said once.
+func TestIngressGitHubAnnotations(t *testing.T) {
+	r := runCLI(t, "", "check", "-o", "github", "--assume-service", "logging/kibana-kb-http:5601/tls",
+		"--cluster-context", filepath.Join(clusterDir, "platform"), filepath.Join(clusterDir, "repo"))
+	r.wantExit(t, exitFindings)
+	want := "::error file=../../testdata/cluster/repo/apps/web.yaml,line=26,title=Ingress web/legacy is invalid::path \"/old\" left out: service \"web/retired\" not found\n"
+	if !strings.Contains(r.stdout, want) || strings.Count(r.stdout, `"/old" left out`) != 1 {
+		t.Errorf("annotations:\n%s\nwant once:\n%s", r.stdout, want)
+	}
+}
