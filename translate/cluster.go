@@ -75,12 +75,12 @@ func qualified(n types.NamespacedName) string {
 }
 
 // requireGateway finds the Gateway --gateway names among objs, an error
-// when it is not there. When its GatewayClass is not there either, the
+// when it is not there and required. When its GatewayClass is not there either, the
 // cluster is taken to have it, with controller: Contour, not finding the
 // class, would serve nothing for the Gateway, but the class is a
 // platform's, installed with Contour and not kept in the repository. The
 // class is added to objs, in order, and to keys.
-func requireGateway(objs []loader.Object, name types.NamespacedName, controller string, keys clusterObjects) ([]loader.Object, clusterObjects, []Notice, error) {
+func requireGateway(objs []loader.Object, name types.NamespacedName, controller string, required bool, keys clusterObjects) ([]loader.Object, clusterObjects, []Notice, error) {
 	var gw *gatewayv1.Gateway
 	classes := map[string]bool{}
 	for _, o := range objs {
@@ -93,8 +93,11 @@ func requireGateway(objs []loader.Object, name types.NamespacedName, controller 
 			classes[obj.Name] = true
 		}
 	}
-	if gw == nil {
+	switch {
+	case gw == nil && required:
 		return nil, nil, nil, fmt.Errorf("--gateway %s: no Gateway %s in the input", name, name)
+	case gw == nil:
+		return objs, keys, nil, nil
 	}
 	class := string(gw.Spec.GatewayClassName)
 	if classes[class] {
@@ -144,7 +147,7 @@ func withClusterObjects(objs []loader.Object, opts Options) ([]loader.Object, cl
 	if opts.Gateway == nil {
 		return merged, keys, notices, nil
 	}
-	merged, keys, more, err := requireGateway(merged, *opts.Gateway, opts.GatewayController, keys)
+	merged, keys, more, err := requireGateway(merged, *opts.Gateway, opts.GatewayController, opts.RequireGateway, keys)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -196,7 +196,8 @@ func TestGatewaySelection(t *testing.T) {
 			"GatewayClass missing: not in the input: assumed to be the cluster's, with controller projectcontour.io/gateway-controller, for Gateway a/gw"},
 		{"--gateway of a class of the cluster context: no assumption", []loader.Object{gateway("a", "gw", "platform")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "gw"}, Cluster: []loader.Object{class("platform", defaultGatewayController)}}, "a/gw", "", ""},
 		{"--gateway of a Gateway of the cluster context", nil, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "gw"}, Cluster: []loader.Object{contour, gateway("a", "gw", "contour")}}, "a/gw", "", ""},
-		{"--gateway naming no Gateway: an error naming it", []loader.Object{contour, gateway("a", "gw", "contour")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "nope"}}, "", "--gateway a/nope: no Gateway a/nope in the input", ""},
+		{"--gateway naming no Gateway: an error naming it", []loader.Object{contour, gateway("a", "gw", "contour")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "nope"}, RequireGateway: true}, "", "--gateway a/nope: no Gateway a/nope in the input", ""},
+		{"a Gateway named but not required: nothing served, as in Contour", []loader.Object{contour, gateway("a", "gw", "contour")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "nope"}}, "", "", ""},
 		{"another controller", []loader.Object{contour, other, gateway("b", "x", "other")}, Options{GatewayController: "example.com/controller"}, "b/x", "", ""},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,10 @@ type Options struct {
 	// GatewayController is served; with several that is an error, with none
 	// Gateway API objects are ignored, as in Contour.
 	Gateway *types.NamespacedName
+	// RequireGateway makes a Gateway that is not among the objects an
+	// error (contourc's --gateway); without it, as in Contour, nothing is
+	// served for it (diff, one of whose sides may not have it yet).
+	RequireGateway bool
 	// GatewayController is the controllerName of the GatewayClasses whose
 	// Gateway is served by default; empty means
 	// "projectcontour.io/gateway-controller".

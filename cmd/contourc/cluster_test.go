@@ -168,3 +168,15 @@ func TestIngressGitHubAnnotations(t *testing.T) {
 		t.Errorf("annotations:\n%s\nwant once:\n%s", r.stdout, want)
 	}
 }
+
+// TestDiffGatewayOnOneSide checks that diff --gateway takes a side without
+// the Gateway (a change that adds it) as serving nothing for it, not as a
+// usage error.
+func TestDiffGatewayOnOneSide(t *testing.T) {
+	repo := filepath.Join(clusterDir, "repo")
+	r := runCLI(t, "", "diff", "--gateway", "infra/edge", "--assume-service", "web/web:80", filepath.Join(repo, "apps"), filepath.Join(repo, "gateway"))
+	r.wantExit(t, exitFindings)
+	if !strings.Contains(r.stdout, "+ http-80 shop.example.com") {
+		t.Errorf("the diff does not show the Gateway's listener added:\n%s", r.stdout)
+	}
+}

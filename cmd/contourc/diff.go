@@ -79,6 +79,9 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	if err != nil {
 		return err
 	}
+	// The Gateway may be what the change adds (or removes): a side
+	// without it serves nothing for it, as Contour would.
+	opts.RequireGateway = false
 	old, new, cleanup, err := o.sides(args)
 	if err != nil {
 		return err

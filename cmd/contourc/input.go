@@ -171,6 +171,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		RootNamespaces:       nonEmpty(f.rootNamespaces),
 		UpstreamDNS:          f.upstreamDNS,
 		Gateway:              gateway,
+		RequireGateway:       gateway != nil,
 		GatewayController:    f.gatewayController,
 		Config:               cfg,
 		ContourConfiguration: contourConfig,
