@@ -180,3 +180,19 @@ func TestDiffGatewayOnOneSide(t *testing.T) {
 		t.Errorf("the diff does not show the Gateway's listener added:\n%s", r.stdout)
 	}
 }
+
+// TestRenderIngressVerdicts checks that render warns about an Ingress not
+// served as written once (its notice), and that --strict refuses it.
+func TestRenderIngressVerdicts(t *testing.T) {
+	args := []string{"--assume-service", "logging/kibana-kb-http:5601/tls", "--cluster-context", filepath.Join(clusterDir, "platform"), filepath.Join(clusterDir, "repo")}
+	r := runCLI(t, "", append([]string{"render", "-o", "json"}, args...)...)
+	r.wantExit(t, exitOK)
+	if n := strings.Count(r.stderr, `"/old" left out`); n != 1 {
+		t.Errorf("render says the Ingress's finding %d times:\n%s", n, r.stderr)
+	}
+	r = runCLI(t, "", append([]string{"render", "--strict", "-o", "json"}, args...)...)
+	r.wantExit(t, exitFindings)
+	if r.stdout != "" || !strings.Contains(r.stderr, "Ingress web/legacy: invalid: path \"/old\" left out") {
+		t.Errorf("render --strict: stdout %d bytes, stderr:\n%s", len(r.stdout), r.stderr)
+	}
+}
