@@ -51,19 +51,12 @@ func withCluster(objs, cluster []loader.Object) ([]loader.Object, clusterObjects
 			o, other := objs[i], cluster[j]
 			merged = append(merged, o)
 			notices = append(notices, Notice{Source: o.Source, Kind: o.Kind, Name: qualified(keyOfObject(o).name),
-				Msg: "also in the cluster context (" + orUnknown(other.Source.String()) + "): the input's is used"})
+				Msg: "also the cluster's (" + other.Source.String() + "): the input's is used"})
 			i++
 			j++
 		}
 	}
 	return merged, keys, notices
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "assumed"
-	}
-	return s
 }
 
 // qualified is a name as "namespace/name", or "name" when cluster-scoped.

@@ -90,7 +90,7 @@ func TestClusterObjectsInputWins(t *testing.T) {
 	if v := statusOf(res, "HTTPProxy", "web", "app").Status.(HTTPProxyStatus).CurrentStatus; v != "valid" {
 		t.Errorf("the input's Service (port 80) not used: %s", v)
 	}
-	want := "service.yaml:1: Service web/app: also in the cluster context (dump.yaml:7): the input's is used"
+	want := "service.yaml:1: Service web/app: also the cluster's (dump.yaml:7): the input's is used"
 	if !slices.ContainsFunc(res.Notices, func(n Notice) bool { return n.String() == want }) {
 		t.Errorf("notices %v, want %q", res.Notices, want)
 	}

@@ -38,7 +38,7 @@ func TestClusterProvidedObjects(t *testing.T) {
 			[]string{"Gateway "}},
 		{"with-the-cluster", []string{"check", "--assume-service", kibana, "--cluster-context", platform, repo}, exitFindings,
 			[]string{
-				"Service web/web: also in the cluster context (../../testdata/cluster/platform/dump.yaml:30): the input's is used",
+				"Service web/web: also the cluster's (../../testdata/cluster/platform/dump.yaml:30): the input's is used",
 				"Ingress    web/web         ../../testdata/cluster/repo/apps/web.yaml:3     valid",
 				"contourc: 1 of 4 object(s) not valid",
 			},
