@@ -34,6 +34,19 @@ func DefaultIngressClass(objs []Object) string {
 	return best.Name
 }
 
+// Admitted remembers the Ingresses AdmitDefaultIngressClass gave a class,
+// so that the next call hands out the same copies for the same Ingresses
+// (a caller translating again and again, serve, tells objects apart by
+// identity). It keeps only the last call's. The zero value is ready.
+type Admitted struct {
+	last map[admittedKey]*networkingv1.Ingress
+}
+
+type admittedKey struct {
+	ing   *networkingv1.Ingress
+	class string
+}
+
 // AdmitDefaultIngressClass sets spec.ingressClassName of the Ingresses
 // that name no class, neither in spec nor in the kubernetes.io annotation,
 // to the default IngressClass among objs, as the admission plugin does on
@@ -42,7 +55,20 @@ func DefaultIngressClass(objs []Object) string {
 // say (the kubernetes.io annotation is the one the plugin knows; Contour's
 // own projectcontour.io/ingress.class still wins over the class set). Without a default class objs is returned as it is.
 func AdmitDefaultIngressClass(objs []Object) []Object {
+	return (*Admitted)(nil).AdmitDefaultIngressClass(objs)
+}
+
+// AdmitDefaultIngressClass is the function of that name, handing out the
+// copies of the last call again for the same Ingresses; a nil a keeps
+// none.
+func (a *Admitted) AdmitDefaultIngressClass(objs []Object) []Object {
 	class := DefaultIngressClass(objs)
+	var next map[admittedKey]*networkingv1.Ingress
+	defer func() {
+		if a != nil {
+			a.last = next
+		}
+	}()
 	if class == "" {
 		return objs
 	}
@@ -58,12 +84,30 @@ func AdmitDefaultIngressClass(objs []Object) []Object {
 		if out == nil {
 			out = slices.Clone(objs)
 		}
-		admitted := *ing
-		admitted.Spec.IngressClassName = &class
-		out[i].Obj = &admitted
+		key := admittedKey{ing, class}
+		admitted := a.copyOf(key)
+		if admitted == nil {
+			c := *ing
+			c.Spec.IngressClassName = &class
+			admitted = &c
+		}
+		if a != nil {
+			if next == nil {
+				next = map[admittedKey]*networkingv1.Ingress{}
+			}
+			next[key] = admitted
+		}
+		out[i].Obj = admitted
 	}
 	if out == nil {
 		return objs
 	}
 	return out
+}
+
+func (a *Admitted) copyOf(k admittedKey) *networkingv1.Ingress {
+	if a == nil {
+		return nil
+	}
+	return a.last[k]
 }

@@ -73,3 +73,20 @@ func TestAdmitDefaultIngressClass(t *testing.T) {
 		t.Errorf("without a default class the objects were copied")
 	}
 }
+
+// TestAdmittedHandsOutTheSameCopies checks that an Admitted gives the
+// same copy of an unchanged Ingress from one call to the next, and a new
+// one when the default class changes.
+func TestAdmittedHandsOutTheSameCopies(t *testing.T) {
+	ing := Object{Kind: "Ingress", Obj: &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "a"}}}
+	a := &Admitted{}
+	first := a.AdmitDefaultIngressClass([]Object{ing, ingressClassObject("x", "true", time.Time{})})
+	again := a.AdmitDefaultIngressClass([]Object{ing, ingressClassObject("x", "true", time.Time{})})
+	if first[0].Obj != again[0].Obj || first[0].Obj == ing.Obj {
+		t.Errorf("not the same copy again")
+	}
+	other := a.AdmitDefaultIngressClass([]Object{ing, ingressClassObject("y", "true", time.Time{})})
+	if other[0].Obj == first[0].Obj || *other[0].Obj.(*networkingv1.Ingress).Spec.IngressClassName != "y" {
+		t.Errorf("the copy of another class was handed out again")
+	}
+}

@@ -136,7 +136,7 @@ func withClusterObjects(objs []loader.Object, opts Options) ([]loader.Object, cl
 		objs, cluster = inOrder(objs), inOrder(cluster)
 	}
 	merged, keys, notices := withCluster(objs, cluster)
-	merged = loader.AdmitDefaultIngressClass(merged)
+	merged = opts.Memo.admission().AdmitDefaultIngressClass(merged)
 	if opts.Gateway == nil {
 		return merged, keys, notices, nil
 	}
@@ -156,4 +156,13 @@ func inOrder(objs []loader.Object) []loader.Object {
 	sorted := slices.Clone(objs)
 	slices.SortStableFunc(sorted, loader.Compare)
 	return sorted
+}
+
+// admission is the Memo's record of the admitted Ingresses, nil without a
+// Memo.
+func (m *Memo) admission() *loader.Admitted {
+	if m == nil {
+		return nil
+	}
+	return &m.admitted
 }

@@ -217,3 +217,28 @@ func TestStatusOnlyNoticesOfClusterServices(t *testing.T) {
 		t.Errorf("notices %q about a Service nothing routes to", got)
 	}
 }
+
+// TestMemoKeepsAdmittedIngresses checks that with a Memo the Ingresses
+// given the default class are the same objects from one translation to
+// the next, so that the Memo's index sees them unchanged.
+func TestMemoKeepsAdmittedIngresses(t *testing.T) {
+	nginx := mkAnnotate(&networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}}, networkingv1.AnnotationIsDefaultIngressClass, "true")
+	objs := mkObjects(t, mkIngress("web", "a", ingRule("a.example.com", ingPath(ptPrefix, "/", "web", 80))), nginx)
+	m := NewMemo()
+	admitted := func() *networkingv1.Ingress {
+		if _, err := Translate(objs, Options{Memo: m}); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range m.objects.objs {
+			if ing, ok := o.Obj.(*networkingv1.Ingress); ok {
+				return ing
+			}
+		}
+		t.Fatal("no Ingress indexed")
+		return nil
+	}
+	first, again := admitted(), admitted()
+	if first != again || first == objs[0].Obj || first.Spec.IngressClassName == nil {
+		t.Errorf("the admitted Ingress was copied again, or not admitted")
+	}
+}
