@@ -69,6 +69,9 @@ var kinds = []kindSpec{
 	validated(core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, subdomainName, nil), validateEndpoints),
 	validated(kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }), validateEndpointSlice),
 	validated(kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }), validateIngress),
+	// IngressClasses are read for the API server's DefaultIngressClass
+	// admission (ingressclass.go); Contour itself does not watch them.
+	clusterScoped(kind("networking.k8s.io", "IngressClass", "v1", nil, func() metav1.Object { return &networkingv1.IngressClass{} })),
 
 	withExtensions(kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }), detachHTTPProxyExtensions),
 	kind(contourGroup, "TLSCertificateDelegation", "v1", nil, func() metav1.Object { return &contourv1.TLSCertificateDelegation{} }),

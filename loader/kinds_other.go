@@ -34,7 +34,7 @@ var otherKinds = map[string][]string{
 		"PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate",
 		"ReplicationController", "ResourceQuota", "ServiceAccount",
 	},
-	"networking.k8s.io/v1":               {"IngressClass", "IPAddress", "NetworkPolicy", "ServiceCIDR"},
+	"networking.k8s.io/v1":               {"IPAddress", "NetworkPolicy", "ServiceCIDR"},
 	"networking.k8s.io/v1beta1":          {"IPAddress", "ServiceCIDR"},
 	"gateway.networking.k8s.io/v1":       {"UDPRoute"},
 	"gateway.networking.k8s.io/v1alpha2": {"UDPRoute"},

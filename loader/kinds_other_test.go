@@ -95,7 +95,7 @@ func TestUnknownKindsOfOtherGroupsAreSkipped(t *testing.T) {
 		{apiVersion: "apps/v1", kind: "Deploymnet"},
 		{apiVersion: "networking.istio.io/v1beta1", kind: "Gateway"},
 		{apiVersion: "v1", kind: "Pod"},
-		{apiVersion: "networking.k8s.io/v1", kind: "IngressClass"},
+		{apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy"},
 		{apiVersion: "gateway.networking.k8s.io/v1alpha2", kind: "UDPRoute"},
 	} {
 		if what, _, msg, _ := classify(raw); what != skip {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
@@ -55,6 +56,11 @@ type cache struct {
 
 	// settings are the configuration's (nil: Contour's defaults).
 	settings *settings
+	// routedWithoutEndpoints is set when a lookup found a Service port
+	// of a Service without EndpointSlices: only then can a cluster lack
+	// endpoints. The cluster's default/kubernetes, in every translation
+	// and seldom routed to, made check walk every cluster for nothing.
+	routedWithoutEndpoints atomic.Bool
 }
 
 type objectKey struct {
@@ -247,6 +253,9 @@ func (c *cache) lookupService(name types.NamespacedName, port intstr.IntOrString
 		if (port.Type == intstr.Int && int(p.Port) == port.IntValue()) || (port.Type == intstr.String && port.StrVal == p.Name) {
 			if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP {
 				return nil, corev1.ServicePort{}, fmt.Errorf("unsupported service protocol %q", p.Protocol)
+			}
+			if len(c.slices[name]) == 0 {
+				c.routedWithoutEndpoints.Store(true)
 			}
 			return svc, p, nil
 		}

@@ -101,8 +101,9 @@ func sameIndex(t *testing.T, a, b *cache) bool {
 			c.httpRoutes, c.grpcRoutes, c.tlsRoutes, c.tcpRoutes, c.referenceGrants, c.backendTLSPolicies,
 			c.namespaces, c.configMaps}
 	}
-	// secretChecks, memo, verdicts and settings are not the index.
-	if n := reflect.TypeFor[cache]().NumField(); n != len(view(a))+4 {
+	// secretChecks, memo, verdicts, settings and routedWithoutEndpoints
+	// are not the index.
+	if n := reflect.TypeFor[cache]().NumField(); n != len(view(a))+5 {
 		t.Fatalf("cache has %d fields: add the new ones to sameIndex", n)
 	}
 	x, y := view(a), view(b)

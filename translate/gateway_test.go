@@ -181,18 +181,24 @@ func TestGatewaySelection(t *testing.T) {
 	contour := class("contour", defaultGatewayController)
 	other := class("other", "example.com/controller")
 	tests := []struct {
-		name    string
-		objs    []loader.Object
-		opts    Options
-		want    string
-		wantErr string
+		name       string
+		objs       []loader.Object
+		opts       Options
+		want       string
+		wantErr    string
+		wantNotice string
 	}{
-		{"the only Contour Gateway", []loader.Object{contour, other, gateway("a", "gw", "contour"), gateway("b", "x", "other")}, Options{}, "a/gw", ""},
-		{"none: Gateway API ignored", []loader.Object{other, gateway("b", "x", "other")}, Options{}, "", ""},
-		{"several: an error naming them", []loader.Object{contour, gateway("a", "one", "contour"), gateway("b", "two", "contour")}, Options{}, "", "a/one, b/two"},
-		{"--gateway picks one", []loader.Object{contour, gateway("a", "one", "contour"), gateway("b", "two", "contour")}, Options{Gateway: &types.NamespacedName{Namespace: "b", Name: "two"}}, "b/two", ""},
-		{"--gateway of an unknown class serves nothing", []loader.Object{gateway("a", "gw", "missing")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "gw"}}, "", ""},
-		{"another controller", []loader.Object{contour, other, gateway("b", "x", "other")}, Options{GatewayController: "example.com/controller"}, "b/x", ""},
+		{"the only Contour Gateway", []loader.Object{contour, other, gateway("a", "gw", "contour"), gateway("b", "x", "other")}, Options{}, "a/gw", "", ""},
+		{"none: Gateway API ignored", []loader.Object{other, gateway("b", "x", "other")}, Options{}, "", "", ""},
+		{"several: an error naming them", []loader.Object{contour, gateway("a", "one", "contour"), gateway("b", "two", "contour")}, Options{}, "", "a/one, b/two", ""},
+		{"--gateway picks one", []loader.Object{contour, gateway("a", "one", "contour"), gateway("b", "two", "contour")}, Options{Gateway: &types.NamespacedName{Namespace: "b", Name: "two"}}, "b/two", "", ""},
+		{"--gateway of a class not in the input: the class assumed, with Contour's controller", []loader.Object{gateway("a", "gw", "missing")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "gw"}}, "a/gw", "",
+			"GatewayClass missing: not in the input: assumed to be the cluster's, with controller projectcontour.io/gateway-controller, for Gateway a/gw"},
+		{"--gateway of a class of the cluster context: no assumption", []loader.Object{gateway("a", "gw", "platform")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "gw"}, Cluster: []loader.Object{class("platform", defaultGatewayController)}}, "a/gw", "", ""},
+		{"--gateway of a Gateway of the cluster context", nil, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "gw"}, Cluster: []loader.Object{contour, gateway("a", "gw", "contour")}}, "a/gw", "", ""},
+		{"--gateway naming no Gateway: an error naming it", []loader.Object{contour, gateway("a", "gw", "contour")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "nope"}, RequireGateway: true}, "", "--gateway a/nope: no Gateway a/nope in the input", ""},
+		{"a Gateway named but not required: nothing served, as in Contour", []loader.Object{contour, gateway("a", "gw", "contour")}, Options{Gateway: &types.NamespacedName{Namespace: "a", Name: "nope"}}, "", "", ""},
+		{"another controller", []loader.Object{contour, other, gateway("b", "x", "other")}, Options{GatewayController: "example.com/controller"}, "b/x", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,6 +218,20 @@ func TestGatewaySelection(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("served %q, want %q", got, tt.want)
+			}
+			var notices []string
+			for _, n := range res.Notices {
+				if n.Kind == "GatewayClass" {
+					notices = append(notices, n.String())
+				}
+			}
+			if tt.wantNotice == "" && len(notices) > 0 || tt.wantNotice != "" && (len(notices) != 1 || !strings.HasPrefix(notices[0], tt.wantNotice)) {
+				t.Errorf("GatewayClass notices %q, want one starting %q", notices, tt.wantNotice)
+			}
+			for _, st := range res.Status {
+				if st.Kind == "Gateway" && len(tt.opts.Cluster) > 0 && tt.objs == nil {
+					t.Errorf("status of the cluster context's Gateway %s/%s listed", st.Namespace, st.Name)
+				}
 			}
 		})
 	}

@@ -21,6 +21,9 @@ type ingressProcessor struct {
 	dag     *DAG
 	cache   *cache
 	notices *[]Notice
+	// findings are the notices' messages by Ingress, for its entry in
+	// the status list (ingress_status.go).
+	findings map[types.NamespacedName][]string
 }
 
 func (p *ingressProcessor) run() {
@@ -36,19 +39,32 @@ func (p *ingressProcessor) run() {
 }
 
 func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
 	*p.notices = append(*p.notices, Notice{
 		Source: p.cache.source("Ingress", namespacedName(ing)),
 		Kind:   "Ingress",
 		Name:   namespacedName(ing).String(),
-		Msg:    fmt.Sprintf(format, args...),
+		Msg:    msg,
 	})
+	if p.findings == nil {
+		p.findings = map[types.NamespacedName][]string{}
+	}
+	p.findings[namespacedName(ing)] = append(p.findings[namespacedName(ing)], msg)
 }
 
 // secureVirtualHosts creates a secure virtual host for each host of each TLS
 // entry whose secret is valid and usable from the Ingress's namespace.
 func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 	https := p.dag.listener("https")
-	if https == nil || len(ing.Spec.TLS) == 0 {
+	if len(ing.Spec.TLS) == 0 {
+		return
+	}
+	if https == nil {
+		// Only with a Gateway, whose listeners are the Envoy ones:
+		// Contour too puts TLS virtual hosts on its one HTTPS listener.
+		for _, tls := range ing.Spec.TLS {
+			p.notice(ing, "TLS for %s left out: the Gateway served has no HTTPS listener, or several", strings.Join(tls.Hosts, ","))
+		}
 		return
 	}
 	minVersion := tlsVersionAnnotation(contourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")

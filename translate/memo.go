@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/contourc/contourc/loader"
 )
 
 // Memo is what a translation may reuse from the one before it, for a
@@ -30,6 +32,9 @@ import (
 // of reloads. A Memo serves one translation at a time.
 type Memo struct {
 	verdicts secretVerdicts
+	// admitted are the Ingresses the DefaultIngressClass admission gave
+	// a class, handed out again while unchanged (cluster.go).
+	admitted loader.Admitted
 
 	mu sync.Mutex
 	// built is what the last translation built, and nextBuilt what the

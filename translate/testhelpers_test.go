@@ -78,6 +78,8 @@ func mkKindOf(t testing.TB, o metav1.Object) string {
 		return "HTTPProxy"
 	case *gatewayv1.Gateway:
 		return "Gateway"
+	case *networkingv1.IngressClass:
+		return "IngressClass"
 	}
 	t.Fatalf("mkKindOf: unexpected object type %T", o)
 	return ""

@@ -22,6 +22,10 @@ type Options struct {
 	// GatewayController is served; with several that is an error, with none
 	// Gateway API objects are ignored, as in Contour.
 	Gateway *types.NamespacedName
+	// RequireGateway makes a Gateway that is not among the objects an
+	// error (contourc's --gateway); without it, as in Contour, nothing is
+	// served for it (diff, one of whose sides may not have it yet).
+	RequireGateway bool
 	// GatewayController is the controllerName of the GatewayClasses whose
 	// Gateway is served by default; empty means
 	// "projectcontour.io/gateway-controller".
@@ -48,6 +52,13 @@ type Options struct {
 	// Memo, when set, lets this translation reuse work of the previous
 	// one given the same Memo (see Memo). It changes no result.
 	Memo *Memo
+	// Cluster are objects the cluster has that the input does not
+	// (contourc's --cluster-context, --assume-service, default/kubernetes),
+	// in the loader's order: used in translation like the input's, an
+	// input object of the same kind, namespace and name winning (with a
+	// notice), and never given a status in Result.Status, which is the
+	// input's. They must not be modified afterwards either.
+	Cluster []loader.Object
 	// ADS makes the resources refer to one another (RDS, EDS, SDS) with
 	// {ads: {}} config sources, for an Envoy whose bootstrap gives it one
 	// aggregated xDS stream (contourc bootstrap), instead of Contour's
@@ -59,8 +70,8 @@ type Options struct {
 type Result struct {
 	Resources Resources
 	// Status is what Contour would write on each object that carries status
-	// (HTTPProxy, ExtensionService, Gateway API objects), sorted by
-	// kind/namespace/name.
+	// (HTTPProxy, ExtensionService, Gateway API objects), and an entry for
+	// every Ingress (ObjectStatus.Findings), sorted by kind/namespace/name.
 	Status []ObjectStatus
 	// Gateway is the Gateway served, nil when none is.
 	Gateway *types.NamespacedName
@@ -80,7 +91,15 @@ type ObjectStatus struct {
 	// caller from the standin package's report; never by translate): the
 	// status itself stays exactly Contour's.
 	StandIns []loader.StandIn `json:"standIns,omitempty"`
-	Source   loader.Source    `json:"-"`
+	// Findings, for an Ingress, on which Contour writes no status (its
+	// Status is nil), are what keeps it from being served as written:
+	// the notices about it. Never nil for an Ingress, so that its JSON
+	// says "findings": [] when it is served as written; nil otherwise.
+	Findings []string `json:"findings,omitzero"`
+	// Ignored, for an Ingress Contour does not serve (of another class),
+	// says why.
+	Ignored string        `json:"ignored,omitempty"`
+	Source  loader.Source `json:"-"`
 }
 
 // Notice is an informational message tied to an object.

@@ -128,6 +128,10 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 }
 
 func translate(objs []loader.Object, opts Options) (*Result, error) {
+	objs, clusterKeys, clusterNotices, err := withClusterObjects(objs, opts)
+	if err != nil {
+		return nil, err
+	}
 	s, cfg, cfgNotices, err := resolveSettings(objs, opts)
 	if err != nil {
 		return nil, err
@@ -179,6 +183,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Notices: append(append(configNotices(opts.Config), cfgNotices...), mainBranchNotices(allObjs)...)}
+	res.Notices = append(res.Notices, clusterNotices...)
 	routes := len(c.httpRoutes) + len(c.grpcRoutes) + len(c.tlsRoutes) + len(c.tcpRoutes)
 	if gw != nil {
 		// About a host per route, as for HTTPProxies below: growing
@@ -201,7 +206,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		// processor at each reload.
 		defaultListenersFor(d, s, len(c.httpproxies)+len(c.ingresses))
 	}
-	(&ingressProcessor{dag: d, cache: c, notices: &res.Notices}).run()
+	ingresses := &ingressProcessor{dag: d, cache: c, notices: &res.Notices}
+	ingresses.run()
 	status := make(statuses, len(c.httpproxies)+len(c.extensions))
 	extensions := &extensionProcessor{cache: c, status: status}
 	extensions.run()
@@ -218,7 +224,9 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	// while freezing the DAG leaves a CPU idle): building the resources
 	// reads neither the statuses nor what listing them reads but the cache.
 	var listing sync.WaitGroup
-	listing.Go(func() { res.Status = listStatuses(status, gs, c) })
+	listing.Go(func() {
+		res.Status = withoutClusterStatuses(listStatuses(status, gs, ingresses.statuses(objs, opts.IngressClassNames), c), clusterKeys)
+	})
 	res.Resources = buildResourcesWith(d, c, opts, s, &res.Notices)
 	listing.Wait()
 	sort.SliceStable(res.Notices, func(i, j int) bool { return res.Notices[i].String() < res.Notices[j].String() })
@@ -226,14 +234,18 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 }
 
 // listStatuses lists the statuses of the HTTPProxies and
-// ExtensionServices and, with a Gateway, of the Gateway API objects,
-// ordered by kind, namespace and name.
-func listStatuses(proxies statuses, gateway *gatewayStatuses, c *cache) []ObjectStatus {
+// ExtensionServices, the Ingresses' entries and, with a Gateway, the
+// statuses of the Gateway API objects, ordered by kind, namespace and
+// name.
+func listStatuses(proxies statuses, gateway *gatewayStatuses, ingresses []ObjectStatus, c *cache) []ObjectStatus {
 	out := proxies.objectStatuses(c)
-	if gateway == nil {
+	if gateway == nil && len(ingresses) == 0 {
 		return out
 	}
-	out = append(out, gateway.objectStatuses(c)...)
+	out = append(out, ingresses...)
+	if gateway != nil {
+		out = append(out, gateway.objectStatuses(c)...)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Kind != b.Kind {

@@ -86,9 +86,14 @@ func hasEndpoints(c *cache, svc *Service) bool {
 	return len(c.slices[namespacedName(svcObject{svc})]) > 0
 }
 
-// someServiceWithoutEndpoints says whether any Service of the input has no
-// EndpointSlice: only a route to one of them can lack endpoints.
+// someServiceWithoutEndpoints says whether a Service without an
+// EndpointSlice may be routed to: only a route to one of them can lack
+// endpoints. Lookups say so (routedWithoutEndpoints), unless the Memo
+// replayed some of them; then any such Service counts.
 func (c *cache) someServiceWithoutEndpoints() bool {
+	if c.memo == nil {
+		return c.routedWithoutEndpoints.Load()
+	}
 	for key := range c.services {
 		if len(c.slices[key]) == 0 {
 			return true

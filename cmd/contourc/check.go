@@ -36,7 +36,8 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Use:   "check [flags] [PATH...]",
 		Short: "Print the status Contour would write on each object",
 		Long: "Read manifests like render does and print the status Contour would write on each\n" +
-			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects).\n" +
+			"object that carries one (HTTPProxy, ExtensionService, Gateway API objects), and a verdict on\n" +
+			"each Ingress: valid when served as written, invalid with what was left out (a TLS entry, a path).\n" +
 			"Exits 1 when any object is invalid, orphaned or not accepted; with --fail-on warning,\n" +
 			"also when an object has warnings or contourc has a notice (e.g. a Service without endpoints);\n" +
 			"with --fail-on skipped, when anything was skipped or left out (kustomization entries not fetched).\n" +
@@ -84,13 +85,13 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	if len(res.Status) == 0 && o.format == "table" {
 		// A bare header would leave people wondering; scripts use -o json.
-		fmt.Fprintln(s.ErrOut, "no object in the input carries status (Ingresses and Services have none)")
+		fmt.Fprintln(s.ErrOut, "no routing object in the input (HTTPProxy, Ingress, Gateway API): nothing to check")
 	} else if err := writeBuffered(s.Out, func(w io.Writer) error { return write(w, res) }); err != nil {
 		return failure(err)
 	}
 	bad, warnings := 0, len(res.Notices)
 	for _, st := range res.Status {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		if !v.OK {
 			bad++
 			continue
@@ -123,13 +124,13 @@ func (v verdict) warnings() []string {
 
 // printGitHubAnnotations writes GitHub Actions workflow commands: an error
 // annotation for each object that is not valid, a warning for each valid
-// object with warnings and for each notice, and a notice for each object
-// resting on a stand-in Secret, on the file and line the object comes
-// from, so that they show on the pull request's diff. Other valid objects
-// print nothing.
+// object with warnings and for each notice but an Ingress's (which its
+// error annotation lists), and a notice for each object resting on a
+// stand-in Secret, on the file and line the object comes from, so that
+// they show on the pull request's diff. Other valid objects print nothing.
 func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 	for _, st := range res.Status {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		ref := st.Kind + " " + qualifiedName(st.Namespace, st.Name)
 		switch {
 		case !v.OK:
@@ -146,6 +147,10 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 		}
 	}
 	for _, n := range res.Notices {
+		if n.Kind == "Ingress" {
+			// The Ingress's own annotation above carries it.
+			continue
+		}
 		title := "contourc"
 		if n.Kind != "" {
 			title = n.Kind + " " + n.Name
@@ -242,7 +247,7 @@ func printStatusTable(w io.Writer, list []translate.ObjectStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAMESPACE/NAME\tSOURCE\tVERDICT\tREASONS")
 	for _, st := range list {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n",
 			st.Kind, qualifiedName(st.Namespace, st.Name), orDash(st.Source.String()),
 			v.Word, orDash(strings.Join(append(v.Reasons, standInReasons(st)...), "; ")))

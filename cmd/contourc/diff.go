@@ -81,6 +81,9 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	if err != nil {
 		return err
 	}
+	// The Gateway may be what the change adds (or removes): a side
+	// without it serves nothing for it, as Contour would.
+	opts.RequireGateway = false
 	old, new, cleanup, err := o.sides(args)
 	if err != nil {
 		return err
@@ -205,7 +208,7 @@ func translateSide(side diffSide, opts translate.Options) (*translate.Result, er
 func diffInput(res *translate.Result, side diffSide) diff.Side {
 	objs := make([]diff.Object, 0, len(res.Status))
 	for _, st := range res.Status {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		objs = append(objs, diff.Object{
 			Kind: st.Kind, Namespace: st.Namespace, Name: st.Name,
 			Source: st.Source.String(), Verdict: v.Word, OK: v.OK, Reasons: v.Reasons,

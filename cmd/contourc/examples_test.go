@@ -247,9 +247,25 @@ func TestUnreadablePath(t *testing.T) {
 }
 
 // TestCheckIngressOnly: Contour writes no status on Ingresses (only the
-// load balancer address, which contourc does not know), so the list is empty.
+// load balancer address, which contourc does not know); check lists each
+// with its verdict, from its findings: here none, both served as written.
 func TestCheckIngressOnly(t *testing.T) {
-	for format, want := range map[string]string{"json": "[]\n", "yaml": "[]\n", "table": ""} {
+	entry := func(name string) string {
+		return `  {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "Ingress",
+    "namespace": "default",
+    "name": "` + name + `",
+    "status": null,
+    "findings": []
+  }`
+	}
+	for format, want := range map[string]string{
+		"json": "[\n" + entry("kuard") + ",\n" + entry("kuard-internal") + "\n]\n",
+		"table": "KIND     NAMESPACE/NAME          SOURCE                        VERDICT  REASONS\n" +
+			"Ingress  default/kuard           ../../examples/kuard.yaml:53  valid    -\n" +
+			"Ingress  default/kuard-internal  ../../examples/kuard.yaml:78  valid    -\n",
+	} {
 		got := runCLI(t, "", "check", "-o", format, examplesDir)
 		got.wantExit(t, exitOK)
 		if got.stdout != want {

@@ -37,6 +37,9 @@ type inputFlags struct {
 	source sourceFlags
 	// standIn is --assume-secret and --no-stand-ins (standins.go).
 	standIn standInFlags
+	// cluster are the objects the cluster has that the files do not
+	// (cluster.go).
+	cluster clusterFlags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
@@ -73,6 +76,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	f.source.register(fs)
 	registerConfigFlag(fs, &f.config)
 	f.standIn.register(fs)
+	f.cluster.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one
@@ -136,6 +140,9 @@ func (f *inputFlags) options() (translate.Options, error) {
 	if _, err := f.standIn.options(); err != nil {
 		return translate.Options{}, err
 	}
+	if err := f.cluster.check(); err != nil {
+		return translate.Options{}, err
+	}
 	var gateway *types.NamespacedName
 	if f.gateway != "" {
 		ns, name, ok := strings.Cut(f.gateway, "/")
@@ -165,6 +172,10 @@ func (f *inputFlags) options() (translate.Options, error) {
 		}
 		contourConfig = &types.NamespacedName{Namespace: ns, Name: name}
 	}
+	cluster, err := f.cluster.objects(int64(f.maxInputSize))
+	if err != nil {
+		return translate.Options{}, err
+	}
 	serve := f.serve
 	serve.WatchNamespaces = nonEmpty(serve.WatchNamespaces)
 	serve.DisabledFeatures = nonEmpty(serve.DisabledFeatures)
@@ -173,11 +184,13 @@ func (f *inputFlags) options() (translate.Options, error) {
 		RootNamespaces:       nonEmpty(f.rootNamespaces),
 		UpstreamDNS:          f.upstreamDNS,
 		Gateway:              gateway,
+		RequireGateway:       gateway != nil,
 		GatewayController:    f.gatewayController,
 		Config:               cfg,
 		ContourConfiguration: contourConfig,
 		Flags:                serve,
 		StatusOnly:           f.statusOnly,
+		Cluster:              cluster,
 	}, nil
 }
 

@@ -133,6 +133,11 @@ func compareStatus(t *testing.T, wantFile string, got []byte) {
 		}
 		m := map[string]string{}
 		for _, o := range list {
+			if o.Kind == "Ingress" && o.Status == nil {
+				// contourc's entry for an Ingress, on which
+				// Contour writes no status.
+				continue
+			}
 			m[fmt.Sprintf("%s %s %s/%s", o.APIVersion, o.Kind, o.Namespace, o.Name)] = verdictOf(o.Status).Word
 		}
 		return m, nil

@@ -158,11 +158,15 @@ func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) er
 	}
 	bad := 0
 	for _, st := range statuses {
-		v := verdictOf(st.Status)
+		v := objectVerdict(st)
 		if v.OK {
 			continue
 		}
 		bad++
+		if st.Kind == "Ingress" && !o.strict {
+			// Its findings were printed as notices already.
+			continue
+		}
 		fmt.Fprintf(w, "%s%s: %s\n", prefix, objectRef(st), v)
 	}
 	if bad > 0 && o.strict {

@@ -131,10 +131,12 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		grace = -1 // serve.Config's "none"
 	}
 	return serve.Config{
-		Paths:           paths,
-		Options:         o.input.options,
-		Load:            load,
-		Watch:           nonEmpty([]string{o.input.configPath}),
+		Paths:   paths,
+		Options: o.input.options,
+		Load:    load,
+		// The cluster context is read again at every reload, with the
+		// options: a change to it reloads too.
+		Watch:           nonEmpty(append([]string{o.input.configPath}, o.input.cluster.contexts...)),
 		XDSAddress:      net.JoinHostPort(o.xdsAddress, strconv.Itoa(o.xdsPort)),
 		HTTPAddress:     net.JoinHostPort(o.httpAddress, strconv.Itoa(o.httpPort)),
 		ConfigSource:    source,
@@ -146,7 +148,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		Log:             log,
 		Prepare:         o.prepare(log),
 		Judge: func(st translate.ObjectStatus) (bool, string) {
-			v := verdictOf(st.Status)
+			v := objectVerdict(st)
 			return v.OK, v.String()
 		},
 	}, nil

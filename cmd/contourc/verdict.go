@@ -26,6 +26,24 @@ var negativeConditions = map[string]bool{
 	"OverlappingTLSConfig": true,
 }
 
+// objectVerdict is the verdict on one object of the status list: an
+// Ingress's from its findings, since Contour writes no status on it;
+// any other's from its status (verdictOf).
+func objectVerdict(st translate.ObjectStatus) verdict {
+	if st.Findings == nil {
+		return verdictOf(st.Status)
+	}
+	switch {
+	case st.Ignored != "":
+		// Another controller's: not Contour's to judge.
+		return verdict{Word: "ignored", OK: true, Reasons: []string{st.Ignored}}
+	case len(st.Findings) > 0:
+		// Not served as written (a TLS entry, a path left out).
+		return verdict{Word: "invalid", Reasons: slices.Clone(st.Findings)}
+	}
+	return verdict{Word: "valid", OK: true}
+}
+
 // verdictOf derives a verdict from a status in any form that marshals to
 // the JSON Contour writes. Two shapes exist: HTTPProxy-like statuses carry
 // Contour's own currentStatus (valid, invalid, orphaned); Gateway API-like
