@@ -197,7 +197,9 @@ func translateSide(side diffSide, opts translate.Options) (*translate.Result, er
 	if err != nil {
 		return nil, err
 	}
-	if _, err := standin.Apply(loaded, side.standIn); err != nil {
+	standIns := side.standIn
+	standIns.Cluster = opts.Cluster
+	if _, err := standin.Apply(loaded, standIns); err != nil {
 		return nil, err
 	}
 	return translate.Translate(loaded.Objects, opts)

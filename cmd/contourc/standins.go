@@ -48,12 +48,14 @@ func (f *standInFlags) options() (standin.Options, error) {
 	return opts, nil
 }
 
-// apply adds the stand-ins loaded needs to it, keeping the report.
-func (f *standInFlags) apply(loaded *loader.Result) error {
+// apply adds the stand-ins loaded needs to it, keeping the report; a
+// Secret among cluster (the cluster context) needs none.
+func (f *standInFlags) apply(loaded *loader.Result, cluster []loader.Object) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
+	opts.Cluster = cluster
 	f.report, err = standin.Apply(loaded, opts)
 	return err
 }
@@ -110,7 +112,7 @@ func standInsRefused(list []loader.StandIn) error {
 func (o *serveOptions) prepare(log *slog.Logger) func(*loader.Result) (func([]translate.ObjectStatus), error) {
 	cache := standin.NewCache() // RSA keys are not derived again at every reload
 	return func(loaded *loader.Result) (func([]translate.ObjectStatus), error) {
-		opts, err := o.input.standIn.options()
+		opts, err := o.serveStandInOptions()
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +146,7 @@ func (o *serveOptions) refuseStandIns(paths []string, load loader.Options) error
 	if err != nil {
 		return nil
 	}
-	opts, err := o.input.standIn.options()
+	opts, err := o.serveStandInOptions()
 	if err != nil {
 		return err
 	}
@@ -153,6 +155,21 @@ func (o *serveOptions) refuseStandIns(paths []string, load loader.Options) error
 		return nil
 	}
 	return standInsRefused(report.StandIns)
+}
+
+// serveStandInOptions are the stand-in options of serve's flags, with the
+// cluster context's objects, whose Secrets need no stand-in.
+func (o *serveOptions) serveStandInOptions() (standin.Options, error) {
+	opts, err := o.input.standIn.options()
+	if err != nil {
+		return standin.Options{}, err
+	}
+	topts, err := o.input.options()
+	if err != nil {
+		return standin.Options{}, err
+	}
+	opts.Cluster = topts.Cluster
+	return opts, nil
 }
 
 // printCounts says, for -v, how many objects stood for Secrets and how

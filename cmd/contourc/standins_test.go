@@ -240,3 +240,41 @@ func TestStandInsVerbose(t *testing.T) {
 		t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
 	}
 }
+
+// A Secret the cluster context holds is the cluster's real one: a
+// cert-manager Certificate for it makes no stand-in.
+func TestClusterContextSecretNeedsNoStandIn(t *testing.T) {
+	repo, cluster := t.TempDir(), t.TempDir()
+	writeFiles(t, repo, map[string]string{"web.yaml": `apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: kuard, namespace: default}
+spec:
+  secretName: kuard-tls
+  dnsNames: [kuard.example.com]
+  issuerRef: {name: letsencrypt, kind: ClusterIssuer}
+---
+apiVersion: projectcontour.io/v1
+kind: HTTPProxy
+metadata: {name: kuard, namespace: default}
+spec:
+  virtualhost:
+    fqdn: kuard.example.com
+    tls: {secretName: kuard-tls}
+  routes:
+  - services: [{name: kubernetes, port: 443}]
+`})
+	secret, err := os.ReadFile(filepath.Join("..", "..", "examples", "kuard-tls-secret.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, cluster, map[string]string{"secret.yaml": string(secret)})
+	without := runCLI(t, "", "check", "-o", "json", repo)
+	if !strings.Contains(without.stdout, `"standIns"`) {
+		t.Fatalf("without the cluster context, no stand-in:\n%s", without.stdout)
+	}
+	with := runCLI(t, "", "check", "-o", "json", "--cluster-context", cluster, repo)
+	with.wantExit(t, exitOK)
+	if strings.Contains(with.stdout, `"standIns"`) || strings.Contains(with.stderr, "stand-in") {
+		t.Errorf("a stand-in for the cluster's own Secret:\n%s\n%s", with.stdout, with.stderr)
+	}
+}

@@ -27,6 +27,9 @@ type Options struct {
 	// Cache, when set, keeps the certificates made from one Apply to the
 	// next (serve's reloads).
 	Cache *Cache
+	// Cluster are the objects the cluster has beside the input
+	// (--cluster-context): a real Secret there needs no stand-in.
+	Cluster []loader.Object
 }
 
 // Assumed is one --assume-secret NS/NAME[:TARGETNS,...].
@@ -117,6 +120,9 @@ func Apply(res *loader.Result, opts Options) (*Report, error) {
 	}
 	refs := references(res.Objects, wanted)
 	present := presentSecrets(res.Objects, wanted)
+	for r := range presentSecrets(opts.Cluster, wanted) {
+		present[r] = true
+	}
 	chosen := chooseWants(wants, refs, present)
 	objs := make([]loader.Object, len(chosen))
 	errs := make([]error, len(chosen))
