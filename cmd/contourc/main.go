@@ -2,7 +2,12 @@
 // manifests and writes the Envoy configuration Contour would serve for them.
 package main
 
-import "os"
+import (
+	"os"
+
+	// Imported for its init: no collection while packages initialise.
+	_ "github.com/contourc/contourc/internal/initgc"
+)
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"

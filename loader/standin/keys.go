@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"sync"
 )
 
 // Stand-in keys are derived from the identity of what they stand for, so
@@ -155,8 +156,9 @@ func rsaKey(bits int, r io.Reader) (*rsa.PrivateKey, error) {
 
 // smallPrimes are the odd primes below 2^16, sieved out of candidates
 // before the costly primality test: all but a few percent of the odd
-// numbers tried never reach it.
-var smallPrimes = func() []uint64 {
+// numbers tried never reach it. Made on first use: every run pays for a
+// package's initialisation, and only RSA stand-ins need them.
+var smallPrimes = sync.OnceValue(func() []uint64 {
 	const limit = 1 << 16
 	composite := make([]bool, limit)
 	var out []uint64
@@ -170,7 +172,7 @@ var smallPrimes = func() []uint64 {
 		}
 	}
 	return out
-}()
+})
 
 // primeWindow is how far above a starting point a prime is looked for
 // before a new one is drawn; primes of 1024 bits are about 710 apart.
@@ -181,6 +183,7 @@ const primeWindow = 1 << 16
 // 65537, by an incremental search from a point drawn from r.
 func prime(bits int, r io.Reader) (*big.Int, error) {
 	b := make([]byte, (bits+7)/8)
+	smallPrimes := smallPrimes()
 	rem := make([]uint64, len(smallPrimes))
 	mod := new(big.Int)
 	for {
