@@ -42,6 +42,19 @@ func httpProxyClassOf(proxy *contourv1.HTTPProxy) string {
 	return proxy.Spec.IngressClassName
 }
 
+// ServesClass reports whether Contour, run with o, serves obj by its
+// ingress class: an Ingress or HTTPProxy of another class it ignores;
+// objects of other kinds have no class.
+func (o Options) ServesClass(obj any) bool {
+	switch x := obj.(type) {
+	case *networkingv1.Ingress:
+		return matchesIngressClass(ingressClassOf(x), o.IngressClassNames)
+	case *contourv1.HTTPProxy:
+		return matchesIngressClass(httpProxyClassOf(x), o.IngressClassNames)
+	}
+	return true
+}
+
 // matchesIngressClass says whether an object of class is served: with no
 // configured classes, objects without a class or of class "contour"; else
 // exactly the configured ones.

@@ -198,7 +198,7 @@ func translateSide(side diffSide, opts translate.Options) (*translate.Result, er
 		return nil, err
 	}
 	standIns := side.standIn
-	standIns.Cluster = opts.Cluster
+	standIns.Cluster, standIns.Served = opts.Cluster, opts.ServesClass
 	if _, err := standin.Apply(loaded, standIns); err != nil {
 		return nil, err
 	}

@@ -226,7 +226,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.standIn.apply(loaded, opts.Cluster); err != nil {
+	if err := f.standIn.apply(loaded, opts); err != nil {
 		return nil, nil, failure(err)
 	}
 	if g.verbose {

@@ -48,14 +48,15 @@ func (f *standInFlags) options() (standin.Options, error) {
 	return opts, nil
 }
 
-// apply adds the stand-ins loaded needs to it, keeping the report; a
-// Secret among cluster (the cluster context) needs none.
-func (f *standInFlags) apply(loaded *loader.Result, cluster []loader.Object) error {
+// apply adds the stand-ins loaded needs to it, keeping the report: none
+// for a Secret of the cluster context, nor for the references of objects
+// Contour, run with topts, ignores.
+func (f *standInFlags) apply(loaded *loader.Result, topts translate.Options) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
-	opts.Cluster = cluster
+	opts.Cluster, opts.Served = topts.Cluster, topts.ServesClass
 	f.report, err = standin.Apply(loaded, opts)
 	return err
 }
@@ -168,7 +169,7 @@ func (o *serveOptions) serveStandInOptions() (standin.Options, error) {
 	if err != nil {
 		return standin.Options{}, err
 	}
-	opts.Cluster = topts.Cluster
+	opts.Cluster, opts.Served = topts.Cluster, topts.ServesClass
 	return opts, nil
 }
 

@@ -30,11 +30,15 @@ type reference struct {
 // to the Secrets of wanted: those Contour looks up for them. A name
 // "ns/name" (an HTTPProxy's or Ingress's certificate delegated from
 // another namespace) is in ns; any other in the referrer's namespace.
-// Only references to wanted are kept: at 5,000 HTTPProxies with a Secret
+// Objects served says Contour ignores are left out. Only references to
+// wanted are kept: at 5,000 HTTPProxies with a Secret
 // each, listing them all was most of the cost of one --assume-secret.
-func references(objs []loader.Object, wanted map[Ref]bool) []reference {
+func references(objs []loader.Object, wanted map[Ref]bool, served func(any) bool) []reference {
 	var out []reference
 	for _, o := range objs {
+		if served != nil && !served(o.Obj) {
+			continue
+		}
 		switch obj := o.Obj.(type) {
 		case *contourv1.HTTPProxy:
 			out = proxyReferences(out, obj, wanted)

@@ -30,6 +30,10 @@ type Options struct {
 	// Cluster are the objects the cluster has beside the input
 	// (--cluster-context): a real Secret there needs no stand-in.
 	Cluster []loader.Object
+	// Served, when set, says whether Contour serves an object (an Ingress
+	// or HTTPProxy of another class it ignores): the references of those
+	// it does not serve need no stand-in. Nil: every object is served.
+	Served func(obj any) bool
 }
 
 // Assumed is one --assume-secret NS/NAME[:TARGETNS,...].
@@ -118,7 +122,7 @@ func Apply(res *loader.Result, opts Options) (*Report, error) {
 	for _, w := range wants {
 		wanted[w.secret] = true
 	}
-	refs := references(res.Objects, wanted)
+	refs := references(res.Objects, wanted, opts.Served)
 	present := presentSecrets(res.Objects, wanted)
 	for r := range presentSecrets(opts.Cluster, wanted) {
 		present[r] = true

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/contourc/contourc/loader"
 )
@@ -367,6 +368,23 @@ func TestUnreferencedMadeNot(t *testing.T) {
 	_, report := load(t, Options{}, "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: web, namespace: web}\nspec: {secretName: web-tls}\n")
 	if len(report.StandIns) != 0 {
 		t.Errorf("stand-ins nothing refers to: %+v", report.StandIns)
+	}
+}
+
+// An object Contour ignores (an Ingress of another class) needs no
+// stand-in for the Secrets it refers to.
+func TestIgnoredObjectsNeedNone(t *testing.T) {
+	ingress := "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: s\n  namespace: s\n  annotations: {cert-manager.io/cluster-issuer: le}\n" +
+		"spec:\n  ingressClassName: haproxy\n  tls: [{hosts: [s.example.com], secretName: s-tls}]\n  defaultBackend: {service: {name: s, port: {number: 80}}}\n"
+	if _, report := load(t, Options{}, ingress); len(report.StandIns) != 1 {
+		t.Fatalf("every object served: stand-ins %+v, want one", report.StandIns)
+	}
+	notHAProxy := func(obj any) bool {
+		ing, ok := obj.(*networkingv1.Ingress)
+		return !ok || ing.Spec.IngressClassName == nil || *ing.Spec.IngressClassName != "haproxy"
+	}
+	if _, report := load(t, Options{Served: notHAProxy}, ingress); len(report.StandIns) != 0 {
+		t.Errorf("stand-ins for an ignored Ingress: %+v", report.StandIns)
 	}
 }
 
