@@ -148,13 +148,7 @@ func (idx sourceIndex) infer(r Resource) (Origin, bool) {
 	best, bestScore, tie := Origin{}, 0, false
 	for file, heads := range idx.heads {
 		for _, h := range heads {
-			if h.kind != r.Kind {
-				continue
-			}
-			score := nameScore(r.Name, h.name)
-			if score > 0 && h.namespace == r.Namespace {
-				score++
-			}
+			score := h.score(r)
 			switch {
 			case score > bestScore:
 				best, bestScore, tie = Origin{File: file, Line: h.line}, score, false
@@ -187,18 +181,25 @@ func (idx sourceIndex) lineIn(file string, text []byte, r Resource) int {
 	}
 	line, bestScore := 0, 0
 	for _, h := range heads {
-		if h.kind != r.Kind {
-			continue
-		}
-		score := nameScore(r.Name, h.name)
-		if score > 0 && h.namespace == r.Namespace {
-			score++
-		}
-		if score > bestScore {
+		if score := h.score(r); score > bestScore {
 			line, bestScore = h.line, score
 		}
 	}
 	return line
+}
+
+// score says how well the source document h explains the built object r:
+// 0 for another kind or a name r does not contain, more for the same
+// namespace.
+func (h head) score(r Resource) int {
+	if h.kind != r.Kind {
+		return 0
+	}
+	score := nameScore(r.Name, h.name)
+	if score > 0 && h.namespace == r.Namespace {
+		score++
+	}
+	return score
 }
 
 // nameScore says how well a source name explains a built one: best when
