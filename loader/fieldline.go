@@ -107,3 +107,14 @@ func fieldErrors(n *yaml.Node, errs field.ErrorList) []fieldError {
 	}
 	return out
 }
+
+// appendInvalid adds to errs an Invalid error at path for value for each
+// of msgs, the messages of one of apimachinery's validation functions.
+// Callers check with a quick scan first, so that a valid value builds no
+// path.
+func appendInvalid(errs field.ErrorList, path *field.Path, value any, msgs []string) field.ErrorList {
+	for _, msg := range msgs {
+		errs = append(errs, field.Invalid(path, value, msg))
+	}
+	return errs
+}

@@ -42,9 +42,7 @@ func validateMeta(obj metav1.Object, spec *kindSpec) field.ErrorList {
 		}
 	}
 	if ns := obj.GetNamespace(); ns != "" && spec.Namespaced && !dns1123Label(ns, false) {
-		for _, msg := range validation.IsDNS1123Label(ns) {
-			out = append(out, field.Invalid(metaPath("namespace"), ns, msg))
-		}
+		out = appendInvalid(out, metaPath("namespace"), ns, validation.IsDNS1123Label(ns))
 	}
 	if g := obj.GetGeneration(); g < 0 {
 		out = append(out, apivalidation.ValidateNonnegativeField(g, metaPath("generation"))...)

@@ -88,9 +88,7 @@ func validateSliceEndpoint(errs field.ErrorList, ep *discoveryv1.Endpoint, addre
 		errs = append(errs, metav1validation.ValidateLabels(ep.DeprecatedTopology, at().Child("topology"))...)
 	}
 	if ep.Hostname != nil && !dns1123Label(*ep.Hostname, false) {
-		for _, msg := range validation.IsDNS1123Label(*ep.Hostname) {
-			errs = append(errs, field.Invalid(at().Child("hostname"), *ep.Hostname, msg))
-		}
+		errs = appendInvalid(errs, at().Child("hostname"), *ep.Hostname, validation.IsDNS1123Label(*ep.Hostname))
 	}
 	return errs
 }
@@ -163,9 +161,7 @@ func validateSlicePort(errs field.ErrorList, ports []discoveryv1.EndpointPort, i
 		name = *p.Name
 	}
 	if name != "" && !dns1123Label(name, false) {
-		for _, msg := range validation.IsDNS1123Label(name) {
-			errs = append(errs, field.Invalid(at("name"), name, msg))
-		}
+		errs = appendInvalid(errs, at("name"), name, validation.IsDNS1123Label(name))
 	}
 	for _, q := range ports[:i] {
 		if q.Name != nil && *q.Name == name {
@@ -213,14 +209,10 @@ func validateEndpointAddress(errs field.ErrorList, a *corev1.EndpointAddress, at
 		errs = append(errs, validation.IsValidIPForLegacyField(at().Child("ip"), a.IP, true, nil)...)
 	}
 	if a.Hostname != "" && !dns1123Label(a.Hostname, false) {
-		for _, msg := range validation.IsDNS1123Label(a.Hostname) {
-			errs = append(errs, field.Invalid(at().Child("hostname"), a.Hostname, msg))
-		}
+		errs = appendInvalid(errs, at().Child("hostname"), a.Hostname, validation.IsDNS1123Label(a.Hostname))
 	}
 	if a.NodeName != nil && !dns1123Subdomain(*a.NodeName, false) {
-		for _, msg := range validation.IsDNS1123Subdomain(*a.NodeName) {
-			errs = append(errs, field.Invalid(at().Child("nodeName"), *a.NodeName, msg))
-		}
+		errs = appendInvalid(errs, at().Child("nodeName"), *a.NodeName, validation.IsDNS1123Subdomain(*a.NodeName))
 	}
 	return errs
 }
@@ -230,9 +222,7 @@ func validateEndpointPort(errs field.ErrorList, p *corev1.EndpointPort, requireN
 	case requireName && p.Name == "":
 		errs = append(errs, field.Required(at().Child("name"), ""))
 	case p.Name != "" && !dns1123Label(p.Name, false):
-		for _, msg := range validation.IsDNS1123Label(p.Name) {
-			errs = append(errs, field.Invalid(at().Child("name"), p.Name, msg))
-		}
+		errs = appendInvalid(errs, at().Child("name"), p.Name, validation.IsDNS1123Label(p.Name))
 	}
 	for _, msg := range validation.IsValidPortNum(int(p.Port)) {
 		errs = append(errs, field.Invalid(at().Child("port"), p.Port, msg))

@@ -68,14 +68,10 @@ func validateIngressRule(errs field.ErrorList, rule *networkingv1.IngressRule, i
 		switch {
 		case strings.Contains(host, "*"):
 			if !wildcardSubdomain(host) {
-				for _, msg := range validation.IsWildcardDNS1123Subdomain(host) {
-					errs = append(errs, field.Invalid(rulePath().Child("host"), host, msg))
-				}
+				errs = appendInvalid(errs, rulePath().Child("host"), host, validation.IsWildcardDNS1123Subdomain(host))
 			}
 		case !dns1123Subdomain(host, false):
-			for _, msg := range validation.IsDNS1123Subdomain(host) {
-				errs = append(errs, field.Invalid(rulePath().Child("host"), host, msg))
-			}
+			errs = appendInvalid(errs, rulePath().Child("host"), host, validation.IsDNS1123Subdomain(host))
 		}
 	}
 	if rule.HTTP == nil {
@@ -155,9 +151,7 @@ func validateIngressBackend(errs field.ErrorList, b *networkingv1.IngressBackend
 		errs = append(errs, field.Invalid(at(), "", "cannot set both port name & port number"))
 	case hasName:
 		if !portName(svc.Port.Name) {
-			for _, msg := range validation.IsValidPortName(svc.Port.Name) {
-				errs = append(errs, field.Invalid(at().Child("service", "port", "name"), svc.Port.Name, msg))
-			}
+			errs = appendInvalid(errs, at().Child("service", "port", "name"), svc.Port.Name, validation.IsValidPortName(svc.Port.Name))
 		}
 	case hasNumber:
 		for _, msg := range validation.IsValidPortNum(int(svc.Port.Number)) {
@@ -172,9 +166,7 @@ func validateIngressBackend(errs field.ErrorList, b *networkingv1.IngressBackend
 // validateTypedLocalObjectReference checks a resource backend.
 func validateTypedLocalObjectReference(errs field.ErrorList, group *string, kind, name string, at func() *field.Path) field.ErrorList {
 	if group != nil && !dns1123Subdomain(*group, false) {
-		for _, msg := range validation.IsDNS1123Subdomain(*group) {
-			errs = append(errs, field.Invalid(at().Child("apiGroup"), *group, msg))
-		}
+		errs = appendInvalid(errs, at().Child("apiGroup"), *group, validation.IsDNS1123Subdomain(*group))
 	}
 	for _, f := range []struct{ name, value string }{{"kind", kind}, {"name", name}} {
 		if f.value == "" {
@@ -194,14 +186,10 @@ func validateIngressTLS(errs field.ErrorList, tls *networkingv1.IngressTLS, i in
 		switch {
 		case strings.Contains(host, "*"):
 			if !wildcardSubdomain(host) {
-				for _, msg := range validation.IsWildcardDNS1123Subdomain(host) {
-					errs = append(errs, field.Invalid(at().Child("hosts").Index(j), host, msg))
-				}
+				errs = appendInvalid(errs, at().Child("hosts").Index(j), host, validation.IsWildcardDNS1123Subdomain(host))
 			}
 		case !dns1123Subdomain(host, false):
-			for _, msg := range validation.IsDNS1123Subdomain(host) {
-				errs = append(errs, field.Invalid(at().Child("hosts").Index(j), host, msg))
-			}
+			errs = appendInvalid(errs, at().Child("hosts").Index(j), host, validation.IsDNS1123Subdomain(host))
 		}
 	}
 	if tls.SecretName != "" {

@@ -102,9 +102,7 @@ func validateExternalName(errs field.ErrorList, spec *corev1.ServiceSpec) field.
 	case cname == "":
 		errs = append(errs, field.Required(at("externalName"), ""))
 	case !dns1123Subdomain(cname, false):
-		for _, msg := range validation.IsDNS1123Subdomain(cname) {
-			errs = append(errs, field.Invalid(at("externalName"), cname, msg))
-		}
+		errs = appendInvalid(errs, at("externalName"), cname, validation.IsDNS1123Subdomain(cname))
 	}
 	return errs
 }
@@ -120,9 +118,7 @@ func validateServicePort(errs field.ErrorList, ports []corev1.ServicePort, i int
 		errs = append(errs, field.Required(at("name"), ""))
 	case sp.Name != "":
 		if !dns1123Label(sp.Name, false) {
-			for _, msg := range validation.IsDNS1123Label(sp.Name) {
-				errs = append(errs, field.Invalid(at("name"), sp.Name, msg))
-			}
+			errs = appendInvalid(errs, at("name"), sp.Name, validation.IsDNS1123Label(sp.Name))
 		}
 		if slices.ContainsFunc(ports[:i], func(p corev1.ServicePort) bool { return p.Name == sp.Name }) {
 			errs = append(errs, field.Duplicate(at("name"), sp.Name))
@@ -247,9 +243,7 @@ func validatePortNumOrName(errs field.ErrorList, port intstr.IntOrString, at fun
 		return errs
 	}
 	if !portName(port.StrVal) {
-		for _, msg := range validation.IsValidPortName(port.StrVal) {
-			errs = append(errs, field.Invalid(at(), port.StrVal, msg))
-		}
+		errs = appendInvalid(errs, at(), port.StrVal, validation.IsValidPortName(port.StrVal))
 	}
 	return errs
 }
