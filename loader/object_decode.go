@@ -89,15 +89,7 @@ func metadataErrors(raw rawObject, spec *kindSpec) []error {
 	if len(merrs) == 0 {
 		return nil
 	}
-	ns := obj.GetNamespace()
-	if ns == "" && spec.Namespaced {
-		ns = metav1.NamespaceDefault
-	}
-	var errs []error
-	for _, fe := range fieldErrors(raw.node, merrs) {
-		errs = append(errs, &Error{Source: raw.source.at(fe.line), Kind: spec.Kind, Namespace: ns, Name: obj.GetName(), Msg: fe.msg})
-	}
-	return errs
+	return objectErrors(raw, spec, fieldErrors(raw.node, merrs))
 }
 
 // withoutStatus is the object's mapping without its status. Status is
