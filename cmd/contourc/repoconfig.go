@@ -39,8 +39,13 @@ var notConfigFlags = map[string]bool{"help": true, "config": true, "output": tru
 // `DIR` in their usage, or cobra's filename annotation; see isPathFlag).
 var repoPathFlags = map[string]bool{"config-path": true, "substitute-from": true, "cluster-context": true}
 
-// assumeKeys are the keys of the assume: section and their flags.
-var assumeKeys = map[string]string{"secrets": "assume-secret", "services": "assume-service"}
+// sectionKeys are the keys of the sections that name flags otherwise
+// than by their camelCase (assume: secrets is --assume-secret), by
+// section, with their flags.
+var sectionKeys = map[string]map[string]string{
+	"assume": {"secrets": "assume-secret", "services": "assume-service"},
+	"flux":   {"sources": "flux-source"},
+}
 
 // repoConfigValue is the --config flag. It also keeps the file once it is
 // read, for the command's RunE (the paths key).
@@ -132,9 +137,11 @@ func configKeys(root *cobra.Command) map[string]configFlag {
 		keys[key] = f
 		keys["contour."+key] = f
 	}
-	for sub, name := range assumeKeys {
-		if f, ok := flags[name]; ok {
-			keys["assume."+sub] = f
+	for section, subs := range sectionKeys {
+		for sub, name := range subs {
+			if f, ok := flags[name]; ok {
+				keys[section+"."+sub] = f
+			}
 		}
 	}
 	return keys
@@ -313,9 +320,7 @@ func (p *configParser) top(n *yaml.Node) {
 		switch key {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
-		case "assume":
-			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
-		case "contour":
+		case "assume", "flux", "contour":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:
 			p.flagKey(key, k, v)
