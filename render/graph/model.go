@@ -248,6 +248,7 @@ func (b *builder) routeConfig(ln *Node, rc *routev3.RouteConfiguration, drawn ma
 			}
 		}
 		b.g.VirtualHosts = append(b.g.VirtualHosts, entry)
+		vn.Source = b.in.Objects.source(b.owner(vn.Host, objs))
 		for _, key := range objs {
 			j := b.judged[key]
 			vn.Status = worse(vn.Status, j.status)
@@ -257,6 +258,22 @@ func (b *builder) routeConfig(ln *Node, rc *routev3.RouteConfiguration, drawn ma
 			b.objectToVirtualHost(key, vn)
 		}
 	}
+}
+
+// owner is the object a virtual host is linked to: the root HTTPProxy
+// claiming its name, else the first object its routes come from.
+func (b *builder) owner(host string, objs []objectKey) objectKey {
+	if b.in.Objects != nil {
+		for _, key := range objs {
+			if key.Kind == kindHTTPProxy && b.in.Objects.fqdns[key] == host {
+				return key
+			}
+		}
+	}
+	if len(objs) == 0 {
+		return objectKey{}
+	}
+	return objs[0]
 }
 
 // objectToVirtualHost links an object the virtual host's routes come from

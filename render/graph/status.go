@@ -17,14 +17,23 @@ const (
 
 // worse is the worse of two statuses ("" counting as valid).
 func worse(a, b Status) Status {
-	rank := map[Status]int{StatusWarning: 1, StatusInvalid: 2}
-	if rank[b] > rank[a] {
+	if severity(b) > severity(a) {
 		return b
 	}
 	if a == "" {
 		return StatusValid
 	}
 	return a
+}
+
+func severity(s Status) int {
+	switch s {
+	case StatusWarning:
+		return 1
+	case StatusInvalid:
+		return 2
+	}
+	return 0
 }
 
 // judged is an object's status and the message that explains it.
