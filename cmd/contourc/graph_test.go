@@ -62,7 +62,8 @@ func TestGraphHTMLSelfContained(t *testing.T) {
 	for _, want := range []string{
 		`<a href="https://example.com/repo/blob/main/` + filepath.ToSlash(filepath.Join(graphCases["mixed"], "proxies.yaml")) + `#L4"`,
 		`data-status="invalid"`, `data-status="warning"`,
-		`<ol start="0">`,
+		// Envoy's index, not the row's position.
+		`<li value="3" class="valid" data-node="vhost/ingress_http/app.example.com#3"`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not contain %q", want)

@@ -167,6 +167,14 @@ func TestBrowserGraphPage(t *testing.T) {
 				t.Errorf("search %q: %s is not a hit; hits: %v", c.query, id, hits)
 			}
 		}
+		// The route table shows the matching routes, numbered by their
+		// index in the virtual host, not by their row.
+		if c.query == "/checkout" {
+			shown := evaluate[[]int](t, ctx, `Array.from(document.querySelectorAll("#routes details:not(.hidden) li:not(.hidden)")).map(li => li.value)`)
+			if !slices.Equal(shown, []int{1, 1}) {
+				t.Errorf("search %q: the route table shows routes %v, want #1 of both www.example.com virtual hosts", c.query, shown)
+			}
+		}
 		if count != c.count || dimmed != drawn-len(hits) {
 			t.Errorf("search %q: count %q (want %q), %d dimmed of %d with %d hits", c.query, count, c.count, dimmed, drawn, len(hits))
 		}

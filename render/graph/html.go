@@ -121,10 +121,12 @@ func (p *page) routeTables() {
 	p.printf("<section id=\"routes\">\n<h2>Routes of each virtual host, in Envoy's order (the first match wins)</h2>\n")
 	for _, vh := range p.g.VirtualHosts {
 		v := vh.VirtualHost
-		p.printf("<details class=\"vhost %s\" data-node=\"%s\" data-search=\"%s\">\n<summary>%s <small>%s · %d route(s)</small></summary>\n<ol start=\"0\">\n",
+		p.printf("<details class=\"vhost %s\" data-node=\"%s\" data-search=\"%s\">\n<summary>%s <small>%s · %d route(s)</small></summary>\n<ol>\n",
 			esc(string(v.Status)), esc(v.ID), esc(searchText(v)), esc(v.Label), esc(v.Sub), len(vh.Routes))
 		for _, r := range vh.Routes {
-			p.printf("<li class=\"%s\" data-node=\"%s\" data-search=\"%s\"><code>%s</code> %s", esc(string(r.Status)), esc(r.ID), esc(searchText(r)),
+			// value: the number stays the route's index when search
+			// hides the rows before it.
+			p.printf("<li value=\"%d\" class=\"%s\" data-node=\"%s\" data-search=\"%s\"><code>%s</code> %s", r.Order, esc(string(r.Status)), esc(r.ID), esc(searchText(r)),
 				esc(strings.TrimPrefix(r.Label, fmt.Sprintf("#%d ", r.Order))), esc(r.Sub))
 			if loc := r.Source.String(); loc != "" {
 				if href := hrefOf(r, p.o.LinkBase); href != "" && !p.o.NoLinks {

@@ -20,7 +20,7 @@ const (
 	rowGap     = 10
 	columnGap  = 90
 	margin     = 20
-	charWidth  = 7 // of the 12px monospace font, about
+	charWidth  = 8 // of the 12px monospace font (7.2), with room to spare
 	minWidth   = 120
 	maxChars   = 48 // longer labels are cut, the whole in the tooltip
 )
