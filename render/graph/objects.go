@@ -42,6 +42,11 @@ func ObjectsFrom(objs []loader.Object) *Objects {
 		if obj.Obj == nil || obj.StandIn != "" {
 			continue
 		}
+		if !drawnKind(obj.Kind) {
+			// Secrets and EndpointSlices, most of a repository, are
+			// never nodes: serve keeps these facts at every reload.
+			continue
+		}
 		key := objectKey{obj.Kind, obj.Obj.GetNamespace(), obj.Obj.GetName()}
 		o.sources[key] = obj.Source
 		switch v := obj.Obj.(type) {
@@ -58,6 +63,15 @@ func ObjectsFrom(objs []loader.Object) *Objects {
 		}
 	}
 	return o
+}
+
+// drawnKind says whether objects of kind may be nodes of the graph.
+func drawnKind(kind string) bool {
+	switch kind {
+	case kindHTTPProxy, kindGateway, "Ingress", "Service", "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute":
+		return true
+	}
+	return false
 }
 
 func (o *Objects) addProxy(key objectKey, p *contourv1.HTTPProxy) {

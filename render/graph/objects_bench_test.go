@@ -23,3 +23,17 @@ func BenchmarkObjectsFrom(b *testing.B) {
 		ObjectsFrom(res.Objects)
 	}
 }
+
+// BenchmarkLoadForReference is the loading ObjectsFrom follows, to read
+// its figure against.
+func BenchmarkLoadForReference(b *testing.B) {
+	dir := os.Getenv("GRAPH_BENCH_DIR")
+	if dir == "" {
+		b.Skip("GRAPH_BENCH_DIR not set")
+	}
+	for b.Loop() {
+		if _, err := loader.Load([]string{dir}, loader.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
