@@ -119,7 +119,7 @@ func TestReports(t *testing.T) {
 	}
 
 	var js bytes.Buffer
-	if err := WriteJSON(&js, results); err != nil {
+	if err := WriteJSON(&js, results, nil); err != nil {
 		t.Fatal(err)
 	}
 	var rep struct {
@@ -137,7 +137,7 @@ func TestReports(t *testing.T) {
 	}
 
 	var ju bytes.Buffer
-	if err := WriteJUnit(&ju, results); err != nil {
+	if err := WriteJUnit(&ju, results, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

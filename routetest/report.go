@@ -86,9 +86,10 @@ func WriteText(w io.Writer, results []Result, verbose bool) error {
 
 // jsonReport is WriteJSON's document.
 type jsonReport struct {
-	Passed int          `json:"passed"`
-	Failed int          `json:"failed"`
-	Cases  []jsonResult `json:"cases"`
+	Passed   int          `json:"passed"`
+	Failed   int          `json:"failed"`
+	Cases    []jsonResult `json:"cases"`
+	Coverage *Coverage    `json:"coverage,omitempty"`
 }
 
 type jsonResult struct {
@@ -102,9 +103,10 @@ type jsonResult struct {
 	Decision *Decision `json:"decision,omitempty"`
 }
 
-// WriteJSON reports every case with its expectations and decision.
-func WriteJSON(w io.Writer, results []Result) error {
-	rep := jsonReport{Cases: []jsonResult{}}
+// WriteJSON reports every case with its expectations and decision, and
+// the coverage when cov is not nil.
+func WriteJSON(w io.Writer, results []Result, cov *Coverage) error {
+	rep := jsonReport{Cases: []jsonResult{}, Coverage: cov}
 	rep.Passed, rep.Failed = Count(results)
 	for _, r := range results {
 		jr := jsonResult{
@@ -144,18 +146,19 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr"`
-	Line      int           `xml:"line,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
@@ -167,8 +170,9 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit reports in JUnit XML.
-func WriteJUnit(w io.Writer, results []Result) error {
+// WriteJUnit reports in JUnit XML, with the coverage as a last test suite
+// when cov is not nil.
+func WriteJUnit(w io.Writer, results []Result, cov *Coverage) error {
 	doc := junitSuites{Name: "contourc test"}
 	index := map[string]int{}
 	for _, r := range results {
@@ -196,6 +200,12 @@ func WriteJUnit(w io.Writer, results []Result) error {
 			jc.SystemOut = Summary(r.Decision)
 		}
 		s.Cases = append(s.Cases, jc)
+	}
+	if cov != nil {
+		cs := junitCoverage(cov)
+		doc.Suites = append(doc.Suites, cs)
+		doc.Tests += cs.Tests
+		doc.Failures += cs.Failures
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

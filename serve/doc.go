@@ -8,7 +8,7 @@
 // why not), configsource.go (resources for ADS or Contour-style clients),
 // snapshot.go (content-derived versions), cache.go (go-control-plane
 // caches), xds.go (the gRPC services), tls.go (mTLS with rotation), http.go
-// and metrics.go (health, metrics, debug), redact.go (no private key shown
+// and metrics.go (health, metrics, debug), graph.go (/debug/graph), redact.go (no private key shown
 // anywhere), walk.go (rewriting protos through Anys), log.go, and
 // bootstrap.go (the Envoy bootstrap that points at this server).
 package serve

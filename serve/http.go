@@ -25,6 +25,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /debug/xds", s.debugXDS)
 	mux.HandleFunc("GET /debug/status", s.debugStatus)
 	mux.HandleFunc("GET /debug/reload", s.debugReload)
+	mux.HandleFunc("GET /debug/graph", s.debugGraph)
 	return mux
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/render/graph"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -39,6 +40,7 @@ type build struct {
 	warnings []string // notices and invalid objects, for the log
 	phases   []any    // how long each step took, as log attributes
 	reused   int      // documents taken from the decode cache
+	graph    graphFacts
 }
 
 func (s *Server) reload(ctx context.Context, reason string) {
@@ -153,6 +155,7 @@ func (s *Server) buildWith(reason string, c *caches) (*build, error) {
 	// Judged now, so that the loaded objects not kept by the decode cache
 	// are dead, and collectable, for the rest of it.
 	counts, invalid := s.judge(loaded.Objects, res.Status)
+	objects := graph.ObjectsFrom(loaded.Objects)
 	forConfigSource(&res.Resources, s.cfg.ConfigSource)
 	var served *snapshot
 	if p := s.current.Load(); p != nil {
@@ -174,7 +177,8 @@ func (s *Server) buildWith(reason string, c *caches) (*build, error) {
 	for _, n := range res.Notices {
 		warnings = append(warnings, n.String())
 	}
-	return &build{snap: snap, status: res.Status, counts: counts, warnings: warnings, phases: phases, reused: c.decoded.Hits()}, nil
+	return &build{snap: snap, status: res.Status, counts: counts, warnings: warnings, phases: phases, reused: c.decoded.Hits(),
+		graph: graphFacts{objects: objects, notices: res.Notices}}, nil
 }
 
 // publish serves b, telling only the clients whose resources changed, and
@@ -190,7 +194,7 @@ func (s *Server) publish(ctx context.Context, b *build) (bool, error) {
 	}
 	// The status may change when the resources do not (a message in an
 	// invalid object's status), so it is replaced every time.
-	s.current.Store(&published{snap: b.snap, status: b.status})
+	s.current.Store(&published{snap: b.snap, status: b.status, graph: b.graph})
 	s.metrics.counted(b.counts)
 	return changed, nil
 }

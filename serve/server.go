@@ -155,6 +155,7 @@ type Server struct {
 type published struct {
 	snap   *snapshot
 	status []translate.ObjectStatus
+	graph  graphFacts
 }
 
 // New checks cfg and binds the listeners.

@@ -15,16 +15,30 @@ import (
 )
 
 // reporters are test's output formats, by -o value.
-var reporters = map[string]func(io.Writer, []routetest.Result, bool) error{
-	"text":  routetest.WriteText,
-	"json":  func(w io.Writer, r []routetest.Result, _ bool) error { return routetest.WriteJSON(w, r) },
-	"junit": func(w io.Writer, r []routetest.Result, _ bool) error { return routetest.WriteJUnit(w, r) },
+// cov is nil without --coverage.
+var reporters = map[string]func(w io.Writer, r []routetest.Result, cov *routetest.Coverage, verbose bool) error{
+	"text": func(w io.Writer, r []routetest.Result, cov *routetest.Coverage, verbose bool) error {
+		if err := routetest.WriteText(w, r, verbose); err != nil || cov == nil {
+			return err
+		}
+		return routetest.WriteCoverageText(w, cov)
+	},
+	"json": func(w io.Writer, r []routetest.Result, cov *routetest.Coverage, _ bool) error {
+		return routetest.WriteJSON(w, r, cov)
+	},
+	"junit": func(w io.Writer, r []routetest.Result, cov *routetest.Coverage, _ bool) error {
+		return routetest.WriteJUnit(w, r, cov)
+	},
 }
 
 type testOptions struct {
 	input  inputFlags
 	format string
 	run    string
+	// coverage reports the routes no case reached; minCoverage (a
+	// percentage, -1 when not given) fails the run below it.
+	coverage    bool
+	minCoverage float64
 }
 
 func newTestCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -37,10 +51,14 @@ func newTestCmd(s IOStreams, g *globalFlags) *cobra.Command {
 			"happens with the case's expectations (route source, Service, redirect, headers...).\n" +
 			"Without --, test files are the *.test.yaml files under each PATH's tests/ directory\n" +
 			"and the manifests are the other files under PATH. See docs/route-tests.md.\n" +
-			"Exits 1 when any case fails, 2 when the tests or manifests cannot be read.",
+			"--coverage adds, per virtual host, the routes no case reached (the object and file:line\n" +
+			"each came from) and the percentage reached; --min-coverage N fails below N percent.\n" +
+			"Exits 1 when any case fails or coverage is below --min-coverage, 2 when the tests or\n" +
+			"manifests cannot be read.",
 		Example: "  contourc test ./deploy                      # deploy/tests/*.test.yaml against deploy/\n" +
 			"  contourc test routes.test.yaml -- ./manifests\n" +
-			"  contourc test -o junit ./deploy > route-tests.xml",
+			"  contourc test -o junit ./deploy > route-tests.xml\n" +
+			"  contourc test --min-coverage 80 ./deploy     # fail when under 80% of the routes are reached",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.runTests(args, cmd.ArgsLenAtDash(), g, s)
 		},
@@ -48,6 +66,8 @@ func newTestCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVarP(&o.format, "output-format", "o", "text", "output format: text (like go test), json or junit")
 	fs.StringVar(&o.run, "run", "", "run only the cases whose name matches `REGEXP`")
+	fs.BoolVar(&o.coverage, "coverage", false, "report, per virtual host, the routes no case reached")
+	fs.Float64Var(&o.minCoverage, "min-coverage", -1, "fail (exit 1) when under `N` percent of the routes are reached (implies --coverage)")
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp))
@@ -58,6 +78,9 @@ func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStre
 	report, ok := reporters[o.format]
 	if !ok {
 		return fmt.Errorf("invalid --output-format %q: want text, json or junit", o.format)
+	}
+	if o.minCoverage != -1 && (o.minCoverage < 0 || o.minCoverage > 100) {
+		return fmt.Errorf("invalid --min-coverage %g: want a percentage from 0 to 100", o.minCoverage)
 	}
 	var filter *regexp.Regexp
 	if o.run != "" {
@@ -90,12 +113,27 @@ func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStre
 	if err := (&renderOptions{}).judge(res.Status, s.ErrOut); err != nil {
 		return err
 	}
-	results := routetest.Run(routetest.New(&res.Resources, sources), cases)
-	if err := report(s.Out, results, g.verbose); err != nil {
+	cfg := routetest.New(&res.Resources, sources)
+	results := routetest.Run(cfg, cases)
+	var cov *routetest.Coverage
+	if o.coverage || o.minCoverage >= 0 {
+		cov = cfg.Coverage(results)
+		if o.minCoverage >= 0 {
+			cov.Minimum = &o.minCoverage
+		}
+	}
+	if err := report(s.Out, results, cov, g.verbose); err != nil {
 		return failure(err)
 	}
+	var problems []error
 	if _, failed := routetest.Count(results); failed > 0 {
-		return findings(fmt.Errorf("contourc: %d of %d route test case(s) failed", failed, len(results)))
+		problems = append(problems, fmt.Errorf("contourc: %d of %d route test case(s) failed", failed, len(results)))
+	}
+	if cov != nil && cov.Minimum != nil && cov.Below(*cov.Minimum) {
+		problems = append(problems, fmt.Errorf("contourc: route coverage %.1f%% (%d of %d routes) is below --min-coverage %g%%", cov.Percent, cov.Reached, cov.Routes, *cov.Minimum))
+	}
+	if len(problems) > 0 {
+		return findings(errors.Join(problems...))
 	}
 	return nil
 }
