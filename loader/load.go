@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/ignore"
 )
 
@@ -50,6 +51,10 @@ type Options struct {
 	// KustomizeRemote lets kustomize builds fetch remote resources;
 	// without it they are left out with a warning (kustomizations.go).
 	KustomizeRemote bool
+	// Helm is how chart directories given as paths are rendered
+	// (helmcharts.go); nil renders them as helm template does with no
+	// flags. Its Namespace defaults to Namespace.
+	Helm *helmchart.Options
 }
 
 func (o Options) maxInputSize() int64 {
@@ -76,6 +81,7 @@ func (o Options) limits() limits {
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
 	filter := &walkFilter{exclude: opts.Exclude}
+	paths, charts := chartPaths(paths)
 	files, named, errs := expandPaths(paths, filter)
 	budget, err := checkInputSize(files, opts.maxInputSize())
 	if err != nil {
@@ -90,6 +96,11 @@ func Load(paths []string, opts Options) (*Result, error) {
 	parts := make([]partResult, len(files), len(files)+len(kz.parts))
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
 	parts = append(parts, kz.parts...)
+	if len(charts) > 0 {
+		chartParts, warnings := loadCharts(charts, opts)
+		parts = append(parts, chartParts...)
+		res.Warnings = append(res.Warnings, warnings...)
+	}
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	res.SkippedFiles = skippedFiles(filter.left, parts)
 	errs = append(errs, fileErrs...)

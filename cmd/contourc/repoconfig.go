@@ -99,7 +99,7 @@ type configFlag struct {
 // command that reads the file, by the camelCase of its long name, at the
 // top or in the contour: section; the key of a boolean --no-x flag is x;
 // assume: holds --assume-secret and --assume-service as secrets and
-// services. paths is the one key that sets no flag.
+// services; helm: holds helm template's flags (helmKeys). paths is the one key that sets no flag.
 func configKeys(root *cobra.Command) map[string]configFlag {
 	flags := map[string]configFlag{}
 	for _, c := range root.Commands() {
@@ -135,6 +135,11 @@ func configKeys(root *cobra.Command) map[string]configFlag {
 	for sub, name := range assumeKeys {
 		if f, ok := flags[name]; ok {
 			keys["assume."+sub] = f
+		}
+	}
+	for sub, name := range helmKeys {
+		if f, ok := flags[name]; ok {
+			keys["helm."+sub] = f
 		}
 	}
 	return keys
@@ -314,6 +319,8 @@ func (p *configParser) top(n *yaml.Node) {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
 		case "assume":
+			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
+		case "helm":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		case "contour":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })

@@ -46,6 +46,7 @@ func repoConfigSchema() map[string]any {
 	described := map[string]string{
 		"contour": "Contour's settings: any flag by the camelCase of its long name, as at the top level",
 		"assume":  "objects the cluster has and the repository does not",
+		"helm":    "how a chart directory given as a PATH is rendered, as helm template's flags: releaseName, values (files), set and setString (KEY: VALUE), kubeVersion",
 	}
 	for name, props := range sections {
 		top[name] = map[string]any{"description": described[name], "type": "object", "additionalProperties": false, "properties": props}
@@ -157,6 +158,9 @@ func TestRepoConfigSchemaMatchesReader(t *testing.T) {
 	want = append(want, "paths", "contour")
 	if _, ok := keys["assume.secrets"]; ok {
 		want = append(want, "assume")
+	}
+	if _, ok := keys["helm.values"]; ok {
+		want = append(want, "helm")
 	}
 	sort.Strings(want)
 	var file map[string]any

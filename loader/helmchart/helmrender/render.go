@@ -36,7 +36,7 @@ const notesFile = "NOTES.txt"
 func Render(chartDir string, opts helmchart.Options) (*helmchart.Result, error) {
 	r, files, err := render(chartDir, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", helmchart.Describe(chartDir, opts), files.rewrite(err.Error()))
+		return nil, fmt.Errorf("%s: %s", helmchart.Describe(chartDir, opts), strings.TrimSpace(files.rewrite(err.Error())))
 	}
 	return r, nil
 }
