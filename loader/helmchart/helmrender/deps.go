@@ -17,7 +17,8 @@ import (
 // only a download would bring: helm template refuses the chart then
 // (pkg/action CheckDependencies); contourc renders the rest and says what
 // it left out. Subcharts are checked the same way.
-func vendorLocalDependencies(c *chart.Chart, dir string) []helmchart.Skipped {
+// Each chart added is noted in dirs with its directory.
+func vendorLocalDependencies(c *chart.Chart, dir string, dirs map[*chart.Chart]string) []helmchart.Skipped {
 	var skipped []helmchart.Skipped
 	have := map[string]bool{}
 	for _, d := range c.Dependencies() {
@@ -45,10 +46,15 @@ func vendorLocalDependencies(c *chart.Chart, dir string) []helmchart.Skipped {
 			continue
 		}
 		c.AddDependency(sub)
+		dirs[sub] = local
 		have[dep.Name] = true
 	}
 	for _, d := range c.Dependencies() {
-		for _, s := range vendorLocalDependencies(d, filepath.Join(dir, "charts", d.Name())) {
+		sub, ok := dirs[d]
+		if !ok {
+			sub = filepath.Join(dir, "charts", d.Name())
+		}
+		for _, s := range vendorLocalDependencies(d, sub, dirs) {
 			s.Name = d.Name() + "/" + s.Name
 			skipped = append(skipped, s)
 		}

@@ -25,6 +25,9 @@ type fileMap struct {
 	byName map[string]string
 	// source is each template's text by name, for docLines.
 	source map[string]string
+	// local are the subcharts added from file:// dependencies, and their
+	// directories.
+	local map[*chart.Chart]string
 }
 
 // record notes the files of c, loaded from dir, and of its subcharts.
@@ -40,7 +43,10 @@ func (m *fileMap) record(c *chart.Chart, dir string) {
 		if d.Metadata == nil {
 			continue
 		}
-		where, ok := sub[d.Metadata.Name]
+		where, ok := m.local[d]
+		if !ok {
+			where, ok = sub[d.Metadata.Name]
+		}
 		if !ok {
 			where = filepath.Join(dir, "charts", d.Metadata.Name)
 		}

@@ -42,7 +42,7 @@ func Render(chartDir string, opts helmchart.Options) (*helmchart.Result, error) 
 }
 
 func render(chartDir string, opts helmchart.Options) (*helmchart.Result, *fileMap, error) {
-	files := &fileMap{}
+	files := &fileMap{local: map[*chart.Chart]string{}}
 	chrt, err := loader.Load(chartDir)
 	if err != nil {
 		return nil, files, err
@@ -52,7 +52,7 @@ func render(chartDir string, opts helmchart.Options) (*helmchart.Result, *fileMa
 		return nil, files, fmt.Errorf("%s charts are not installable", t)
 	}
 	result := &helmchart.Result{Chart: chrt.Name() + "-" + chrt.Metadata.Version}
-	result.Skipped = vendorLocalDependencies(chrt, chartDir)
+	result.Skipped = vendorLocalDependencies(chrt, chartDir, files.local)
 	files.record(chrt, chartDir)
 
 	vals, err := userValues(opts)

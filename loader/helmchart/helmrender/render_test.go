@@ -250,3 +250,41 @@ func copyChart(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLocalDependency: a dependency of Chart.yaml that charts/ lacks but
+// that is in the repository (file://) is rendered, as after helm
+// dependency build, under its alias; a remote one is listed as skipped.
+func TestLocalDependency(t *testing.T) {
+	dir := t.TempDir()
+	umbrella := filepath.Join(dir, "umbrella")
+	copyChart(t, webChart, filepath.Join(dir, "web"))
+	write(t, filepath.Join(umbrella, "Chart.yaml"), `apiVersion: v2
+name: umbrella
+version: 0.1.0
+dependencies:
+  - name: web
+    version: 1.2.0
+    repository: file://../web
+    alias: site
+  - name: db
+    version: 2.0.0
+    repository: oci://registry.example.com/charts
+`)
+	write(t, filepath.Join(umbrella, "values.yaml"), "site:\n  host: site.example.com\n")
+	r, err := Render(umbrella, helmchart.Options{ReleaseName: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := print(r)
+	for _, want := range []string{
+		"# Source: umbrella/charts/site/templates/proxy.yaml (" + filepath.Join(dir, "web") + "/templates/proxy.yaml:1)",
+		"fqdn: site.example.com",
+		"name: u-site\n", // the alias is .Chart.Name
+		"# Skipped: db: chart db 2.0.0 from a remote repository oci://registry.example.com/charts is not in umbrella/charts/",
+		"# Skipped: web/cache: chart cache 17.0.0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
