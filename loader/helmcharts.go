@@ -58,11 +58,18 @@ func loadCharts(charts []string, opts Options) ([]partResult, []Warning) {
 	return parts, all
 }
 
-// loadChart renders one chart; its objects are in the release namespace
-// when they name none, as helm install -n puts them.
+// loadChart renders one chart given as a path.
 func loadChart(dir string, opts Options) (partResult, []Warning) {
 	hopts := opts.helmOptions()
 	via := fmt.Sprintf("chart %s, release %s/%s", filepath.ToSlash(dir), hopts.ReleaseNamespace(), hopts.Release())
+	return renderChart(dir, hopts, via, opts)
+}
+
+// renderChart renders the chart in dir with hopts and decodes it; via is
+// what each object's Source says it came through (a HelmRelease or an
+// Argo CD Application following a chart says so here). The objects are in
+// the release namespace when they name none, as helm install -n puts them.
+func renderChart(dir string, hopts helmchart.Options, via string, opts Options) (partResult, []Warning) {
 	r, err := helmchart.RenderChart(dir, hopts)
 	if err != nil {
 		return partResult{errs: []error{&Error{Source: Source{File: filepath.ToSlash(dir)}, Msg: "helm template failed: " + err.Error()}}}, nil
