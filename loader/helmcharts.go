@@ -47,32 +47,36 @@ func (o Options) helmOptions() helmchart.Options {
 }
 
 // loadCharts renders and decodes the charts, one part each.
-func loadCharts(charts []string, opts Options) ([]partResult, []Warning) {
+func loadCharts(charts []string, opts Options) ([]partResult, []Warning, []RenderedChart) {
 	parts := make([]partResult, len(charts))
 	warnings := make([][]Warning, len(charts))
-	forEachParallel(len(charts), func(i int) { parts[i], warnings[i] = loadChart(charts[i], opts) })
+	rendered := make([]RenderedChart, len(charts))
+	forEachParallel(len(charts), func(i int) { parts[i], warnings[i], rendered[i] = loadChart(charts[i], opts) })
 	var all []Warning
 	for _, w := range warnings {
 		all = append(all, w...)
 	}
-	return parts, all
+	return parts, all, rendered
 }
 
 // loadChart renders one chart given as a path.
-func loadChart(dir string, opts Options) (partResult, []Warning) {
+func loadChart(dir string, opts Options) (partResult, []Warning, RenderedChart) {
 	hopts := opts.helmOptions()
 	via := fmt.Sprintf("chart %s, release %s/%s", filepath.ToSlash(dir), hopts.ReleaseNamespace(), hopts.Release())
-	return renderChart(dir, hopts, via, opts)
+	p, w, chart := renderChart(dir, hopts, via, opts)
+	return p, w, RenderedChart{Dir: dir, Via: via, Chart: chart, Objects: len(p.objs)}
 }
 
 // renderChart renders the chart in dir with hopts and decodes it; via is
 // what each object's Source says it came through (a HelmRelease or an
 // Argo CD Application following a chart says so here). The objects are in
 // the release namespace when they name none, as helm install -n puts them.
-func renderChart(dir string, hopts helmchart.Options, via string, opts Options) (partResult, []Warning) {
+//
+// It returns the chart's name-version too.
+func renderChart(dir string, hopts helmchart.Options, via string, opts Options) (partResult, []Warning, string) {
 	r, err := helmchart.RenderChart(dir, hopts)
 	if err != nil {
-		return partResult{errs: []error{&Error{Source: Source{File: filepath.ToSlash(dir)}, Msg: "helm template failed: " + err.Error()}}}, nil
+		return partResult{errs: []error{&Error{Source: Source{File: filepath.ToSlash(dir)}, Msg: "helm template failed: " + err.Error()}}}, nil, ""
 	}
 	var warnings []Warning
 	for _, s := range r.Skipped {
@@ -87,7 +91,7 @@ func renderChart(dir string, hopts helmchart.Options, via string, opts Options) 
 	forEachParallel(len(parts), func(i int) { parts[i] = decodeManifest(r.Manifests[i], via, docOpts) })
 	p.objs, p.errs = mergeParts(parts, p.skipped)
 	p.sorted = sortedKeyed(p.objs)
-	return p, warnings
+	return p, warnings, r.Chart
 }
 
 // decodeManifest decodes one rendered document at its template: lines

@@ -97,9 +97,10 @@ func Load(paths []string, opts Options) (*Result, error) {
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
 	parts = append(parts, kz.parts...)
 	if len(charts) > 0 {
-		chartParts, warnings := loadCharts(charts, opts)
+		chartParts, warnings, rendered := loadCharts(charts, opts)
 		parts = append(parts, chartParts...)
 		res.Warnings = append(res.Warnings, warnings...)
+		res.Charts = rendered
 	}
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	res.SkippedFiles = skippedFiles(filter.left, parts)

@@ -127,6 +127,17 @@ type Result struct {
 	// NotRead are the files of kustomizations' directories that they do
 	// not use, which a walk therefore did not read. Shown with -v.
 	NotRead []NotRead
+	// Charts are the Helm charts rendered (helmcharts.go), in input
+	// order. Shown with -v.
+	Charts []RenderedChart
+}
+
+// RenderedChart is a Helm chart a load rendered.
+type RenderedChart struct {
+	Dir     string // the chart's directory, as given
+	Via     string // "chart charts/web, release web/web"
+	Chart   string // name-version, from its Chart.yaml
+	Objects int    // objects of it that contourc uses, as "using N object(s)" counts them
 }
 
 // Warning is something a load went past rather than fail.

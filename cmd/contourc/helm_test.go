@@ -20,6 +20,7 @@ func TestHelmChartPath(t *testing.T) {
 		code int
 	}{
 		{"check-defaults", []string{"check", chart}, 0},
+		{"check-verbose", []string{"check", "-v", chart}, 0},
 		{"check-values", []string{"check", chart, "-n", "shop", "--release-name", "shop", "-f", chart + "/values-prod.yaml", "--set", "backend.enabled=false", "--assume-secret", "shop/web-tls"}, 0},
 		{"render", []string{"render", chart, "-o", "yaml", "--set", "service.port=81"}, 0},
 		// --set-string is applied after --set: the port is a string, which the schema refuses.
