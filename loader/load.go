@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/ignore"
 )
 
@@ -57,6 +58,10 @@ type Options struct {
 	// KustomizeRemote lets kustomize builds fetch remote resources;
 	// without it they are left out with a warning (kustomizations.go).
 	KustomizeRemote bool
+	// Helm is how chart directories given as paths are rendered
+	// (helmcharts.go); nil renders them as helm template does with no
+	// flags. Its Namespace defaults to Namespace.
+	Helm *helmchart.Options
 }
 
 func (o Options) maxInputSize() int64 {
@@ -87,6 +92,7 @@ func (o Options) limits() limits {
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
 	filter := &walkFilter{exclude: opts.Exclude}
+	paths, charts := chartPaths(paths)
 	files, named, errs := expandPaths(paths, filter)
 	budget, err := checkInputSize(files, opts.maxInputSize())
 	if err != nil {
@@ -105,6 +111,12 @@ func Load(paths []string, opts Options) (*Result, error) {
 		parts, followed, errs = res.follow(parts, files, kz, opts, errs)
 	} else {
 		parts = append(parts, kz.parts(nil)...)
+	}
+	if len(charts) > 0 {
+		chartParts, warnings, rendered := loadCharts(charts, opts)
+		parts = append(parts, chartParts...)
+		res.Warnings = append(res.Warnings, warnings...)
+		res.Charts = rendered
 	}
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	if followed {

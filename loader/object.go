@@ -142,6 +142,17 @@ type Result struct {
 	// Entries say what became of each entry point followed or not
 	// (Options.Follow), in the order they were met.
 	Entries []EntryReport
+	// Charts are the Helm charts rendered (helmcharts.go), in input
+	// order. Shown with -v.
+	Charts []RenderedChart
+}
+
+// RenderedChart is a Helm chart a load rendered.
+type RenderedChart struct {
+	Dir     string // the chart's directory, as given
+	Via     string // "chart charts/web, release web/web"
+	Chart   string // name-version, from its Chart.yaml
+	Objects int    // objects of it that contourc uses, as "using N object(s)" counts them
 }
 
 // Warning is something a load went past rather than fail.

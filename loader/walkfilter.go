@@ -36,7 +36,7 @@ func (f *walkFilter) skipDir(root, path string) bool {
 		return true
 	}
 	if info, err := os.Stat(filepath.Join(path, helmChartFile)); err == nil && info.Mode().IsRegular() {
-		f.left = append(f.left, SkippedFile{Path: dirPath(path), Files: countManifests(path), Reason: SkipHelmChart, Detail: "holds " + helmChartFile})
+		f.left = append(f.left, SkippedFile{Path: dirPath(path), Files: countManifests(path), Reason: SkipHelmChart, Detail: "holds " + helmChartFile + "; to render it, give the chart directory as a PATH, with -f and --set as for helm template"})
 		return true
 	}
 	return false

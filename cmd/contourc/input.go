@@ -279,6 +279,9 @@ func loaderNotices(r *loader.Result) []translate.Notice {
 // does not consume, sorted by apiVersion/Kind so the output is stable.
 func printSkipped(w io.Writer, r *loader.Result, took time.Duration) {
 	fmt.Fprintf(w, "using %d object(s), loaded in %s\n", r.Read, roundedDuration(took))
+	for _, c := range r.Charts {
+		fmt.Fprintf(w, "rendered: %s (%s, %d objects)\n", c.Via, c.Chart, c.Objects)
+	}
 	kinds := make([]string, 0, len(r.Skipped))
 	for k := range r.Skipped {
 		kinds = append(kinds, k)

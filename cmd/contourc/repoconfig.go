@@ -104,7 +104,7 @@ type configFlag struct {
 // command that reads the file, by the camelCase of its long name, at the
 // top or in the contour: section; the key of a boolean --no-x flag is x;
 // assume: holds --assume-secret and --assume-service as secrets and
-// services. paths is the one key that sets no flag.
+// services; helm: holds helm template's flags (helmKeys). paths is the one key that sets no flag.
 func configKeys(root *cobra.Command) map[string]configFlag {
 	flags := map[string]configFlag{}
 	for _, c := range root.Commands() {
@@ -142,6 +142,11 @@ func configKeys(root *cobra.Command) map[string]configFlag {
 			if f, ok := flags[name]; ok {
 				keys[section+"."+sub] = f
 			}
+		}
+	}
+	for sub, name := range helmKeys {
+		if f, ok := flags[name]; ok {
+			keys["helm."+sub] = f
 		}
 	}
 	return keys
@@ -320,7 +325,7 @@ func (p *configParser) top(n *yaml.Node) {
 		switch key {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
-		case "assume", "flux", "contour":
+		case "assume", "flux", "helm", "contour":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:
 			p.flagKey(key, k, v)

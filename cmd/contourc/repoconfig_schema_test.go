@@ -47,6 +47,7 @@ func repoConfigSchema() map[string]any {
 		"contour": "Contour's settings: any flag by the camelCase of its long name, as at the top level",
 		"assume":  "objects the cluster has and the repository does not",
 		"flux":    "Flux: which GitRepositories are this repository",
+		"helm":    "how a chart directory given as a PATH is rendered, as helm template's flags: releaseName, values (files), set and setString (KEY: VALUE), kubeVersion",
 	}
 	for name, props := range sections {
 		top[name] = map[string]any{"description": described[name], "type": "object", "additionalProperties": false, "properties": props}
@@ -163,6 +164,9 @@ func TestRepoConfigSchemaMatchesReader(t *testing.T) {
 				break
 			}
 		}
+	}
+	if _, ok := keys["helm.values"]; ok {
+		want = append(want, "helm")
 	}
 	sort.Strings(want)
 	var file map[string]any

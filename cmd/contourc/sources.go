@@ -25,6 +25,8 @@ type sourceFlags struct {
 	substituteFrom []string
 	substStrict    bool
 	follow         followFlags
+	// helm are helm template's flags, for charts given as paths.
+	helm helmFlags
 	// skipped is what the last load left out, for the line render and
 	// check end with.
 	skipped []loader.SkippedFile
@@ -42,6 +44,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.substStrict, "substitute-strict", false,
 		"a Flux variable without a value or a default is an error, as with Flux's StrictPostBuildSubstitutions (default: the empty string, as in Flux)")
 	f.follow.register(fs)
+	f.helm.register(fs)
 }
 
 // check finds the usage errors in the flags, before anything is read.
@@ -59,7 +62,10 @@ func (f *sourceFlags) check() error {
 			return fmt.Errorf("--substitute %q: want NAME=VALUE", s)
 		}
 	}
-	return f.follow.check()
+	if err := f.follow.check(); err != nil {
+		return err
+	}
+	return f.helm.check()
 }
 
 // loadOptions are base with the loader options the flags ask for. The
@@ -79,6 +85,7 @@ func (f *sourceFlags) loadOptions(base loader.Options) (loader.Options, error) {
 		cluster = base.Follow.Cluster
 	}
 	base.Follow = f.follow.follow(base, cluster)
+	base.Helm = f.helm.options()
 	return base, nil
 }
 
