@@ -116,11 +116,10 @@ func unknownFields(paths []string) field.ErrorList {
 const ErrorTypeUnknownField field.ErrorType = "FieldValueUnknown"
 
 // applyDefaults applies the schema's defaults, as the API server's
-// decoder does after pruning.
+// decoder does after pruning (structuraldefaulting.Default, in the form
+// of defaults.go).
 func applyDefaults(obj map[string]any, v *crdVersion) {
-	if v.defaults != nil {
-		structuraldefaulting.Default(obj, v.defaults)
-	}
+	v.defaulter.apply(obj)
 }
 
 // hasNull says whether a null is anywhere in v: without one, pruning
