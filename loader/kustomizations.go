@@ -192,18 +192,20 @@ func buildWarnings(r kustomize.Result, kfile string) []Warning {
 // privateKeys are what kustomize's messages may quote of a Secret (some
 // quote a whole patch or resource): PEM private key blocks, and the
 // values of fields named like keys.
-var privateKeys = []*regexp.Regexp{
-	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
-	regexp.MustCompile(`(?i)([\w.-]*key[\w.-]*"?\s*:\s*)[^\s,}]{16,}`),
-}
+var privateKeys = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
+		regexp.MustCompile(`(?i)([\w.-]*key[\w.-]*"?\s*:\s*)[^\s,}]{16,}`),
+	}
+})
 
 // kustomizeMessage is a kustomize error as contourc prints it: paths
 // from the working directory, as contourc names files elsewhere, and no
 // private key that the message quoted.
 func kustomizeMessage(msg string) string {
 	msg = relativeToCwd(msg)
-	msg = privateKeys[0].ReplaceAllString(msg, "[private key removed]")
-	return privateKeys[1].ReplaceAllString(msg, "${1}[removed]")
+	msg = privateKeys()[0].ReplaceAllString(msg, "[private key removed]")
+	return privateKeys()[1].ReplaceAllString(msg, "${1}[removed]")
 }
 
 // relativeToCwd shortens the absolute paths in a message to paths from

@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fluxcd/pkg/envsubst"
 	"go.yaml.in/yaml/v3"
@@ -36,7 +37,7 @@ import (
 const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
 
 // varName is the rule fluxcd/pkg/kustomize checks variable names with.
-var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
+var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`) })
 
 // Substitution is a set of variables for Flux's post-build substitution.
 type Substitution struct {
@@ -50,8 +51,8 @@ type Substitution struct {
 func NewSubstitution(vars map[string]string, strict bool) (*Substitution, error) {
 	s := &Substitution{vars: make(map[string]string, len(vars)), strict: strict}
 	for k, v := range vars {
-		if !varName.MatchString(k) {
-			return nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varName)
+		if !varName().MatchString(k) {
+			return nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varName())
 		}
 		s.vars[k] = strings.ReplaceAll(v, "\n", "")
 	}
@@ -128,12 +129,12 @@ func (s *Substitution) document(text []byte) ([]byte, error) {
 
 // strictMissing picks the variable out of envsubst's strict-mode error:
 // variable not set (strict mode): "NAME".
-var strictMissing = regexp.MustCompile(`strict mode\): "([^"]+)"`)
+var strictMissing = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`strict mode\): "([^"]+)"`) })
 
 // errorLine is how many lines into text the variable of a strict-mode
 // error is first referenced, so that the error points at it; 0 otherwise.
 func errorLine(text []byte, err error) int {
-	m := strictMissing.FindStringSubmatch(err.Error())
+	m := strictMissing().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0
 	}
@@ -143,7 +144,7 @@ func errorLine(text []byte, err error) int {
 // firstReference is how many lines into text one of the variables names is
 // first referenced (not escaped as $${X}), or -1.
 func firstReference(text []byte, names []string) int {
-	for _, loc := range variableRef.FindAllSubmatchIndex(text, -1) {
+	for _, loc := range variableRef().FindAllSubmatchIndex(text, -1) {
 		dollars := bytes.IndexByte(text[loc[0]:loc[1]], '{')
 		if dollars%2 == 1 && slices.Contains(names, string(text[loc[2]:loc[3]])) {
 			return bytes.Count(text[:loc[0]], []byte("\n"))
@@ -193,7 +194,7 @@ func substitutionDisabled(text []byte) bool {
 // variableRef finds ${NAME...} references; a $$ before one escapes it.
 // The second group is the operator of a form with a default
 // (${X:=d}, ${X:-d}, ${X=d}, ${X-d}).
-var variableRef = regexp.MustCompile(`\$+\{([_a-zA-Z][_a-zA-Z0-9]*)(:?[-=])?`)
+var variableRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$+\{([_a-zA-Z][_a-zA-Z0-9]*)(:?[-=])?`) })
 
 // hintVariables adds to each error a hint naming the Flux variables that
 // did not get a value on the error's line (or in its message): most likely
@@ -233,7 +234,7 @@ func hintError(e *Error, source []byte, s *Substitution) *Error {
 // gives no value.
 func unsetVariables(text string, s *Substitution) []string {
 	var names []string
-	for _, m := range variableRef.FindAllStringSubmatch(text, -1) {
+	for _, m := range variableRef().FindAllStringSubmatch(text, -1) {
 		dollars := strings.IndexByte(m[0], '{')
 		switch {
 		case dollars%2 == 0: // $${X} is the text ${X}

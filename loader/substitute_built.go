@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
@@ -62,7 +63,7 @@ func (s *Substitution) builtObject(n *yaml.Node) ([]byte, error) {
 	out, err := envsubst.Eval(string(text), s.lookup)
 	if err != nil {
 		f := &substituteFailure{msg: "envsubst error: variable substitution failed: " + err.Error()}
-		if m := strictMissing.FindStringSubmatch(err.Error()); m != nil {
+		if m := strictMissing().FindStringSubmatch(err.Error()); m != nil {
 			f.vars = []string{m[1]}
 		}
 		return nil, f
@@ -82,7 +83,7 @@ func (s *Substitution) lookup(name string) (string, bool) {
 }
 
 // yamlLine is the line go-yaml's errors name: "yaml: line 12: ...".
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlFailure is the error of a substituted object that no longer reads
 // as YAML (a value with ": " in a plain scalar). The line go-yaml names is
@@ -91,13 +92,13 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 // newlines) say instead where it went wrong.
 func yamlFailure(text []byte, err error, s *Substitution) error {
 	msg := err.Error()
-	m := yamlLine.FindStringSubmatch(msg)
+	m := yamlLine().FindStringSubmatch(msg)
 	if m == nil {
 		return &substituteFailure{msg: "envsubst error: YAMLToJSON: " + msg}
 	}
 	n, _ := strconv.Atoi(m[1])
 	var vars []string
-	for _, ref := range variableRef.FindAllStringSubmatch(string(lineText(text, n)), -1) {
+	for _, ref := range variableRef().FindAllStringSubmatch(string(lineText(text, n)), -1) {
 		vars = append(vars, ref[1])
 	}
 	if len(vars) == 0 {

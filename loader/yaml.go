@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"go.yaml.in/yaml/v3"
@@ -170,13 +171,13 @@ func documentRoot(n *yaml.Node) *yaml.Node {
 
 // yamlErrorLine picks the line number out of the parser's messages, which
 // look like "yaml: line 12: did not find expected key".
-var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlErrorLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlSyntaxError turns a parser error into an *Error at its line.
 func yamlSyntaxError(name string, c chunk, err error) *Error {
 	msg := err.Error()
 	line := c.line
-	if m := yamlErrorLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlErrorLine().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		line, msg = c.line-1+n, m[2]
 	} else if len(msg) > 6 && msg[:6] == "yaml: " {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -176,9 +177,9 @@ func caseLines(root *yaml.Node) []int {
 	return nil
 }
 
-var unknownField = regexp.MustCompile(`field (\S+) not found in type (.+)$`)
+var unknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type (.+)$`) })
 
-var yamlLine = regexp.MustCompile(`^\s*(?:yaml: )?line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:yaml: )?line (\d+): (.*)$`) })
 
 // typeNames turns yaml's Go type names into the test file's words.
 var typeNames = strings.NewReplacer(
@@ -207,8 +208,8 @@ func yamlError(path string, err error) error {
 	}
 	var errs []error
 	for _, m := range msgs {
-		m = unknownField.ReplaceAllString(typeNames.Replace(m), `unknown field "$1" in $2`)
-		if sub := yamlLine.FindStringSubmatch(m); sub != nil {
+		m = unknownField().ReplaceAllString(typeNames.Replace(m), `unknown field "$1" in $2`)
+		if sub := yamlLine().FindStringSubmatch(m); sub != nil {
 			errs = append(errs, fmt.Errorf("%s:%s: %s", path, sub[1], sub[2]))
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
@@ -96,20 +97,22 @@ func redactSource(ds **corev3.DataSource) bool {
 
 // pemPrivateKey matches a PEM private key block, or what is left of one when
 // a message was cut short.
-var pemPrivateKey = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`)
+var pemPrivateKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`)
+})
 
 // base64PEM matches base64 text that starts like a PEM block
 // ("-----BEGIN"), as in a Secret's data; whether it is a key is decided by
 // decoding its start.
-var base64PEM = regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/=]*`)
+var base64PEM = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/=]*`) })
 
 // redactText removes private keys from s.
 func redactText(s string) string {
 	if !strings.Contains(s, "PRIVATE KEY") && !strings.Contains(s, "LS0tLS1CRUdJTi") {
 		return s
 	}
-	s = pemPrivateKey.ReplaceAllString(s, redacted)
-	return base64PEM.ReplaceAllStringFunc(s, func(b64 string) string {
+	s = pemPrivateKey().ReplaceAllString(s, redacted)
+	return base64PEM().ReplaceAllStringFunc(s, func(b64 string) string {
 		head := b64[:min(len(b64), 64)]
 		head = head[:len(head)/4*4]
 		dec, err := base64.StdEncoding.DecodeString(head)

@@ -96,7 +96,7 @@ func withDefaultHeaders(def, user *HeadersPolicy, allowHost bool, dynamic map[st
 				return nil, fmt.Errorf("rewriting %q header is not supported", key)
 			}
 			if out.HostRewrite == "" {
-				if hostRewriteHeaderValue.MatchString(v) {
+				if hostRewriteHeaderValue().MatchString(v) {
 					return nil, fmt.Errorf("rewriting %q host header with dynamic value is not supported on service", key)
 				}
 				out.HostRewrite = v

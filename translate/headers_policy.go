@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -18,7 +19,7 @@ import (
 
 // hostRewriteHeaderValue matches a Host value taken from another request
 // header: "%REQ(x-host)%".
-var hostRewriteHeaderValue = regexp.MustCompile(`%REQ\(([A-Za-z0-9-]+)\)%`)
+var hostRewriteHeaderValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%REQ\(([A-Za-z0-9-]+)\)%`) })
 
 // headersPolicy converts a route or service header policy; allowHost says
 // whether Host may be set (request headers only).
@@ -37,7 +38,7 @@ func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[strin
 			if !allowHost {
 				return nil, fmt.Errorf("rewriting %q header is not supported", key)
 			}
-			if m := hostRewriteHeaderValue.FindStringSubmatch(h.Value); m != nil {
+			if m := hostRewriteHeaderValue().FindStringSubmatch(h.Value); m != nil {
 				out.HostRewriteHeader = http.CanonicalHeaderKey(strings.TrimSpace(m[1]))
 			} else {
 				out.HostRewrite = h.Value
@@ -111,7 +112,7 @@ var envoyVariables = []string{
 
 // requestHeaderVariable matches an escaped %REQ(name)% (optionally with a
 // fallback header and a length), which Envoy should see unescaped.
-var requestHeaderVariable = regexp.MustCompile(`%(%REQ\(:?[\w-]+(\?:?[\w-]+)?\)(:\d+)?%)%`)
+var requestHeaderVariable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%(%REQ\(:?[\w-]+(\?:?[\w-]+)?\)(:\d+)?%)%`) })
 
 // escapeHeaderValue doubles every "%" so Envoy reads it literally, then
 // substitutes Contour's variables and un-escapes the Envoy variables that
@@ -132,5 +133,5 @@ func escapeHeaderValue(value string, dynamic map[string]string) string {
 	for _, v := range envoyVariables {
 		escaped = strings.ReplaceAll(escaped, "%%"+v+"%%", "%"+v+"%")
 	}
-	return requestHeaderVariable.ReplaceAllString(escaped, "$1")
+	return requestHeaderVariable().ReplaceAllString(escaped, "$1")
 }

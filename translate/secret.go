@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,10 +56,10 @@ func hasPEMHeader(data []byte) bool {
 
 // pemLabel matches a plausible PEM block type; anything else is not quoted
 // back in messages, since it may be key material pasted into a BEGIN line.
-var pemLabel = regexp.MustCompile(`^[A-Z0-9 ]{1,40}$`)
+var pemLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z0-9 ]{1,40}$`) })
 
 func unexpectedBlock(blockType string) error {
-	if pemLabel.MatchString(blockType) {
+	if pemLabel().MatchString(blockType) {
 		return fmt.Errorf("unexpected block type '%s'", blockType)
 	}
 	return errors.New("unexpected block type")

@@ -71,6 +71,9 @@ func lookup(gvk GVK) (*crdVersion, error) {
 // reported, as kubectl's default Strict field validation has them
 // reported (`unknown field "metadata.x"`).
 func decode(obj map[string]any, v *crdVersion) field.ErrorList {
+	if plainMetadata(obj["metadata"]) {
+		return nil
+	}
 	_, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
@@ -116,11 +119,10 @@ func unknownFields(paths []string) field.ErrorList {
 const ErrorTypeUnknownField field.ErrorType = "FieldValueUnknown"
 
 // applyDefaults applies the schema's defaults, as the API server's
-// decoder does after pruning.
+// decoder does after pruning (structuraldefaulting.Default, in the form
+// of defaults.go).
 func applyDefaults(obj map[string]any, v *crdVersion) {
-	if v.defaults != nil {
-		structuraldefaulting.Default(obj, v.defaults)
-	}
+	v.defaulter.apply(obj)
 }
 
 // hasNull says whether a null is anywhere in v: without one, pruning
@@ -362,4 +364,45 @@ func validateCEL(obj map[string]any, root *node) field.ErrorList {
 	w := celWalk{budget: celconfig.RuntimeCELCostBudget}
 	w.walk(root, obj)
 	return w.errs
+}
+
+// plainMetadata says whether m is metadata the API server's decoder reads
+// without error or unknown field for certain: a map of name, namespace
+// and generateName strings and of labels and annotations maps of strings.
+// Those are nearly all objects in a repository, and the decoder's reading
+// (GetObjectMetaWithOptions: JSON out, strict JSON in) was a fifth of
+// admission's time.
+func plainMetadata(m any) bool {
+	fields, ok := m.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, v := range fields {
+		switch k {
+		case "name", "namespace", "generateName":
+			if _, ok := v.(string); !ok {
+				return false
+			}
+		case "labels", "annotations":
+			if !stringMap(v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func stringMap(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, x := range m {
+		if _, ok := x.(string); !ok {
+			return false
+		}
+	}
+	return true
 }

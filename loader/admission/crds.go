@@ -98,6 +98,8 @@ type crdVersion struct {
 	// Skeletons of structural (skeleton.go), nil when it has no such
 	// places.
 	defaults, lists, embedded *structuralschema.Structural
+	// defaulter is defaults as applyDefaults walks it.
+	defaulter *defaulter
 }
 
 // compiled is v's schema, converted and checked as the API server does
@@ -107,6 +109,7 @@ func (v *crdVersion) compiled() (*node, error) {
 		v.root, v.structural, v.err = compile(v.gvk, v.raw)
 		if v.err == nil {
 			v.defaults = skeleton(v.structural, hasDefault)
+			v.defaulter = newDefaulter(v.defaults)
 			v.lists = skeleton(v.structural, hasListType)
 			v.embedded = skeleton(v.structural, isEmbedded)
 		}
