@@ -8,6 +8,7 @@ require (
 	github.com/envoyproxy/protoc-gen-validate v1.3.3
 	github.com/fluxcd/pkg/envsubst v1.8.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/gobwas/glob v0.2.3
 	github.com/google/cel-go v0.29.2
 	github.com/projectcontour/contour v1.33.8
 	github.com/prometheus/client_golang v1.24.0
