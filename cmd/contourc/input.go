@@ -40,6 +40,8 @@ type inputFlags struct {
 	// cluster are the objects the cluster has that the files do not
 	// (cluster.go).
 	cluster clusterFlags
+	// argocd is --argocd-repo (argocd.go).
+	argocd argocdFlags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
@@ -77,6 +79,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	registerConfigFlag(fs, &f.config)
 	f.standIn.register(fs)
 	f.cluster.register(fs)
+	f.argocd.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one

@@ -39,8 +39,13 @@ var notConfigFlags = map[string]bool{"help": true, "config": true, "output": tru
 // `DIR` in their usage, or cobra's filename annotation; see isPathFlag).
 var repoPathFlags = map[string]bool{"config-path": true, "substitute-from": true, "cluster-context": true}
 
-// assumeKeys are the keys of the assume: section and their flags.
-var assumeKeys = map[string]string{"secrets": "assume-secret", "services": "assume-service"}
+// sectionKeys are the sections that name flags by keys of their own, and
+// those keys' flags: assume: (objects the cluster has) and argocd: (which
+// repositories are this one).
+var sectionKeys = map[string]map[string]string{
+	"assume": {"secrets": "assume-secret", "services": "assume-service"},
+	"argocd": {"repos": "argocd-repo"},
+}
 
 // repoConfigValue is the --config flag. It also keeps the file once it is
 // read, for the command's RunE (the paths key).
@@ -98,8 +103,8 @@ type configFlag struct {
 // contour.gateway, assume.secrets), and the flags they set: each flag of a
 // command that reads the file, by the camelCase of its long name, at the
 // top or in the contour: section; the key of a boolean --no-x flag is x;
-// assume: holds --assume-secret and --assume-service as secrets and
-// services. paths is the one key that sets no flag.
+// the sections of sectionKeys hold their flags by their own keys
+// (assume.secrets is --assume-secret, argocd.repos --argocd-repo). paths is the one key that sets no flag.
 func configKeys(root *cobra.Command) map[string]configFlag {
 	flags := map[string]configFlag{}
 	for _, c := range root.Commands() {
@@ -132,9 +137,11 @@ func configKeys(root *cobra.Command) map[string]configFlag {
 		keys[key] = f
 		keys["contour."+key] = f
 	}
-	for sub, name := range assumeKeys {
-		if f, ok := flags[name]; ok {
-			keys["assume."+sub] = f
+	for section, subs := range sectionKeys {
+		for sub, name := range subs {
+			if f, ok := flags[name]; ok {
+				keys[section+"."+sub] = f
+			}
 		}
 	}
 	return keys
@@ -313,11 +320,13 @@ func (p *configParser) top(n *yaml.Node) {
 		switch key {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
-		case "assume":
-			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		case "contour":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:
+			if sectionKeys[key] != nil {
+				p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
+				return
+			}
 			p.flagKey(key, k, v)
 		}
 	})

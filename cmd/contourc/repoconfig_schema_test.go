@@ -46,6 +46,7 @@ func repoConfigSchema() map[string]any {
 	described := map[string]string{
 		"contour": "Contour's settings: any flag by the camelCase of its long name, as at the top level",
 		"assume":  "objects the cluster has and the repository does not",
+		"argocd":  "Argo CD: the URLs by which Applications name this repository, beside its origin remote",
 	}
 	for name, props := range sections {
 		top[name] = map[string]any{"description": described[name], "type": "object", "additionalProperties": false, "properties": props}
@@ -155,8 +156,13 @@ func TestRepoConfigSchemaMatchesReader(t *testing.T) {
 		want = append(want, k)
 	}
 	want = append(want, "paths", "contour")
-	if _, ok := keys["assume.secrets"]; ok {
-		want = append(want, "assume")
+	for section, subs := range sectionKeys {
+		for sub := range subs {
+			if _, ok := keys[section+"."+sub]; ok {
+				want = append(want, section)
+				break
+			}
+		}
 	}
 	sort.Strings(want)
 	var file map[string]any
