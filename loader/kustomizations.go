@@ -24,10 +24,15 @@ import (
 // kustomizePlan is how Load reads its files once kustomizations are
 // taken out of them.
 type kustomizePlan struct {
-	plain    []string     // files read as they are
-	parts    []partResult // one per kustomization built
+	plain    []string // files read as they are
 	warnings []Warning
 	notRead  []NotRead
+	// One per kustomization built: its result, its kustomization file,
+	// and what it decoded to (built even when it overlaps another, so
+	// that it can stand alone once following leaves the other out).
+	results []kustomize.Result
+	kfiles  []string
+	decoded []partResult
 }
 
 // planKustomizations builds the kustomizations among files (those of a
@@ -51,27 +56,47 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 	}
 	sort.Strings(dirs)
 	results := kustomize.Tree(filesys.MakeFsOnDisk(), dirs, kustomize.Options{Remote: opts.KustomizeRemote})
-	plan := kustomizePlan{}
+	plan := kustomizePlan{results: results}
 	plan.plain, plan.notRead = ownFiles(paths, files, kfiles, results)
 	decoder := &builtDecoder{opts: opts}
 	decoder.opts.Cache = nil // built text is decoded afresh each load
-	plan.parts = make([]partResult, len(results))
-	overlap := overlappingBuilds(results)
+	plan.decoded = make([]partResult, len(results))
+	plan.kfiles = make([]string, len(results))
 	forEachParallel(len(results), func(i int) {
 		r := results[i]
+		plan.kfiles[i] = kfiles[r.Dir]
 		switch {
-		case overlap[i] != nil:
-			plan.parts[i] = partResult{errs: []error{overlap[i]}}
 		case r.Err != nil && !kustomize.IsNotBuilt(r.Err):
-			plan.parts[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + kustomizeMessage(r.Err.Error())}}}
+			plan.decoded[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + kustomizeMessage(r.Err.Error())}}}
 		case r.Err == nil:
-			plan.parts[i] = decoder.decode(r)
+			plan.decoded[i] = decoder.decode(r)
 		}
 	})
 	for _, r := range results {
 		plan.warnings = append(plan.warnings, buildWarnings(r, kfiles[r.Dir])...)
 	}
 	return plan
+}
+
+// parts are the results of the kustomizations keep keeps (all of them
+// when keep is nil), one each; a kustomization that builds objects an
+// earlier kept one builds too is an error rather than its objects.
+func (plan kustomizePlan) parts(keep func(i int) bool) []partResult {
+	var kept []kustomize.Result
+	var decoded []partResult
+	for i, r := range plan.results {
+		if keep == nil || keep(i) {
+			kept = append(kept, r)
+			decoded = append(decoded, plan.decoded[i])
+		}
+	}
+	overlap := overlappingBuilds(kept)
+	for i := range decoded {
+		if overlap[i] != nil {
+			decoded[i] = partResult{errs: []error{overlap[i]}}
+		}
+	}
+	return decoded
 }
 
 // isKustomization reports whether a file named like a kustomization is
@@ -298,7 +323,7 @@ func (d *builtDecoder) decodeResource(r kustomize.Result, name string, i int) pa
 	} else if doc, err := d.substituted(name, i, res); err != nil {
 		errs = []error{err}
 	} else {
-		p.objs, errs = loadDocuments(name, []document{doc}, d.opts.Namespace, p.skipped)
+		p.objs, errs = loadDocuments(name, []document{doc}, d.opts.namespaceRule(), p.skipped)
 	}
 	for _, err := range errs {
 		p.errs = append(p.errs, d.placeError(r, res, err))

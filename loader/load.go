@@ -46,6 +46,13 @@ type Options struct {
 	// substitution done on every document (substitute.go).
 	Substitute *Substitution
 
+	// keepOwnNamespace makes Namespace the namespace of objects that
+	// have none only, not refusing those that have another, as Argo CD's
+	// destination.namespace and helm's -n are (set for followed entries).
+	keepOwnNamespace bool
+	// Follow, when set, has GitOps entry points followed (follow.go).
+	Follow *Follow
+
 	budget *inputBudget // what is left of MaxInputSize, set by Load
 	// KustomizeRemote lets kustomize builds fetch remote resources;
 	// without it they are left out with a warning (kustomizations.go).
@@ -57,6 +64,10 @@ func (o Options) maxInputSize() int64 {
 		return o.MaxInputSize
 	}
 	return DefaultMaxInputSize
+}
+
+func (o Options) namespaceRule() namespaceRule {
+	return namespaceRule{name: o.Namespace, keepOwn: o.keepOwnNamespace}
 }
 
 func (o Options) limits() limits {
@@ -87,10 +98,17 @@ func Load(paths []string, opts Options) (*Result, error) {
 	kz := planKustomizations(paths, files, opts)
 	files = kz.plain
 	res := &Result{Skipped: map[string]int{}, Warnings: kz.warnings, NotRead: kz.notRead}
-	parts := make([]partResult, len(files), len(files)+len(kz.parts))
+	parts := make([]partResult, len(files))
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
-	parts = append(parts, kz.parts...)
+	if opts.Follow != nil {
+		parts, errs = res.follow(parts, files, kz, opts, errs)
+	} else {
+		parts = append(parts, kz.parts(nil)...)
+	}
 	objs, fileErrs := mergeParts(parts, res.Skipped)
+	if opts.Follow != nil {
+		objs = dropIdentical(objs)
+	}
 	res.SkippedFiles = skippedFiles(filter.left, parts)
 	errs = append(errs, fileErrs...)
 	sorted, dup := sortedObjects(objs, parts)
@@ -103,9 +121,40 @@ func Load(paths []string, opts Options) (*Result, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	sorted, res.GitOps = splitGitOps(sorted)
 	res.Objects, res.SecretSources = splitSecretSources(sorted)
-	res.Read = len(objs) - len(res.SecretSources)
+	res.Read = len(objs) - len(res.SecretSources) - len(res.GitOps)
+	if opts.Follow == nil {
+		for _, o := range res.GitOps {
+			res.Skipped[o.APIVersion+"/"+o.Kind]++
+		}
+		res.GitOps = nil
+	}
 	return res, nil
+}
+
+// follow follows the entry points among the objects of the walk's parts
+// (files' and, from kz, kustomizations'), and returns the parts to merge:
+// the walk's that no followed entry covers, then the entries' builds.
+func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, opts Options, errs []error) ([]partResult, []error) {
+	all := append(slices.Clone(parts), kz.decoded...)
+	fw := opts.Follow.run(all, opts)
+	var kept []partResult
+	for i, p := range parts {
+		if files[i] == stdinPath || !fw.covered(files[i]) {
+			kept = append(kept, p)
+		}
+	}
+	kept = append(kept, kz.parts(func(i int) bool {
+		return !fw.covered(kz.results[i].Dir) && !fw.covered(kz.kfiles[i])
+	})...)
+	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return fw.covered(w.Source.File) })
+	res.NotRead = slices.DeleteFunc(res.NotRead, func(n NotRead) bool { return fw.covered(n.File) })
+	for _, p := range fw.parts {
+		res.Warnings = append(res.Warnings, p.warnings...)
+	}
+	res.Entries = fw.reports
+	return append(kept, fw.parts...), append(errs, fw.errs...)
 }
 
 // sortedObjects is objs, the objects of parts, with Endpoints mirrored and
@@ -182,7 +231,7 @@ func loadFileText(name string, data []byte, opts Options, skipped map[string]int
 			docs, err := parseJSON(name, data, opts.limits())
 			switch {
 			case err == nil:
-				p.objs, p.errs = loadDocuments(name, docs, opts.Namespace, p.skipped)
+				p.objs, p.errs = loadDocuments(name, docs, opts.namespaceRule(), p.skipped)
 			case isJSONName(name):
 				p.errs = []error{err}
 			default:
@@ -195,7 +244,7 @@ func loadFileText(name string, data []byte, opts Options, skipped map[string]int
 			return mergeParts([]partResult{p}, skipped)
 		}
 	}
-	return loadYAML(name, data, opts.limits(), opts.Cache, opts.Namespace, skipped)
+	return loadYAML(name, data, opts.limits(), opts.Cache, opts.namespaceRule(), skipped)
 }
 
 // partResult is what one file, or one document of a YAML stream, gave.
@@ -206,6 +255,8 @@ type partResult struct {
 	errs    []error
 	skipped map[string]int
 	notJSON bool // a file that looked like JSON is YAML
+	// warnings are what a followed entry's build went past.
+	warnings []Warning
 	// file, for a file that is not manifests, is its notice; such a
 	// file gives nothing else (notmanifest.go).
 	file *SkippedFile
@@ -233,7 +284,7 @@ func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) 
 }
 
 // loadYAML parses and decodes the documents of a YAML stream in parallel.
-func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace string, skipped map[string]int) ([]Object, []error) {
+func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
 	chunks := splitYAMLStream(data)
 	if cache == nil {
 		// data was read for this load and normalised, and is not
@@ -262,7 +313,7 @@ func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace stri
 
 // loadDocuments finds and decodes the objects of parsed documents;
 // namespace is Options.Namespace.
-func loadDocuments(name string, docs []document, namespace string, skipped map[string]int) ([]Object, []error) {
+func loadDocuments(name string, docs []document, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
 	var objs []Object
 	var errs []error
 	for _, doc := range docs {
@@ -278,11 +329,11 @@ func loadDocuments(name string, docs []document, namespace string, skipped map[s
 }
 
 // loadObject decodes, skips or rejects one raw object.
-func loadObject(raw rawObject, namespace string, skipped map[string]int) ([]Object, []error) {
+func loadObject(raw rawObject, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
 	if err := placeNamespace(&raw, namespace); err != nil {
 		return nil, []error{err}
 	}
-	if isSecretSource(raw) {
+	if isSecretSource(raw) || isGitOpsRaw(raw) {
 		return loadSecretSource(raw)
 	}
 	what, spec, msg, at := classify(raw)

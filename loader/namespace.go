@@ -77,10 +77,17 @@ func ClusterScopedKinds() []string {
 	return slices.Compact(out)
 }
 
-// placeNamespace gives raw the namespace ns when it is namespaced and has
-// none, and refuses it, in kubectl's words, when it has another one. An
-// empty ns does nothing.
-func placeNamespace(raw *rawObject, ns string) error {
+// namespaceRule is Options.Namespace as placeNamespace applies it.
+type namespaceRule struct {
+	name    string
+	keepOwn bool // an object's own namespace is kept, not refused
+}
+
+// placeNamespace gives raw the namespace rule.name when it is namespaced
+// and has none, and refuses it, in kubectl's words, when it has another
+// one (unless rule.keepOwn). An empty name does nothing.
+func placeNamespace(raw *rawObject, rule namespaceRule) error {
+	ns := rule.name
 	if ns == "" || !namespacedKind(raw.apiVersion, raw.kind) {
 		return nil
 	}
@@ -90,7 +97,7 @@ func placeNamespace(raw *rawObject, ns string) error {
 	}
 	if meta != nil {
 		if v := mapValue(meta, "namespace"); !absent(v) {
-			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value != ns {
+			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value != ns && !rule.keepOwn {
 				return &Error{Source: raw.source.at(v.Line), Kind: raw.kind, Namespace: v.Value, Name: raw.name,
 					Msg: fmt.Sprintf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", v.Value, ns, v.Value)}
 			}

@@ -43,6 +43,10 @@ type Source struct {
 	// Line are then the file and document the object came from, before
 	// the kustomization transformed it.
 	Via string
+	// Entry, for an object a GitOps entry point built (follow.go), is
+	// that entry: a Flux Kustomization, an Argo CD Application. nil for
+	// objects read as the walk found them.
+	Entry *EntryOrigin
 }
 
 func (s Source) String() string {
@@ -52,6 +56,9 @@ func (s Source) String() string {
 	}
 	if s.Via != "" {
 		at += " (via " + s.Via + ")"
+	}
+	if s.Entry != nil {
+		at = s.Entry.String() + " → " + at
 	}
 	return at
 }
@@ -127,6 +134,14 @@ type Result struct {
 	// NotRead are the files of kustomizations' directories that they do
 	// not use, which a walk therefore did not read. Shown with -v.
 	NotRead []NotRead
+	// GitOps are the GitOps objects of the input (IsGitOps): Flux
+	// Kustomizations, GitRepositories and HelmReleases, Argo CD
+	// Applications, each *unstructured.Unstructured, in Objects' order.
+	// Without Options.Follow they are counted in Skipped instead.
+	GitOps []Object
+	// Entries say what became of each entry point followed or not
+	// (Options.Follow), in the order they were met.
+	Entries []EntryReport
 }
 
 // Warning is something a load went past rather than fail.
