@@ -104,6 +104,12 @@ type Built struct {
 	// Substitute, when it holds variables, is Flux's post-build
 	// substitution of the built objects.
 	Substitute *Substitution
+	// Warnings are what the entry went past (options not applied, files
+	// left out), reported with the load's warnings.
+	Warnings []Warning
+	// Also are more builds of the same entry, decoded with it: the other
+	// kustomize sources of a multi-source Argo CD Application.
+	Also []*Built
 }
 
 // BuiltFile is a manifest an entry built, read as a file of that name.
@@ -266,7 +272,10 @@ func (out *followed) decode(b *Built, opts Options) partResult {
 		}
 		parts = append(parts, p)
 	}
-	p := partResult{skipped: map[string]int{}}
+	for _, more := range b.Also {
+		parts = append(parts, out.decode(more, opts))
+	}
+	p := partResult{skipped: map[string]int{}, warnings: b.Warnings}
 	p.objs, p.errs = mergeParts(parts, p.skipped)
 	for _, q := range parts {
 		p.warnings = append(p.warnings, q.warnings...)
