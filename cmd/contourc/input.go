@@ -225,7 +225,9 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	}
 	deferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
-	loaded, err := f.source.load(paths, f.loadOptions(s.In))
+	base := f.loadOptions(s.In)
+	base.Follow = &loader.Follow{Followers: []loader.Follower{f.argocd.follower(paths, f)}}
+	loaded, err := f.source.load(paths, base)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -236,6 +238,9 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 		printSkipped(s.ErrOut, loaded, time.Since(start))
 		f.standIn.printCounts(s.ErrOut, loaded)
 		printSkippedFiles(s.ErrOut, loaded.SkippedFiles)
+		printEntries(s.ErrOut, loaded.Entries)
+	} else if line := entrySummary(loaded.Entries); line != "" {
+		fmt.Fprintln(s.ErrOut, line)
 	}
 	start = time.Now()
 	res, err := translate.Translate(loaded.Objects, opts)

@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/contourc/contourc/loader/kustomize"
 )
 
 // kustomize.go: a kustomize source's options. Argo CD applies them by
@@ -57,7 +59,36 @@ func KustomizeFS(fSys filesys.FileSystem, appDir string, k *Kustomize, env Env) 
 	if err != nil {
 		return nil, err
 	}
-	return &editedFS{FileSystem: fSys, file: file, real: realPath(file), data: edited}, nil
+	return &editedFS{FileSystem: fSys, file: file, real: realPath(file), data: edited, original: data}, nil
+}
+
+// OwnDeprecations are the deprecation warnings of a build on fSys (a
+// KustomizeFS) that the repository's own kustomization files earn: those
+// of the edited kustomization that only Argo CD's edits brought in (the
+// commonLabels that `kustomize edit add label` writes) are Argo CD's, not
+// the file's, and are left out.
+func OwnDeprecations(fSys filesys.FileSystem, deps []kustomize.Deprecation) []kustomize.Deprecation {
+	e, ok := fSys.(*editedFS)
+	if !ok {
+		return deps
+	}
+	var own types.Kustomization
+	ownMsgs := map[string]bool{}
+	if own.Unmarshal(e.original) == nil {
+		if msgs := own.CheckDeprecatedFields(); msgs != nil {
+			for _, m := range *msgs {
+				ownMsgs[strings.TrimPrefix(strings.TrimPrefix(m, "# "), "Warning: ")] = true
+			}
+		}
+	}
+	out := deps[:0:0]
+	for _, d := range deps {
+		if (d.File == e.real || d.File == e.file) && !ownMsgs[d.Msg] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // edits reports whether Argo CD would run any kustomize edit for k.
@@ -310,7 +341,8 @@ func quotedNames() string {
 type editedFS struct {
 	filesys.FileSystem
 	file, real string // the kustomization file, as found and resolved
-	data       []byte
+	data       []byte // as edited
+	original   []byte
 }
 
 func (e *editedFS) ReadFile(path string) ([]byte, error) {

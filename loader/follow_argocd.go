@@ -1,0 +1,295 @@
+package loader
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/contourc/contourc/loader/argocd"
+	"github.com/contourc/contourc/loader/gitrepo"
+	"github.com/contourc/contourc/loader/helmchart"
+	"github.com/contourc/contourc/loader/kustomize"
+)
+
+// follow_argocd.go: the Follower of Argo CD Applications (package argocd
+// plans their sources). An Application is an entry point whose sources in
+// this repository are built as Argo CD's repo server generates them, into
+// the destination's namespace: a directory source's files read as they
+// are, a kustomize source built with its options, a helm source rendered
+// with its values. Argo CD fails an Application when any of its sources
+// fails; so does this, with the reason, and the Application is not
+// followed. ApplicationSets are listed and not followed: their
+// Applications come from generators that need the cluster or the network.
+
+// ArgoCD follows the Applications whose sources are the repository at
+// Root: its origin remote's URL, or one of Repos (--argocd-repo).
+type ArgoCD struct {
+	// Root is the repository's root, from which sources' paths are read.
+	Root string
+	// Origin is the URL of the checkout's origin remote ("" if none).
+	Origin string
+	// Repos are more URLs that name this repository.
+	Repos []string
+	// KustomizeRemote lets kustomize sources fetch remote resources.
+	KustomizeRemote bool
+}
+
+// NewArgoCD is the follower of the repository at root, which it reads the
+// origin remote of.
+func NewArgoCD(root string, repos []string, kustomizeRemote bool) *ArgoCD {
+	a := &ArgoCD{Root: root, Repos: repos, KustomizeRemote: kustomizeRemote}
+	if abs, err := filepath.Abs(root); err == nil {
+		a.Root = abs
+	}
+	if real, err := filepath.EvalSymlinks(a.Root); err == nil {
+		a.Root = real
+	}
+	if r, ok := gitrepo.Root(a.Root); ok && r == a.Root {
+		a.Origin, _ = gitrepo.OriginURL(r)
+	}
+	return a
+}
+
+// thisRepo reports whether a repoURL names the repository.
+func (a *ArgoCD) thisRepo(url string) bool {
+	if gitrepo.Same(url, a.Origin) {
+		return true
+	}
+	for _, r := range a.Repos {
+		if gitrepo.Same(url, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Entries are the Applications and ApplicationSets among objs.
+func (a *ArgoCD) Entries(in *FollowInput, objs []Object) []Entry {
+	var out []Entry
+	for _, o := range objs {
+		switch {
+		case argocd.IsApplicationSet(o.APIVersion, o.Kind):
+			out = append(out, Entry{Object: o, NotFollowed: "its Applications are made by the ApplicationSet controller's generators, which contourc does not run"})
+		case argocd.IsApplication(o.APIVersion, o.Kind):
+			out = append(out, a.entry(o))
+		}
+	}
+	return out
+}
+
+// entry plans one Application and readies what it builds.
+func (a *ArgoCD) entry(o Object) Entry {
+	e := Entry{Object: o}
+	app, err := decodeApplication(o)
+	if err != nil {
+		e.NotFollowed = err.Error()
+		return e
+	}
+	plans := argocd.Plan(app, a.Root, a.thisRepo)
+	var followed []*argocd.SourcePlan
+	var reasons []string
+	for i := range plans {
+		p := &plans[i]
+		switch {
+		case p.Followed():
+			followed = append(followed, p)
+		case !p.RefOnly:
+			reasons = append(reasons, labelled(p.Label, p.NotFollowed))
+		}
+	}
+	if len(followed) == 0 {
+		e.NotFollowed = strings.Join(reasons, "; ")
+		return e
+	}
+	s := &sourceBuilds{root: a.Root, remote: a.KustomizeRemote}
+	for _, p := range followed {
+		if err := s.prepare(p); err != nil {
+			e.NotFollowed = labelled(p.Label, err.Error())
+			return e
+		}
+	}
+	for _, r := range reasons {
+		s.warnings = append(s.warnings, Warning{Source: o.Source, Msg: "Application " + qualified(app.Metadata.Namespace, app.Metadata.Name) + ": not followed: " + r, Skipped: true})
+	}
+	e.Key, e.Path, e.Covers = s.key(), strings.Join(s.paths, " + "), s.covers
+	e.Build = s.build
+	return e
+}
+
+func labelled(label, msg string) string {
+	if label == "" {
+		return msg
+	}
+	return label + ": " + msg
+}
+
+// decodeApplication reads the Application the loader kept as
+// unstructured.
+func decodeApplication(o Object) (*argocd.Application, error) {
+	u, ok := o.Obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("not an object contourc can read")
+	}
+	data, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, err
+	}
+	return argocd.Decode(data)
+}
+
+// sourceBuilds are the followed sources of one Application, readied:
+// directory files read, charts rendered, kustomizations left to build.
+type sourceBuilds struct {
+	root   string
+	remote bool
+
+	paths    []string
+	covers   []string
+	keys     []string
+	files    []BuiltFile
+	kusts    []pendingKustomize
+	warnings []Warning
+	ns       string
+}
+
+// pendingKustomize is a kustomize source, built when the entry is.
+type pendingKustomize struct {
+	dir  string
+	fSys filesys.FileSystem
+}
+
+func (s *sourceBuilds) prepare(p *argocd.SourcePlan) error {
+	s.ns = p.Namespace
+	s.paths = append(s.paths, strings.TrimSuffix(filepath.ToSlash(p.Path), "/")+"/")
+	var opts any
+	switch p.Type {
+	case argocd.TypeDirectory:
+		if err := s.directory(p); err != nil {
+			return err
+		}
+		opts = p.Source.Directory
+	case argocd.TypeKustomize:
+		fSys, err := argocd.KustomizeFS(filesys.MakeFsOnDisk(), p.Dir, p.Source.Kustomize, p.Env)
+		if err != nil {
+			return err
+		}
+		s.kusts = append(s.kusts, pendingKustomize{dir: p.Dir, fSys: fSys})
+		s.covers = append(s.covers, realPath(p.Dir))
+		opts = []any{p.Source.Kustomize, p.Env}
+	case argocd.TypeHelm:
+		if err := s.helm(p); err != nil {
+			return err
+		}
+		opts = p.Helm
+	}
+	for _, w := range p.Warnings {
+		s.warnings = append(s.warnings, Warning{Source: Source{File: displayDir(p.Dir)}, Msg: w, Skipped: true})
+	}
+	key, _ := json.Marshal([]any{p.Type, p.Dir, p.Namespace, opts})
+	s.keys = append(s.keys, string(key))
+	return nil
+}
+
+// directory reads a directory source's files. The walk leaves the whole
+// directory to the entry when it recurses, its own files when not: the
+// files Argo CD excludes are applied by no one.
+func (s *sourceBuilds) directory(p *argocd.SourcePlan) error {
+	for _, f := range p.Files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		s.files = append(s.files, BuiltFile{Name: displayDir(f), Data: data})
+	}
+	for _, sk := range p.Skipped {
+		if strings.HasPrefix(sk.Reason, "jsonnet") {
+			s.warnings = append(s.warnings, Warning{Source: Source{File: displayDir(sk.File)}, Msg: "left out of the directory source: " + sk.Reason, Skipped: true})
+		}
+	}
+	if p.Source.Directory != nil && p.Source.Directory.Recurse {
+		s.covers = append(s.covers, realPath(p.Dir))
+		return nil
+	}
+	entries, err := os.ReadDir(p.Dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			s.covers = append(s.covers, realPath(filepath.Join(p.Dir, e.Name())))
+		}
+	}
+	return nil
+}
+
+// helm renders a helm source's chart. Its values files are the entry's
+// too: the walk does not read them as manifests.
+func (s *sourceBuilds) helm(p *argocd.SourcePlan) error {
+	manifests, err := helmchart.Render(p.Dir, p.Helm)
+	if err != nil {
+		return fmt.Errorf("helm template: %w", err)
+	}
+	for _, m := range manifests {
+		s.files = append(s.files, BuiltFile{Name: templateFile(p.Dir, m.Template), Data: m.Content})
+	}
+	s.covers = append(s.covers, realPath(p.Dir))
+	for _, f := range p.Helm.ValueFiles {
+		s.covers = append(s.covers, realPath(f))
+	}
+	return nil
+}
+
+// templateFile names a rendered template by the template's file in the
+// chart: helm names it from the chart's name ("shop/templates/x.yaml"),
+// the chart lies in dir.
+func templateFile(dir, template string) string {
+	_, rest, ok := strings.Cut(filepath.ToSlash(template), "/")
+	if !ok {
+		rest = template
+	}
+	return displayDir(filepath.Join(dir, filepath.FromSlash(rest)))
+}
+
+// key is what the entry builds and with which options.
+func (s *sourceBuilds) key() string {
+	keys := append([]string(nil), s.keys...)
+	sort.Strings(keys)
+	return "argocd\x00" + strings.Join(keys, "\x00")
+}
+
+// build builds the kustomize sources; the rest was readied.
+func (s *sourceBuilds) build() (*Built, error) {
+	b := &Built{Files: s.files, Namespace: s.ns, Warnings: s.warnings}
+	for i, k := range s.kusts {
+		build, err := kustomize.Run(k.fSys, k.dir, kustomize.Options{Remote: s.remote})
+		if build != nil {
+			build.Deprecations = argocd.OwnDeprecations(k.fSys, build.Deprecations)
+		}
+		r := &kustomize.Result{Dir: displayDir(k.dir), Build: build, Err: err}
+		if i == 0 {
+			b.Kustomize = r
+			continue
+		}
+		b.Also = append(b.Also, &Built{Kustomize: r, Namespace: s.ns})
+	}
+	return b, nil
+}
+
+// displayDir names a file or directory of the repository as the walk
+// names what it finds: from the current directory.
+func displayDir(abs string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(wd, abs); err == nil {
+		return rel
+	}
+	return abs
+}
