@@ -30,8 +30,10 @@ import (
 // ArgoCD follows the Applications whose sources are the repository at
 // Root: its origin remote's URL, or one of Repos (--argocd-repo).
 type ArgoCD struct {
-	// Root is the repository's root, from which sources' paths are read.
-	Root string
+	// Root is the repository's root, from which sources' paths are read,
+	// absolute; Name names it in messages as the paths given name it
+	// ("." from the root, "../platform", an absolute path).
+	Root, Name string
 	// Origin is the URL of the checkout's origin remote ("" if none).
 	Origin string
 	// Repos are more URLs that name this repository.
@@ -41,9 +43,9 @@ type ArgoCD struct {
 }
 
 // NewArgoCD is the follower of the repository at root, which it reads the
-// origin remote of.
-func NewArgoCD(root string, repos []string, kustomizeRemote bool) *ArgoCD {
-	a := &ArgoCD{Root: root, Repos: repos, KustomizeRemote: kustomizeRemote}
+// origin remote of; name is root as messages name it.
+func NewArgoCD(root, name string, repos []string, kustomizeRemote bool) *ArgoCD {
+	a := &ArgoCD{Root: root, Name: name, Repos: repos, KustomizeRemote: kustomizeRemote}
 	if abs, err := filepath.Abs(root); err == nil {
 		a.Root = abs
 	}
@@ -107,7 +109,7 @@ func (a *ArgoCD) entry(o Object) Entry {
 		e.NotFollowed = strings.Join(reasons, "; ")
 		return e
 	}
-	s := &sourceBuilds{root: a.Root, remote: a.KustomizeRemote}
+	s := &sourceBuilds{root: a.Root, remote: a.KustomizeRemote, name: a.display}
 	for _, p := range followed {
 		if err := s.prepare(p); err != nil {
 			e.NotFollowed = labelled(p.Label, err.Error())
@@ -148,6 +150,7 @@ func decodeApplication(o Object) (*argocd.Application, error) {
 type sourceBuilds struct {
 	root   string
 	remote bool
+	name   func(abs string) string // names a file of the repository
 
 	paths    []string
 	covers   []string
@@ -189,7 +192,7 @@ func (s *sourceBuilds) prepare(p *argocd.SourcePlan) error {
 		opts = p.Helm
 	}
 	for _, w := range p.Warnings {
-		s.warnings = append(s.warnings, Warning{Source: Source{File: displayDir(p.Dir)}, Msg: w, Skipped: true})
+		s.warnings = append(s.warnings, Warning{Source: Source{File: s.name(p.Dir)}, Msg: w, Skipped: true})
 	}
 	key, _ := json.Marshal([]any{p.Type, p.Dir, p.Namespace, opts})
 	s.keys = append(s.keys, string(key))
@@ -205,11 +208,11 @@ func (s *sourceBuilds) directory(p *argocd.SourcePlan) error {
 		if err != nil {
 			return err
 		}
-		s.files = append(s.files, BuiltFile{Name: displayDir(f), Data: data})
+		s.files = append(s.files, BuiltFile{Name: s.name(f), Data: data})
 	}
 	for _, sk := range p.Skipped {
 		if strings.HasPrefix(sk.Reason, "jsonnet") {
-			s.warnings = append(s.warnings, Warning{Source: Source{File: displayDir(sk.File)}, Msg: "left out of the directory source: " + sk.Reason, Skipped: true})
+			s.warnings = append(s.warnings, Warning{Source: Source{File: s.name(sk.File)}, Msg: "left out of the directory source: " + sk.Reason, Skipped: true})
 		}
 	}
 	if p.Source.Directory != nil && p.Source.Directory.Recurse {
@@ -236,7 +239,7 @@ func (s *sourceBuilds) helm(p *argocd.SourcePlan) error {
 		return fmt.Errorf("helm template: %w", err)
 	}
 	for _, m := range manifests {
-		s.files = append(s.files, BuiltFile{Name: templateFile(p.Dir, m.Template), Data: m.Content})
+		s.files = append(s.files, BuiltFile{Name: s.templateFile(p.Dir, m.Template), Data: m.Content})
 	}
 	s.covers = append(s.covers, realPath(p.Dir))
 	for _, f := range p.Helm.ValueFiles {
@@ -248,12 +251,12 @@ func (s *sourceBuilds) helm(p *argocd.SourcePlan) error {
 // templateFile names a rendered template by the template's file in the
 // chart: helm names it from the chart's name ("shop/templates/x.yaml"),
 // the chart lies in dir.
-func templateFile(dir, template string) string {
+func (s *sourceBuilds) templateFile(dir, template string) string {
 	_, rest, ok := strings.Cut(filepath.ToSlash(template), "/")
 	if !ok {
 		rest = template
 	}
-	return displayDir(filepath.Join(dir, filepath.FromSlash(rest)))
+	return s.name(filepath.Join(dir, filepath.FromSlash(rest)))
 }
 
 // key is what the entry builds and with which options.
@@ -271,7 +274,7 @@ func (s *sourceBuilds) build() (*Built, error) {
 		if build != nil {
 			build.Deprecations = argocd.OwnDeprecations(k.fSys, build.Deprecations)
 		}
-		r := &kustomize.Result{Dir: displayDir(k.dir), Build: build, Err: err}
+		r := &kustomize.Result{Dir: s.name(k.dir), Build: build, Err: err}
 		if i == 0 {
 			b.Kustomize = r
 			continue
@@ -281,15 +284,12 @@ func (s *sourceBuilds) build() (*Built, error) {
 	return b, nil
 }
 
-// displayDir names a file or directory of the repository as the walk
-// names what it finds: from the current directory.
-func displayDir(abs string) string {
-	wd, err := os.Getwd()
-	if err != nil {
+// display names a file or directory of the repository as the walk names
+// what it finds: from the root as the paths given name it.
+func (a *ArgoCD) display(abs string) string {
+	rel, err := filepath.Rel(a.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return abs
 	}
-	if rel, err := filepath.Rel(wd, abs); err == nil {
-		return rel
-	}
-	return abs
+	return filepath.Join(a.Name, rel)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -27,7 +28,45 @@ func (f *argocdFlags) register(fs *pflag.FlagSet) {
 
 // follower follows the Applications of the repository the paths are in.
 func (f *argocdFlags) follower(paths []string, in *inputFlags) loader.Follower {
-	return loader.NewArgoCD(repositoryRoot(paths, in.config.loaded), f.repos, in.kustomizeRemote)
+	root := repositoryRoot(paths, in.config.loaded)
+	return loader.NewArgoCD(root, rootName(paths, root), f.repos, in.kustomizeRemote)
+}
+
+// rootName names the repository root as the first PATH names what it
+// holds, so that the files entries build are named like the walk's:
+// "." for a run at the root, "../platform" for one beside it.
+func rootName(paths []string, root string) string {
+	if len(paths) == 0 || paths[0] == "-" {
+		return relToCwd(root)
+	}
+	dir := paths[0]
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return relToCwd(root)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	realRoot := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		realRoot = r
+	}
+	up, err := filepath.Rel(abs, realRoot)
+	if err != nil || (up != "." && up != ".." && !strings.HasPrefix(up, ".."+string(filepath.Separator))) {
+		return relToCwd(root) // the PATH is not inside the repository
+	}
+	return filepath.Join(dir, up)
+}
+
+// relToCwd is path from the current directory, or as it is.
+func relToCwd(path string) string {
+	if rel, err := filepath.Rel(mustGetwd(), path); err == nil {
+		return rel
+	}
+	return path
 }
 
 // repositoryRoot is the root Argo CD reads sources' paths from: the
