@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/contourc/contourc/loader/kustomize"
@@ -177,17 +178,19 @@ func (f *Follow) run(parts []partResult, opts Options) followed {
 		round = appendGitOps(round, p.objs)
 	}
 	in.Objects = append(in.Objects, f.Cluster...)
-	reported := map[objectKey]bool{}
+	reported := map[objectKey][]Object{}
+	n := 0
 	built := map[string]int{} // Key -> objects built
-	for len(round) > 0 && len(reported) < maxEntries {
+	for len(round) > 0 && n < maxEntries {
 		var next []Object
 		for _, fl := range f.Followers {
 			for _, e := range fl.Entries(in, round) {
 				k := keyOf(e.Object)
-				if reported[k] {
+				if slices.ContainsFunc(reported[k], func(o Object) bool { return reflect.DeepEqual(o.Obj, e.Object.Obj) }) {
 					continue // reached again, as the bootstrap Kustomization reaches itself
 				}
-				reported[k] = true
+				reported[k] = append(reported[k], e.Object)
+				n++
 				p, rep, ok := out.follow(e, built, opts)
 				out.reports = append(out.reports, rep)
 				if !ok {

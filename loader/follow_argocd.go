@@ -27,48 +27,100 @@ import (
 // followed. ApplicationSets are listed and not followed: their
 // Applications come from generators that need the cluster or the network.
 
-// ArgoCD follows the Applications whose sources are the repository at
-// Root: its origin remote's URL, or one of Repos (--argocd-repo).
-type ArgoCD struct {
-	// Root is the repository's root, from which sources' paths are read,
-	// absolute; Name names it in messages as the paths given name it
-	// ("." from the root, "../platform", an absolute path).
-	Root, Name string
-	// Origin is the URL of the checkout's origin remote ("" if none).
-	Origin string
-	// Repos are more URLs that name this repository.
+// ArgoCDOptions say which repository is this one.
+type ArgoCDOptions struct {
+	// Root, when set, is the repository's root, from which sources'
+	// paths are read (the directory of the repository config file);
+	// otherwise it is the Git top-level of each Application's file.
+	Root string
+	// Repos are URLs that name this repository, beside the URL of its
+	// origin remote (--argocd-repo).
 	Repos []string
 	// KustomizeRemote lets kustomize sources fetch remote resources.
 	KustomizeRemote bool
 }
 
-// NewArgoCD is the follower of the repository at root, which it reads the
-// origin remote of; name is root as messages name it.
-func NewArgoCD(root, name string, repos []string, kustomizeRemote bool) *ArgoCD {
-	a := &ArgoCD{Root: root, Name: name, Repos: repos, KustomizeRemote: kustomizeRemote}
-	if abs, err := filepath.Abs(root); err == nil {
-		a.Root = abs
+// ArgoCD follows the Applications whose sources are this repository.
+type ArgoCD struct {
+	opts ArgoCDOptions
+}
+
+// NewArgoCD is the follower of Argo CD Applications with opts.
+func NewArgoCD(opts ArgoCDOptions) *ArgoCD { return &ArgoCD{opts: opts} }
+
+// argoCheckout is the repository an Application lies in: its root
+// (absolute, links resolved), the root as messages name it (as the
+// paths given name the files in it: ".", "../platform", an absolute
+// path), and its origin remote's URL.
+type argoCheckout struct {
+	root, name, origin string
+	repos              []string
+}
+
+// checkout is the repository that holds o's file.
+func (a *ArgoCD) checkout(o Object) (*argoCheckout, error) {
+	abs, err := filepath.Abs(o.Source.File)
+	if err != nil {
+		return nil, err
 	}
-	if real, err := filepath.EvalSymlinks(a.Root); err == nil {
-		a.Root = real
+	root := a.opts.Root
+	if root == "" {
+		r, ok := gitrepo.Root(abs)
+		if !ok {
+			return nil, fmt.Errorf("%s is in no Git repository, whose paths its sources would name", o.Source.File)
+		}
+		root = r
 	}
-	if r, ok := gitrepo.Root(a.Root); ok && r == a.Root {
-		a.Origin, _ = gitrepo.OriginURL(r)
+	root = realPath(root)
+	co := &argoCheckout{root: root, repos: a.opts.Repos}
+	if r, ok := gitrepo.Root(root); ok && r == root {
+		co.origin, _ = gitrepo.OriginURL(r)
 	}
-	return a
+	co.name = rootName(o.Source.File, realPath(abs), root)
+	return co, nil
+}
+
+// rootName names root as file (shown as shown, at abs) names it: file
+// without its path in root.
+func rootName(shown, abs, root string) string {
+	rel, err := filepath.Rel(root, abs)
+	if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if prefix, ok := strings.CutSuffix(filepath.Clean(shown), rel); ok {
+			if prefix = strings.TrimSuffix(prefix, string(filepath.Separator)); prefix == "" {
+				return "."
+			}
+			return prefix
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, root); err == nil {
+			return r
+		}
+	}
+	return root
 }
 
 // thisRepo reports whether a repoURL names the repository.
-func (a *ArgoCD) thisRepo(url string) bool {
-	if gitrepo.Same(url, a.Origin) {
+func (co *argoCheckout) thisRepo(url string) bool {
+	if gitrepo.Same(url, co.origin) {
 		return true
 	}
-	for _, r := range a.Repos {
+	for _, r := range co.repos {
 		if gitrepo.Same(url, r) {
 			return true
 		}
 	}
 	return false
+}
+
+// display names a file or directory of the repository as the walk names
+// what it finds.
+func (co *argoCheckout) display(abs string) string {
+	rel, err := filepath.Rel(co.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.Join(co.name, rel)
 }
 
 // Entries are the Applications and ApplicationSets among objs.
@@ -93,7 +145,12 @@ func (a *ArgoCD) entry(o Object) Entry {
 		e.NotFollowed = err.Error()
 		return e
 	}
-	plans := argocd.Plan(app, a.Root, a.thisRepo)
+	co, err := a.checkout(o)
+	if err != nil {
+		e.NotFollowed = err.Error()
+		return e
+	}
+	plans := argocd.Plan(app, co.root, co.thisRepo)
 	var followed []*argocd.SourcePlan
 	var reasons []string
 	for i := range plans {
@@ -109,7 +166,7 @@ func (a *ArgoCD) entry(o Object) Entry {
 		e.NotFollowed = strings.Join(reasons, "; ")
 		return e
 	}
-	s := &sourceBuilds{root: a.Root, remote: a.KustomizeRemote, name: a.display}
+	s := &sourceBuilds{root: co.root, remote: a.opts.KustomizeRemote, name: co.display}
 	for _, p := range followed {
 		if err := s.prepare(p); err != nil {
 			e.NotFollowed = labelled(p.Label, err.Error())
@@ -282,14 +339,4 @@ func (s *sourceBuilds) build() (*Built, error) {
 		b.Also = append(b.Also, &Built{Kustomize: r, Namespace: s.ns})
 	}
 	return b, nil
-}
-
-// display names a file or directory of the repository as the walk names
-// what it finds: from the root as the paths given name it.
-func (a *ArgoCD) display(abs string) string {
-	rel, err := filepath.Rel(a.Root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return abs
-	}
-	return filepath.Join(a.Name, rel)
 }

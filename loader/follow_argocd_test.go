@@ -16,7 +16,7 @@ func application(name, spec string) string {
 // this repository.
 func loadArgo(t *testing.T, root string) *Result {
 	t.Helper()
-	res, err := Load([]string{root}, Options{Follow: &Follow{Followers: []Follower{NewArgoCD(root, root, []string{argoURL}, false)}}})
+	res, err := Load([]string{root}, Options{Follow: &Follow{Followers: []Follower{NewArgoCD(ArgoCDOptions{Root: root, Repos: []string{argoURL}})}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,27 @@ func NewSubstitution(vars map[string]string, strict bool) (*Substitution, error)
 
 // active reports whether s substitutes anything: like Flux, only when some
 // variable is given, so that without one ${VAR:=default} stays as it is.
+// Over is the substitution of vars (an entry's own, such as a Flux
+// Kustomization's postBuild) with s's variables on top, winning, and s's
+// strictness: the --substitute flags over what the repository says.
+func (s *Substitution) Over(vars map[string]string) (*Substitution, error) {
+	all := make(map[string]string, len(vars))
+	strict := false
+	for k, v := range vars {
+		all[k] = v
+	}
+	if s != nil {
+		for k, v := range s.vars {
+			all[k] = v
+		}
+		strict = s.strict
+	}
+	return NewSubstitution(all, strict)
+}
+
+// Empty reports whether s holds no variable.
+func (s *Substitution) Empty() bool { return !s.active() }
+
 func (s *Substitution) active() bool { return s != nil && len(s.vars) > 0 }
 
 // has reports whether s gives name a value.

@@ -71,10 +71,10 @@ func TestArgoCDAppOfApps(t *testing.T) {
 	}
 }
 
-// checkout copies the sample repository, without its .contourc.yaml,
+// argoCheckout copies the sample repository, without its .contourc.yaml,
 // into a Git checkout whose origin remote is origin, and makes it the
 // current directory.
-func checkout(t *testing.T, origin string) string {
+func argoCheckout(t *testing.T, origin string) string {
 	t.Helper()
 	dir := t.TempDir()
 	err := filepath.WalkDir(argocdRepo, func(path string, d fs.DirEntry, err error) error {
@@ -104,7 +104,7 @@ func checkout(t *testing.T, origin string) string {
 // whichever form of its URL they use (the root's git@ form, web's https
 // without .git, docs' with it).
 func TestArgoCDOriginRemote(t *testing.T) {
-	checkout(t, "https://github.com/example/platform.git")
+	argoCheckout(t, "https://github.com/example/platform.git")
 	r := runCLI(t, "", "check", "-v", ".")
 	r.wantExit(t, exitOK)
 	for _, s := range []string{
@@ -122,7 +122,7 @@ func TestArgoCDOriginRemote(t *testing.T) {
 // A checkout whose origin is another URL (a mirror) follows nothing until
 // --argocd-repo names the URL the Applications use.
 func TestArgoCDRepoFlag(t *testing.T) {
-	checkout(t, "https://git.internal.example/mirrors/platform.git")
+	argoCheckout(t, "https://git.internal.example/mirrors/platform.git")
 	r := runCLI(t, "", "check", "-v", ".")
 	// Read as they lie, the workloads have no namespace and name Services
 	// that only the kustomize source's namePrefix makes.

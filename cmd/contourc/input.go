@@ -40,8 +40,6 @@ type inputFlags struct {
 	// cluster are the objects the cluster has that the files do not
 	// (cluster.go).
 	cluster clusterFlags
-	// argocd is --argocd-repo (argocd.go).
-	argocd argocdFlags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
@@ -79,7 +77,6 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	registerConfigFlag(fs, &f.config)
 	f.standIn.register(fs)
 	f.cluster.register(fs)
-	f.argocd.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one
@@ -92,6 +89,9 @@ func (f *inputFlags) registerInputSize(fs *pflag.FlagSet) {
 // loadOptions are the loader options of the input flags, reading stdin
 // from in.
 func (f *inputFlags) loadOptions(in io.Reader) loader.Options {
+	if f.config.loaded != nil {
+		f.source.follow.configRoot = f.config.loaded.root
+	}
 	return loader.Options{Stdin: in, MaxInputSize: int64(f.maxInputSize), NamedPipes: true, KustomizeRemote: f.kustomizeRemote}
 }
 
@@ -226,7 +226,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	deferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
 	base := f.loadOptions(s.In)
-	base.Follow = &loader.Follow{Followers: []loader.Follower{f.argocd.follower(paths, f)}}
+	base.Follow = &loader.Follow{Cluster: opts.Cluster}
 	loaded, err := f.source.load(paths, base)
 	if err != nil {
 		return nil, nil, err

@@ -39,11 +39,13 @@ var notConfigFlags = map[string]bool{"help": true, "config": true, "output": tru
 // `DIR` in their usage, or cobra's filename annotation; see isPathFlag).
 var repoPathFlags = map[string]bool{"config-path": true, "substitute-from": true, "cluster-context": true}
 
-// sectionKeys are the sections that name flags by keys of their own, and
-// those keys' flags: assume: (objects the cluster has) and argocd: (which
-// repositories are this one).
+// sectionKeys are the keys of the sections that name flags otherwise
+// than by their camelCase (assume: secrets is --assume-secret), by
+// section, with their flags: assume: (objects the cluster has), flux: and
+// argocd: (which sources and repositories are this one).
 var sectionKeys = map[string]map[string]string{
 	"assume": {"secrets": "assume-secret", "services": "assume-service"},
+	"flux":   {"sources": "flux-source"},
 	"argocd": {"repos": "argocd-repo"},
 }
 

@@ -46,6 +46,7 @@ func repoConfigSchema() map[string]any {
 	described := map[string]string{
 		"contour": "Contour's settings: any flag by the camelCase of its long name, as at the top level",
 		"assume":  "objects the cluster has and the repository does not",
+		"flux":    "Flux: which GitRepositories are this repository",
 		"argocd":  "Argo CD: the URLs by which Applications name this repository, beside its origin remote",
 	}
 	for name, props := range sections {

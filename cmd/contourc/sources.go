@@ -24,6 +24,7 @@ type sourceFlags struct {
 	substitute     []string
 	substituteFrom []string
 	substStrict    bool
+	follow         followFlags
 	// skipped is what the last load left out, for the line render and
 	// check end with.
 	skipped []loader.SkippedFile
@@ -40,6 +41,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 		"Flux post-build variables from `FILE`: a ConfigMap or Secret manifest, or NAME=VALUE lines (repeatable; later files win)")
 	fs.BoolVar(&f.substStrict, "substitute-strict", false,
 		"a Flux variable without a value or a default is an error, as with Flux's StrictPostBuildSubstitutions (default: the empty string, as in Flux)")
+	f.follow.register(fs)
 }
 
 // check finds the usage errors in the flags, before anything is read.
@@ -57,7 +59,7 @@ func (f *sourceFlags) check() error {
 			return fmt.Errorf("--substitute %q: want NAME=VALUE", s)
 		}
 	}
-	return nil
+	return f.follow.check()
 }
 
 // loadOptions are base with the loader options the flags ask for. The
@@ -72,6 +74,11 @@ func (f *sourceFlags) loadOptions(base loader.Options) (loader.Options, error) {
 		return loader.Options{}, err
 	}
 	base.Exclude, base.Namespace, base.Substitute = exclude, f.namespace, subst
+	var cluster []loader.Object
+	if base.Follow != nil {
+		cluster = base.Follow.Cluster
+	}
+	base.Follow = f.follow.follow(base, cluster)
 	return base, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -49,6 +50,10 @@ type Options struct {
 	// Remote lets kustomize fetch remote resources (git repositories,
 	// URLs); without it they are left out (--kustomize-remote).
 	Remote bool
+	// NoLoadRestrictions lets a kustomization read files outside its
+	// directory, as Flux's kustomize-controller builds
+	// (LoadRestrictionsNone); kubectl kustomize does not.
+	NoLoadRestrictions bool
 }
 
 // Build is what one kustomization built to.
@@ -182,7 +187,11 @@ func build(fSys filesys.FileSystem, dir string, opts Options, track bool, fetche
 	rfs := newRecordingFS(fSys, w.rewrite)
 	b := &Build{Dir: root.String(), Read: rfs.read}
 	done := quietStderr()
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(rfs, b.Dir)
+	kopts := krusty.MakeDefaultOptions()
+	if opts.NoLoadRestrictions {
+		kopts.LoadRestrictions = types.LoadRestrictionsNone
+	}
+	m, err := krusty.MakeKustomizer(kopts).Run(rfs, b.Dir)
 	done()
 	b.LeftOut = w.leftOut
 	b.Deprecations = deprecations(b.Read)

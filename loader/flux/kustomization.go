@@ -1,0 +1,133 @@
+package flux
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	fluxkustomize "github.com/fluxcd/pkg/kustomize"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/loader/kustomize"
+)
+
+// kustomization is the entry of a Flux Kustomization: followed when its
+// source is this repository, built from spec.path with its options.
+func (f *Follower) kustomization(in *loader.FollowInput, o loader.Object, u *unstructured.Unstructured, version string) loader.Entry {
+	if version != "v1" && version != "v1beta2" {
+		return notFollowed(o, "apiVersion "+o.APIVersion+" is not read (kustomize.toolkit.fluxcd.io/v1 and v1beta2 are)")
+	}
+	if suspended, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend"); suspended {
+		return notFollowed(o, "spec.suspend is true: Flux applies nothing of it")
+	}
+	ref, ok := readSourceRef(u, "", "spec", "sourceRef")
+	if !ok {
+		return notFollowed(o, "spec.sourceRef names no source")
+	}
+	co, ok := checkoutOf(o)
+	if !ok {
+		return notFollowed(o, "no git repository holds "+o.Source.File+", so no source is this repository")
+	}
+	if ok, why := f.thisRepository(in, ref, co); !ok {
+		return notFollowed(o, why)
+	}
+	path, _, _ := unstructured.NestedString(u.Object, "spec", "path")
+	if path == "" {
+		path = "./"
+	}
+	dir, why := inRepository(co, path)
+	if why != "" {
+		return notFollowed(o, why)
+	}
+	sub, why, err := substitution(in, u)
+	if err != nil {
+		why = err.Error()
+	}
+	if why != "" {
+		return notFollowed(o, why)
+	}
+	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+	key, _ := json.Marshal(buildKey{Dir: dir, Spec: buildOptions(spec), Vars: sub.vars})
+	return loader.Entry{
+		Object: o,
+		Key:    "flux-kustomization " + string(key),
+		Path:   repoPath(co, dir),
+		Covers: []string{realPath(dir)},
+		Build:  func() (*loader.Built, error) { return f.build(co, dir, u, sub.s) },
+	}
+}
+
+// buildKey is what makes two Kustomizations build the same: the directory
+// and the options of the spec that change the build.
+type buildKey struct {
+	Dir  string
+	Spec map[string]any
+	Vars map[string]string
+}
+
+// buildFields are the fields of a Kustomization's spec that change what
+// is built; the others (interval, prune, wait, sourceRef...) do not.
+var buildFields = []string{"targetNamespace", "namePrefix", "nameSuffix", "patches", "patchesStrategicMerge", "patchesJson6902", "images", "components", "commonMetadata", "postBuild"}
+
+func buildOptions(spec map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range buildFields {
+		if v, ok := spec[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// build builds dir as kustomize-controller does: the generator writes the
+// Kustomization's options into the directory's kustomization (generating
+// one listing the directory's manifests when there is none), which
+// kustomize then builds; here the generated file is handed to the build
+// in memory rather than written.
+func (f *Follower) build(co checkout, dir string, u *unstructured.Unstructured, sub *loader.Substitution) (*loader.Built, error) {
+	gen := fluxkustomize.NewGenerator(co.root, *u)
+	data, kfile, _, err := gen.GenerateManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("kustomization generation failed: %w", err)
+	}
+	fs := &generatedFS{FileSystem: filesys.MakeFsOnDisk(), path: kfile, data: data}
+	b, err := kustomize.Run(fs, dir, kustomize.Options{Remote: f.opts.KustomizeRemote, NoLoadRestrictions: true})
+	return &loader.Built{
+		Kustomize:  &kustomize.Result{Dir: display(dir), Build: b, Err: err},
+		Substitute: sub,
+	}, nil
+}
+
+// generatedFS is the disk with one kustomization file as the generator
+// made it.
+type generatedFS struct {
+	filesys.FileSystem
+	path string
+	data []byte
+}
+
+func (g *generatedFS) ReadFile(path string) ([]byte, error) {
+	if filepath.Clean(path) == g.path {
+		return g.data, nil
+	}
+	return g.FileSystem.ReadFile(path)
+}
+
+func (g *generatedFS) Exists(path string) bool {
+	return filepath.Clean(path) == g.path || g.FileSystem.Exists(path)
+}
+
+func (g *generatedFS) IsDir(path string) bool {
+	return filepath.Clean(path) != g.path && g.FileSystem.IsDir(path)
+}
+
+// realPath is path absolute with symbolic links resolved, as the loader
+// compares covered directories.
+func realPath(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
