@@ -171,11 +171,16 @@ type followed struct {
 // run follows the entry points among the objects of parts, the walk's.
 func (f *Follow) run(parts []partResult, opts Options) followed {
 	out := followed{read: map[string]bool{}}
-	in := &FollowInput{Substitute: opts.Substitute}
 	var round []Object
 	for _, p := range parts {
-		in.Objects = append(in.Objects, p.objs...)
 		round = appendGitOps(round, p.objs)
+	}
+	if len(round) == 0 {
+		return out // most inputs: nothing to follow, nothing more to pay
+	}
+	in := &FollowInput{Substitute: opts.Substitute}
+	for _, p := range parts {
+		in.Objects = append(in.Objects, p.objs...)
 	}
 	in.Objects = append(in.Objects, f.Cluster...)
 	reported := map[objectKey][]Object{}

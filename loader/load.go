@@ -100,13 +100,14 @@ func Load(paths []string, opts Options) (*Result, error) {
 	res := &Result{Skipped: map[string]int{}, Warnings: kz.warnings, NotRead: kz.notRead}
 	parts := make([]partResult, len(files))
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
+	followed := false
 	if opts.Follow != nil {
-		parts, errs = res.follow(parts, files, kz, opts, errs)
+		parts, followed, errs = res.follow(parts, files, kz, opts, errs)
 	} else {
 		parts = append(parts, kz.parts(nil)...)
 	}
 	objs, fileErrs := mergeParts(parts, res.Skipped)
-	if opts.Follow != nil {
+	if followed {
 		objs = dropIdentical(objs)
 	}
 	res.SkippedFiles = skippedFiles(filter.left, parts)
@@ -136,9 +137,13 @@ func Load(paths []string, opts Options) (*Result, error) {
 // follow follows the entry points among the objects of the walk's parts
 // (files' and, from kz, kustomizations'), and returns the parts to merge:
 // the walk's that no followed entry covers, then the entries' builds.
-func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, opts Options, errs []error) ([]partResult, []error) {
+// followed says some entry built objects.
+func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, opts Options, errs []error) (_ []partResult, followed bool, _ []error) {
 	all := append(slices.Clone(parts), kz.decoded...)
 	fw := opts.Follow.run(all, opts)
+	if len(fw.reports) == 0 {
+		return append(parts, kz.parts(nil)...), false, errs
+	}
 	var kept []partResult
 	for i, p := range parts {
 		if files[i] == stdinPath || !fw.covered(files[i]) {
@@ -154,7 +159,7 @@ func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, 
 		res.Warnings = append(res.Warnings, p.warnings...)
 	}
 	res.Entries = fw.reports
-	return append(kept, fw.parts...), append(errs, fw.errs...)
+	return append(kept, fw.parts...), len(fw.parts) > 0, append(errs, fw.errs...)
 }
 
 // sortedObjects is objs, the objects of parts, with Endpoints mirrored and
