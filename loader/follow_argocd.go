@@ -30,8 +30,9 @@ import (
 // ArgoCDOptions say which repository is this one.
 type ArgoCDOptions struct {
 	// Root, when set, is the repository's root, from which sources'
-	// paths are read (the directory of the repository config file);
-	// otherwise it is the Git top-level of each Application's file.
+	// paths are read (the directory of the repository config file), for
+	// the Applications whose files are in it; otherwise the root is the
+	// Git top-level of each Application's file.
 	Root string
 	// Repos are URLs that name this repository, beside the URL of its
 	// origin remote (--argocd-repo).
@@ -64,6 +65,9 @@ func (a *ArgoCD) checkout(o Object) (*argoCheckout, error) {
 		return nil, err
 	}
 	root := a.opts.Root
+	if root != "" && !inside(realPath(abs), realPath(root)) {
+		root = "" // not this root's file: another checkout (diff --base-ref's)
+	}
 	if root == "" {
 		r, ok := gitrepo.Root(abs)
 		if !ok {
@@ -98,6 +102,12 @@ func rootName(shown, abs, root string) string {
 		}
 	}
 	return root
+}
+
+// inside reports whether path is dir or below it.
+func inside(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // thisRepo reports whether a repoURL names the repository.
