@@ -117,6 +117,10 @@ type Built struct {
 type BuiltFile struct {
 	Name string
 	Data []byte
+	// AsWalked reads it as the walk reads a file it finds: one that is
+	// not manifests (application config, a Go template) is skipped with a
+	// notice rather than refused, as Argo CD's directory sources skip it.
+	AsWalked bool
 }
 
 // EntryOrigin is the entry point an object was built through.
@@ -166,6 +170,9 @@ type followed struct {
 	covers  []string        // directories left to entries, absolute
 	read    map[string]bool // files entries' builds read, absolute
 	errs    []error
+	// skipped are the files entries read as walked that are not
+	// manifests.
+	skipped []SkippedFile
 }
 
 // run follows the entry points among the objects of parts, the walk's.
@@ -277,6 +284,11 @@ func (out *followed) decode(b *Built, opts Options) partResult {
 			p.errs = []error{err}
 		} else {
 			p.objs, p.errs = loadFileText(f.Name, text, o, p.skipped)
+		}
+		if f.AsWalked {
+			if p = skipNotManifest(f.Name, text, p); p.file != nil {
+				out.skipped = append(out.skipped, *p.file)
+			}
 		}
 		parts = append(parts, p)
 	}

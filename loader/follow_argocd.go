@@ -275,7 +275,7 @@ func (s *sourceBuilds) directory(p *argocd.SourcePlan) error {
 		if err != nil {
 			return err
 		}
-		s.files = append(s.files, BuiltFile{Name: s.name(f), Data: data})
+		s.files = append(s.files, BuiltFile{Name: s.name(f), Data: data, AsWalked: true})
 	}
 	for _, sk := range p.Skipped {
 		if strings.HasPrefix(sk.Reason, "jsonnet") {

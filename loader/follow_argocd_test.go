@@ -150,3 +150,23 @@ func TestArgoCDJsonnet(t *testing.T) {
 		t.Errorf("warnings: %v", res.Warnings)
 	}
 }
+
+// A directory source's files that are not manifests (config, a Go
+// template) are skipped with the walk's notice, as Argo CD ignores YAML
+// that is no object; the objects beside them are read.
+func TestArgoCDDirectoryNotManifests(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"apps/web.yaml":     application("web", "  destination: {namespace: web}\n  source: {repoURL: "+argoURL+", path: web}\n"),
+		"web/s.yaml":        svc("web"),
+		"web/settings.yaml": "log: debug\n",
+		"web/template.yaml": strings.Replace(svc("t"), "name: t", "name: {{ .Name }}", 1),
+	})
+	res := loadArgo(t, root)
+	wantLines(t, "objects", argoObjects(res, root), []string{"Service web/web apps/web.yaml:1 Application argocd/web → web/s.yaml:1"})
+	var skipped []string
+	for _, f := range res.SkippedFiles {
+		skipped = append(skipped, strings.ReplaceAll(f.Path, root+"/", "")+": "+string(f.Reason))
+	}
+	wantLines(t, "skipped", skipped, []string{"web/settings.yaml: not Kubernetes objects", "web/template.yaml: Go template"})
+}
