@@ -10,6 +10,7 @@ require (
 	github.com/fluxcd/pkg/envsubst v1.8.0
 	github.com/fluxcd/pkg/kustomize v1.41.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/gobwas/glob v0.2.3
 	github.com/google/cel-go v0.29.2
 	github.com/projectcontour/contour v1.33.8
 	github.com/prometheus/client_golang v1.24.0
@@ -70,7 +71,6 @@ require (
 	github.com/go-openapi/swag/stringutils v0.27.1 // indirect
 	github.com/go-openapi/swag/typeutils v0.27.1 // indirect
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
-	github.com/gobwas/glob v0.2.3 // indirect
 	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/huandu/xstrings v1.5.0 // indirect

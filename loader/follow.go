@@ -105,12 +105,22 @@ type Built struct {
 	// Substitute, when it holds variables, is Flux's post-build
 	// substitution of the built objects.
 	Substitute *Substitution
+	// Warnings are what the entry went past (options not applied, files
+	// left out), reported with the load's warnings.
+	Warnings []Warning
+	// Also are more builds of the same entry, decoded with it: the other
+	// kustomize sources of a multi-source Argo CD Application.
+	Also []*Built
 }
 
 // BuiltFile is a manifest an entry built, read as a file of that name.
 type BuiltFile struct {
 	Name string
 	Data []byte
+	// AsWalked reads it as the walk reads a file it finds: one that is
+	// not manifests (application config, a Go template) is skipped with a
+	// notice rather than refused, as Argo CD's directory sources skip it.
+	AsWalked bool
 }
 
 // EntryOrigin is the entry point an object was built through.
@@ -160,6 +170,9 @@ type followed struct {
 	covers  []string        // directories left to entries, absolute
 	read    map[string]bool // files entries' builds read, absolute
 	errs    []error
+	// skipped are the files entries read as walked that are not
+	// manifests.
+	skipped []SkippedFile
 }
 
 // run follows the entry points among the objects of parts, the walk's.
@@ -272,9 +285,17 @@ func (out *followed) decode(b *Built, opts Options) partResult {
 		} else {
 			p.objs, p.errs = loadFileText(f.Name, text, o, p.skipped)
 		}
+		if f.AsWalked {
+			if p = skipNotManifest(f.Name, text, p); p.file != nil {
+				out.skipped = append(out.skipped, *p.file)
+			}
+		}
 		parts = append(parts, p)
 	}
-	p := partResult{skipped: map[string]int{}}
+	for _, more := range b.Also {
+		parts = append(parts, out.decode(more, opts))
+	}
+	p := partResult{skipped: map[string]int{}, warnings: b.Warnings}
 	p.objs, p.errs = mergeParts(parts, p.skipped)
 	for _, q := range parts {
 		p.warnings = append(p.warnings, q.warnings...)

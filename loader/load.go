@@ -170,6 +170,9 @@ func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, 
 	for _, p := range fw.parts {
 		res.Warnings = append(res.Warnings, p.warnings...)
 	}
+	for i := range fw.skipped {
+		kept = append(kept, partResult{file: &fw.skipped[i]})
+	}
 	res.Entries = fw.reports
 	return append(kept, fw.parts...), len(fw.parts) > 0, append(errs, fw.errs...)
 }

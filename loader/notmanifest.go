@@ -188,7 +188,11 @@ func templateDecides(data []byte, whole partResult) bool {
 		}
 	}
 	for _, o := range whole.objs {
-		if templated[o.Source.Doc] {
+		// GitOps objects are kept for their followers only, and their
+		// string values hold templates of their own (an ApplicationSet's
+		// {{number}}): they leave the file a manifest, as when they were
+		// skipped.
+		if templated[o.Source.Doc] && !IsGitOps(o) {
 			return true
 		}
 	}

@@ -18,11 +18,18 @@ import (
 // followFlags are the flags of following.
 type followFlags struct {
 	fluxSources []string
+	argocdRepos []string
+	// configRoot is the directory of the repository config file read for
+	// the run, if any: the root from which Argo CD sources' paths are
+	// read (a sample repository inside another has no .git of its own).
+	configRoot string
 }
 
 func (f *followFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.fluxSources, "flux-source", nil,
 		"the Flux GitRepository `NAMESPACE/NAME` is this repository: its Kustomizations and HelmReleases are followed, whatever its url (repeatable; flux-system/flux-system and those whose url is the origin remote's are)")
+	fs.StringArrayVar(&f.argocdRepos, "argocd-repo", nil,
+		"the Argo CD Applications whose source repoURL is `URL` are of this repository, as well as those naming the checkout's origin remote (repeatable)")
 }
 
 func (f *followFlags) check() error {
@@ -39,8 +46,11 @@ func (f *followFlags) check() error {
 // of the cluster context, which entries may read.
 func (f *followFlags) follow(base loader.Options, cluster []loader.Object) *loader.Follow {
 	return &loader.Follow{
-		Followers: []loader.Follower{flux.New(flux.Options{Sources: f.fluxSources, KustomizeRemote: base.KustomizeRemote})},
-		Cluster:   cluster,
+		Followers: []loader.Follower{
+			flux.New(flux.Options{Sources: f.fluxSources, KustomizeRemote: base.KustomizeRemote}),
+			loader.NewArgoCD(loader.ArgoCDOptions{Root: f.configRoot, Repos: f.argocdRepos, KustomizeRemote: base.KustomizeRemote}),
+		},
+		Cluster: cluster,
 	}
 }
 

@@ -89,7 +89,16 @@ func (f *inputFlags) registerInputSize(fs *pflag.FlagSet) {
 // loadOptions are the loader options of the input flags, reading stdin
 // from in.
 func (f *inputFlags) loadOptions(in io.Reader) loader.Options {
+	f.useConfigRoot()
 	return loader.Options{Stdin: in, MaxInputSize: int64(f.maxInputSize), NamedPipes: true, KustomizeRemote: f.kustomizeRemote}
+}
+
+// useConfigRoot makes the repository config file's directory, when a
+// file was read, the root Argo CD sources' paths are read from.
+func (f *inputFlags) useConfigRoot() {
+	if f.config.loaded != nil {
+		f.source.follow.configRoot = f.config.loaded.root
+	}
 }
 
 // sizeValue is a flag taking a size in bytes written as a Kubernetes

@@ -41,10 +41,12 @@ var repoPathFlags = map[string]bool{"config-path": true, "substitute-from": true
 
 // sectionKeys are the keys of the sections that name flags otherwise
 // than by their camelCase (assume: secrets is --assume-secret), by
-// section, with their flags.
+// section, with their flags: assume: (objects the cluster has), flux: and
+// argocd: (which sources and repositories are this one).
 var sectionKeys = map[string]map[string]string{
 	"assume": {"secrets": "assume-secret", "services": "assume-service"},
 	"flux":   {"sources": "flux-source"},
+	"argocd": {"repos": "argocd-repo"},
 }
 
 // repoConfigValue is the --config flag. It also keeps the file once it is
@@ -103,8 +105,10 @@ type configFlag struct {
 // contour.gateway, assume.secrets), and the flags they set: each flag of a
 // command that reads the file, by the camelCase of its long name, at the
 // top or in the contour: section; the key of a boolean --no-x flag is x;
-// assume: holds --assume-secret and --assume-service as secrets and
-// services; helm: holds helm template's flags (helmKeys). paths is the one key that sets no flag.
+// the sections of sectionKeys hold their flags by their own keys
+// (assume.secrets is --assume-secret, argocd.repos --argocd-repo), helm:
+// holds helm template's flags (helmKeys). paths is the one key that sets
+// no flag.
 func configKeys(root *cobra.Command) map[string]configFlag {
 	flags := map[string]configFlag{}
 	for _, c := range root.Commands() {
@@ -325,9 +329,13 @@ func (p *configParser) top(n *yaml.Node) {
 		switch key {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
-		case "assume", "flux", "helm", "contour":
+		case "helm", "contour":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:
+			if sectionKeys[key] != nil {
+				p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
+				return
+			}
 			p.flagKey(key, k, v)
 		}
 	})

@@ -48,6 +48,7 @@ func repoConfigSchema() map[string]any {
 		"assume":  "objects the cluster has and the repository does not",
 		"flux":    "Flux: which GitRepositories are this repository",
 		"helm":    "how a chart directory given as a PATH is rendered, as helm template's flags: releaseName, values (files), set and setString (KEY: VALUE), kubeVersion",
+		"argocd":  "Argo CD: the URLs by which Applications name this repository, beside its origin remote",
 	}
 	for name, props := range sections {
 		top[name] = map[string]any{"description": described[name], "type": "object", "additionalProperties": false, "properties": props}
@@ -157,8 +158,8 @@ func TestRepoConfigSchemaMatchesReader(t *testing.T) {
 		want = append(want, k)
 	}
 	want = append(want, "paths", "contour")
-	for section := range sectionKeys {
-		for sub := range sectionKeys[section] {
+	for section, subs := range sectionKeys {
+		for sub := range subs {
 			if _, ok := keys[section+"."+sub]; ok {
 				want = append(want, section)
 				break

@@ -68,6 +68,8 @@ contour:
   upstreamDns: cluster.example
 failOn: warning
 maxInputSize: 2Gi
+argocd:
+  repos: [https://github.com/example/platform.git, git@github.com:example/other.git]
 `,
 	})
 	writeFiles(t, repo, map[string]string{"apps/app.yaml": ""})
@@ -89,6 +91,8 @@ maxInputSize: 2Gi
 		"upstream-dns":            "cluster.example",
 		"fail-on":                 "[warning]",
 		"max-input-size":          "2Gi",
+		// A URL, not a path: kept as written.
+		"argocd-repo": "[https://github.com/example/platform.git,git@github.com:example/other.git]",
 	}
 	for name, v := range want {
 		if got := flagValue(t, cmd, name); got != v {

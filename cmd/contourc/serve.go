@@ -93,6 +93,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		// Every reload would fetch again; serve reads what is on disk.
 		return serve.Config{}, errors.New("--kustomize-remote: serve does not fetch remote resources; vendor them into the repository")
 	}
+	o.input.useConfigRoot()
 	load, err := o.input.source.loadOptions(loader.Options{})
 	if err != nil {
 		return serve.Config{}, err
