@@ -325,10 +325,12 @@ func TestActionRunLintArguments(t *testing.T) {
 	}
 }
 
-func TestActionRunDiff(t *testing.T) {
-	bin := dockerBuiltContourc(t)
-	r := newRunner(t)
-	r.withContourc(bin)
+// gitChange makes the workspace a checkout of a pull request: main (also
+// as origin/main) holds testdata/diff/route-weight/old in manifests/, and
+// the work tree the new side, a change of a route's weights.
+func (r *runner) gitChange() {
+	t := r.t
+	t.Helper()
 	git := func(args ...string) {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = r.workspace
@@ -353,9 +355,14 @@ func TestActionRunDiff(t *testing.T) {
 	git("add", ".")
 	git("commit", "-q", "-m", "old")
 	copyCase("new")
-
-	// A pull request's base branch, as origin/main.
 	git("update-ref", "refs/remotes/origin/main", "HEAD")
+}
+
+func TestActionRunDiff(t *testing.T) {
+	bin := dockerBuiltContourc(t)
+	r := newRunner(t)
+	r.withContourc(bin)
+	r.gitChange()
 	out, code := r.step("run.sh", "INPUT_COMMAND=diff", "INPUT_PATH=manifests", "GITHUB_BASE_REF=main")
 	if code != 0 {
 		t.Fatalf("run.sh diff of a change: exit %d, want 0 (a change is no failure):\n%s", code, out)
