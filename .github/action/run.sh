@@ -16,15 +16,33 @@ report=${RUNNER_TEMP:?}/contourc-$command.md
 changed=
 code=0
 
-# summarize turns -o github's annotation lines into a Markdown list.
+# unescape undoes a workflow command's escapes (%25 last: it escapes %).
+unescape() {
+	local s=$1
+	s=${s//%0A/ }
+	s=${s//%0D/}
+	s=${s//%3A/:}
+	s=${s//%2C/,}
+	printf '%s' "${s//%25/%}"
+}
+
+# summarize turns -o github's annotation lines into a Markdown list:
+# "- **error** manifests/app.yaml:12 HTTPProxy default/app is invalid: ...".
 summarize() {
-	local line level props msg
+	local line level props msg prop file lineno title
 	while IFS= read -r line; do
 		[[ $line =~ ^::(error|warning|notice)\ ?([^:]*)::(.*)$ ]] || continue
 		level=${BASH_REMATCH[1]} props=${BASH_REMATCH[2]} msg=${BASH_REMATCH[3]}
-		msg=${msg//%0A/ }
-		msg=${msg//%25/%}
-		echo "- **$level** \`$props\`: $msg"
+		file= lineno= title=
+		IFS=, read -r -a props <<<"$props"
+		for prop in ${props[@]+"${props[@]}"}; do
+			case $prop in
+			file=*) file=$(unescape "${prop#file=}") ;;
+			line=*) lineno=:${prop#line=} ;;
+			title=*) title="$(unescape "${prop#title=}"): " ;;
+			esac
+		done
+		echo "- **$level** ${file:+\`$file$lineno\` }$title$(unescape "$msg")"
 	done
 }
 

@@ -306,7 +306,7 @@ func TestActionRunCheck(t *testing.T) {
 		t.Errorf("outputs %v: want exit-code 1 and a report", o)
 	}
 	summary := r.read("summary")
-	if !strings.Contains(summary, "### contourc check: exit 1") || !strings.Contains(summary, "- **error** `file=manifests/shop.yaml,line=1") {
+	if !strings.Contains(summary, "### contourc check: exit 1") || !strings.Contains(summary, "- **error** `manifests/shop.yaml:1` HTTPProxy default/shop is invalid: ServiceUnresolvedReference") {
 		t.Errorf("step summary:\n%s", summary)
 	}
 }
@@ -317,11 +317,15 @@ func TestActionRunLintArguments(t *testing.T) {
 	r := newRunner(t)
 	fake := filepath.Join(r.temp, "bin", "contourc")
 	os.MkdirAll(filepath.Dir(fake), 0o755)
-	os.WriteFile(fake, []byte("#!/bin/sh\necho \"::warning file=a.yaml,line=3,title=route shadowed::$*\"\nexit 1\n"), 0o755)
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"::warning file=a.yaml,line=3,title=route%3A shadowed%2C twice::100%25 $*\"\nexit 1\n"), 0o755)
 	r.withContourc(fake)
 	out, code := r.step("run.sh", "INPUT_COMMAND=lint", "INPUT_PATH=manifests extra", "INPUT_FAIL_ON=warning")
-	if code != 1 || !strings.Contains(out, "::lint -o github --fail-on warning manifests extra") {
+	if code != 1 || !strings.Contains(out, "::100%25 lint -o github --fail-on warning manifests extra") {
 		t.Errorf("run.sh lint: exit %d, want contourc's 1, and `lint -o github --fail-on warning manifests extra`:\n%s", code, out)
+	}
+	// The summary undoes the workflow command's escapes.
+	if want := "- **warning** `a.yaml:3` route: shadowed, twice: 100% lint -o github"; !strings.Contains(r.read("summary"), want) {
+		t.Errorf("summary lacks %q:\n%s", want, r.read("summary"))
 	}
 }
 
