@@ -240,3 +240,28 @@ func TestDockerfileBuild(t *testing.T) {
 		t.Errorf("the Docker build's contourc links %v: it is not static", libs)
 	}
 }
+
+// TestDockerfileGoVersion: the builder image's Go is go.mod's, so the
+// image builds with the toolchain the tests ran with (an older one would
+// fetch a newer toolchain at build time, or fail without network).
+func TestDockerfileGoVersion(t *testing.T) {
+	var goVersion string
+	for _, in := range readDockerfile(t) {
+		if v, ok := strings.CutPrefix(in.args, "GO_VERSION="); in.cmd == "ARG" && ok {
+			goVersion = v
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "go "); ok {
+			want = strings.TrimSpace(v)
+		}
+	}
+	if goVersion == "" || goVersion != want {
+		t.Errorf("Dockerfile ARG GO_VERSION=%s, go.mod's go is %s", goVersion, want)
+	}
+}
