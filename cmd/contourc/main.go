@@ -14,5 +14,5 @@ var version = "dev"
 
 func main() {
 	deferFirstCollection()
-	os.Exit(run(os.Args[1:], IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
+	os.Exit(runAs(programName(os.Args[0]), os.Args[1:], IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
 }

@@ -50,9 +50,13 @@ type globalFlags struct {
 }
 
 // run executes contourc with args and returns the process exit code.
-func run(args []string, s IOStreams) int {
+func run(args []string, s IOStreams) int { return runAs("contourc", args, s) }
+
+// runAs is run for the program named name (kubectl-contourc: kubectl.go).
+func runAs(name string, args []string, s IOStreams) int {
 	g := &globalFlags{}
 	root := newRootCmdWith(s, g)
+	asKubectlPlugin(root, name)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if perr := g.stopProfile(); err == nil {
@@ -140,18 +144,6 @@ func outputFlagHint(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (%s prints on stdout; for the format, use -o or --output-format)", err, cmd.Name())
 	}
 	return err
-}
-
-func newVersionCmd(s IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of contourc",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(s.Out, "contourc %s\n", version)
-			return err
-		},
-	}
 }
 
 // report prints err on w and returns the exit code for it.
