@@ -104,7 +104,8 @@ func Load(paths []string, opts Options) (*Result, error) {
 		return nil, errors.Join(errs...)
 	}
 	res.Objects, res.SecretSources = splitSecretSources(sorted)
-	res.Read = len(objs) - len(res.SecretSources)
+	res.SecretSources, res.Workloads = splitWorkloads(res.SecretSources)
+	res.Read = len(objs) - len(res.SecretSources) - len(res.Workloads)
 	return res, nil
 }
 
@@ -283,6 +284,10 @@ func loadObject(raw rawObject, namespace string, skipped map[string]int) ([]Obje
 		return nil, []error{err}
 	}
 	if isSecretSource(raw) {
+		return loadSecretSource(raw)
+	}
+	if isWorkload(raw) {
+		skipped[raw.apiVersion+"/"+raw.kind]++ // not routed: -v still counts it
 		return loadSecretSource(raw)
 	}
 	what, spec, msg, at := classify(raw)

@@ -46,6 +46,9 @@ type inputFlags struct {
 	// config is --config, and the repository config file read for the run
 	// (repoconfig.go).
 	config repoConfigValue
+	// instances is --instance, and the instances of the last run
+	// (instances.go).
+	instances instanceFlags
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -77,6 +80,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	registerConfigFlag(fs, &f.config)
 	f.standIn.register(fs)
 	f.cluster.register(fs)
+	f.instances.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one
@@ -226,7 +230,15 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.standIn.apply(loaded, opts); err != nil {
+	all, err := translate.Instances(loaded.Objects, loaded.Workloads, opts)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	chosen, err := f.instances.choose(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.standIn.apply(loaded, opts.Cluster, servedByAny(chosen)); err != nil {
 		return nil, nil, failure(err)
 	}
 	if g.verbose {
@@ -235,10 +247,11 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 		printSkippedFiles(s.ErrOut, loaded.SkippedFiles)
 	}
 	start = time.Now()
-	res, err := translate.Translate(loaded.Objects, opts)
+	runs, res, err := translateInstances(loaded, chosen, all)
 	if err != nil {
 		return nil, nil, failure(err)
 	}
+	f.instances.runs = runs
 	// What the loader left out comes first among the notices: it is
 	// printed, annotated and counted (--fail-on warning) like them.
 	res.Notices = append(loaderNotices(loaded), res.Notices...)
@@ -248,11 +261,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	}
 	if g.verbose {
 		fmt.Fprintf(s.ErrOut, "translated in %s\n", roundedDuration(time.Since(start)))
-		if res.Gateway != nil {
-			fmt.Fprintf(s.ErrOut, "serving Gateway %s\n", res.Gateway)
-		} else {
-			fmt.Fprintln(s.ErrOut, "no Gateway to serve: Gateway API objects are ignored")
-		}
+		printServing(s.ErrOut, runs)
 	}
 	for _, n := range res.Notices {
 		fmt.Fprintf(s.ErrOut, "warning: %s\n", n)

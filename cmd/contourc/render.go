@@ -162,6 +162,11 @@ func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) er
 		if v.OK {
 			continue
 		}
+		if st.NotServed != "" {
+			// Not this configuration's to judge: rendering it is right.
+			fmt.Fprintf(w, "warning: %s: %s\n", objectRef(st), v)
+			continue
+		}
 		bad++
 		if st.Kind == "Ingress" && !o.strict {
 			// Its findings were printed as notices already.
