@@ -8,6 +8,7 @@ package translate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -134,7 +135,9 @@ func claimsOf(classes []string) []string {
 // would have both write status on the objects, each with its own verdict.
 func checkClaims(instances []Instance) error {
 	owner := map[string]int{}
-	var errs []string
+	type pair struct{ first, second int }
+	var pairs []pair
+	shared := map[pair][]string{}
 	for i, in := range instances {
 		for _, class := range in.claims {
 			j, taken := owner[class]
@@ -142,17 +145,26 @@ func checkClaims(instances []Instance) error {
 				owner[class] = i
 				continue
 			}
+			p := pair{j, i}
+			if shared[p] == nil {
+				pairs = append(pairs, p)
+			}
 			what := fmt.Sprintf("ingress class %q", class)
 			if class == "" {
 				what = "objects without an ingress class"
 			}
-			errs = append(errs, fmt.Sprintf("%s are served by two instances, %s and %s: give each its own --ingress-class-name", what, instances[j].Ref(), in.Ref()))
+			shared[p] = append(shared[p], what)
 		}
+	}
+	var errs []string
+	for _, p := range pairs {
+		errs = append(errs, fmt.Sprintf("two Contour instances serve %s: %s and %s; give each its own --ingress-class-name",
+			strings.Join(shared[p], " and "), instances[p.first].Ref(), instances[p.second].Ref()))
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	return errors.New(strings.Join(errs, "\n"))
 }
 
 type instanceFinder struct {
