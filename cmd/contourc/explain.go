@@ -92,11 +92,8 @@ type instanceDecision struct {
 	Decision *routetest.Decision `json:"decision"`
 }
 
-// explainEach follows the request through each instance's configuration.
-// With several, the instances that route it are kept: those with a route
-// for it, else those with a virtual host for it, else those with a
-// listener for it (Contour's default listeners take any request), else
-// the first, whose decision says why it went nowhere.
+// explainEach follows the request through each instance's configuration,
+// keeping those that route it (routing).
 func explainEach(runs []instanceRun, sources routetest.Sources, req routetest.Request) ([]instanceDecision, error) {
 	all := make([]instanceDecision, len(runs))
 	for i, r := range runs {
@@ -106,6 +103,15 @@ func explainEach(runs []instanceRun, sources routetest.Sources, req routetest.Re
 		}
 		all[i] = instanceDecision{r.Name, d}
 	}
+	return routing(all), nil
+}
+
+// routing keeps, of the decisions of several instances, those of the
+// instances that route the request: with a route for it, else with a
+// virtual host for it, else with a listener for it (Contour's default
+// listeners take any request), else the first, whose decision says why
+// the request went nowhere.
+func routing(all []instanceDecision) []instanceDecision {
 	for _, reached := range []func(*routetest.Decision) bool{
 		func(d *routetest.Decision) bool { return d.RouteIndex >= 0 },
 		func(d *routetest.Decision) bool { return d.VirtualHost != "" },
@@ -118,10 +124,10 @@ func explainEach(runs []instanceRun, sources routetest.Sources, req routetest.Re
 			}
 		}
 		if len(out) > 0 {
-			return out, nil
+			return out
 		}
 	}
-	return all[:1], nil
+	return all[:1]
 }
 
 // writeDecisions writes the decision of a run of one instance as before

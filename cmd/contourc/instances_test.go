@@ -194,3 +194,30 @@ func TestExplainInstances(t *testing.T) {
 		t.Errorf("explain --instance:\n%s", got.stdout)
 	}
 }
+
+// test sends each case's request to the instance that routes it, with
+// that instance's configuration (its header policy).
+func TestRouteTestsAcrossInstances(t *testing.T) {
+	cases := filepath.Join(t.TempDir(), "routes.test.yaml")
+	writeFiles(t, filepath.Dir(cases), map[string]string{"routes.test.yaml": `apiVersion: contourc/v1alpha1
+kind: RouteTest
+tests:
+- name: public goes through the external instance
+  request: {authority: www.example.com, path: /}
+  expect:
+    route: {kind: HTTPProxy, namespace: apps, name: public}
+    requestHeaders:
+      set: {x-served-by: external}
+- name: admin goes through the internal instance
+  request: {authority: admin.example.internal, path: /}
+  expect:
+    route: {kind: HTTPProxy, namespace: apps, name: admin}
+    requestHeaders:
+      set: {x-served-by: internal}
+`})
+	got := runCLI(t, "", "test", cases, "--", instancesData+"two-classes")
+	got.wantExit(t, exitOK)
+	if !strings.Contains(got.stdout, "--- PASS: public goes through the external instance") || !strings.Contains(got.stdout, "--- PASS: admin goes through the internal instance") {
+		t.Errorf("stdout:\n%s", got.stdout)
+	}
+}

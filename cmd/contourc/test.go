@@ -50,6 +50,7 @@ func newTestCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVar(&o.run, "run", "", "run only the cases whose name matches `REGEXP`")
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
+	o.input.instances.every = true // each case goes to the instance that routes it
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -90,7 +91,7 @@ func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStre
 	if err := (&renderOptions{}).judge(res.Status, s.ErrOut); err != nil {
 		return err
 	}
-	results := routetest.Run(routetest.New(&res.Resources, sources), cases)
+	results := runCases(o.input.instances.runs, sources, cases)
 	if err := report(s.Out, results, g.verbose); err != nil {
 		return failure(err)
 	}
@@ -98,6 +99,39 @@ func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStre
 		return findings(fmt.Errorf("contourc: %d of %d route test case(s) failed", failed, len(results)))
 	}
 	return nil
+}
+
+// runCases runs the cases against the one instance's configuration, or,
+// with several, each case against the instance that routes its request
+// (as explain picks it; the first of several that do).
+func runCases(runs []instanceRun, sources routetest.Sources, cases []routetest.Case) []routetest.Result {
+	if len(runs) == 1 {
+		return routetest.Run(routetest.New(&runs[0].Result.Resources, sources), cases)
+	}
+	configs := make([]*routetest.Config, len(runs))
+	for i, r := range runs {
+		configs[i] = routetest.New(&r.Result.Resources, sources)
+	}
+	out := make([]routetest.Result, len(cases))
+	for i, c := range cases {
+		out[i].Case = c
+		all := make([]instanceDecision, 0, len(runs))
+		for j, cfg := range configs {
+			d, err := cfg.Evaluate(c.Request)
+			if err != nil {
+				out[i].Err = err
+				break
+			}
+			all = append(all, instanceDecision{runs[j].Name, d})
+		}
+		if out[i].Err != nil {
+			continue
+		}
+		d := routing(all)[0].Decision
+		out[i].Decision = d
+		out[i].Failures = routetest.Compare(c, d)
+	}
+	return out
 }
 
 // testArgs splits test's arguments into test files and manifest paths:
