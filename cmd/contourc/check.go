@@ -113,7 +113,13 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if unserved > 0 && !o.allowUnserved {
 		return findings(fmt.Errorf("contourc: %d object(s) of a class no Contour instance serves (NotServed; --allow-unserved to accept)", unserved))
 	}
-	if why := nothingChecked(res, o.input.instances.runs); why != "" {
+	if len(loaded.Objects)+len(loaded.Workloads) == 0 {
+		// Empty files are an input kubectl applies without a word: it
+		// holds nothing to check, which the table's notice says.
+		if o.format == "table" {
+			fmt.Fprintln(s.ErrOut, "no object in the input: nothing to check")
+		}
+	} else if why := nothingChecked(res, o.input.instances.runs); why != "" {
 		if !o.allowEmpty {
 			return findings(fmt.Errorf("contourc: nothing was checked: %s (--allow-empty to accept)", why))
 		}

@@ -158,6 +158,13 @@ func TestCheckEmpty(t *testing.T) {
 	if !strings.Contains(got.stderr, "warning: nothing was checked: ") {
 		t.Errorf("stderr:\n%s", got.stderr)
 	}
+	// Empty files hold no object at all: kubectl applies them, and so
+	// does check, saying there was nothing.
+	got = runCLI(t, "---\n---\n", "check", "-")
+	got.wantExit(t, exitOK)
+	if got.stderr != "no object in the input: nothing to check\n" {
+		t.Errorf("stderr:\n%s", got.stderr)
+	}
 }
 
 // Two instances claiming one class are an error naming both.
