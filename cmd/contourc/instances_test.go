@@ -228,3 +228,31 @@ tests:
 		t.Errorf("stdout:\n%s", got.stdout)
 	}
 }
+
+// diff compares one instance: the one --instance names when a side has
+// several, and the error lists them otherwise.
+func TestDiffInstances(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(instancesData + "two-classes/contour.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "          x-served-by: internal", "          x-served-by: internal-v2", 1)
+	writeFiles(t, dir, map[string]string{"contour.yaml": changed})
+	got := runCLI(t, "", "diff", instancesData+"two-classes", dir)
+	got.wantExit(t, exitFailure)
+	if !strings.Contains(got.stderr, "choose one with --instance NAME") {
+		t.Errorf("stderr:\n%s", got.stderr)
+	}
+	old := t.TempDir()
+	writeFiles(t, old, map[string]string{"contour.yaml": string(data)})
+	apps, _ := os.ReadFile(instancesData + "two-classes/apps.yaml")
+	writeFiles(t, old, map[string]string{"apps.yaml": string(apps)})
+	writeFiles(t, dir, map[string]string{"apps.yaml": string(apps)})
+	runCLI(t, "", "diff", "--instance", "contour-external/contour", old, dir).wantExit(t, exitOK)
+	got = runCLI(t, "", "diff", "--instance", "contour-internal/contour", old, dir)
+	got.wantExit(t, exitFindings)
+	if !strings.Contains(got.stdout, "internal-v2") {
+		t.Errorf("diff of the internal instance:\n%s", got.stdout)
+	}
+}
