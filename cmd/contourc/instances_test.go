@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
 )
 
 const instancesData = "../../testdata/instances/"
@@ -254,5 +257,36 @@ func TestDiffInstances(t *testing.T) {
 	got.wantExit(t, exitFindings)
 	if !strings.Contains(got.stdout, "internal-v2") {
 		t.Errorf("diff of the internal instance:\n%s", got.stdout)
+	}
+}
+
+// serve serves one instance: --instance, or the error listing them, at
+// every reload; the repository config file's instance: is the flag.
+func TestServeSelectsOneInstance(t *testing.T) {
+	loaded, err := loader.Load([]string{instancesData + "two-classes"}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := (&instanceFlags{every: true}).selectOne(loaded, translate.Options{}); err == nil || !strings.Contains(err.Error(), "choose one with --instance NAME") {
+		t.Errorf("selectOne without --instance: %v", err)
+	}
+	opts, complete, err := (&instanceFlags{name: "contour-internal/contour"}).selectOne(loaded, translate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(opts.IngressClassNames, ",") != "internal" || opts.ConfigMap == nil || opts.ConfigMap.Name != "contour-internal" {
+		t.Errorf("options of contour-internal/contour: %+v", opts)
+	}
+	if list := complete(nil); len(list) != 1 || list[0].Name != "legacy" || list[0].NotServed == "" {
+		t.Errorf("NotServed rows: %+v", list)
+	}
+
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{".contourc.yaml": "instance: contour-internal/contour\n", ".git/HEAD": "x\n"})
+	abs, _ := filepath.Abs(instancesData + "two-classes")
+	got := runCLI(t, "", "render", "--config", filepath.Join(repo, ".contourc.yaml"), abs)
+	got.wantExit(t, exitOK)
+	if !strings.Contains(got.stdout, "admin.example.internal") || strings.Contains(got.stdout, "www.example.com") {
+		t.Errorf("instance: in .contourc.yaml did not choose the internal instance")
 	}
 }
