@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -230,7 +231,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := translate.Instances(loaded.Objects, loaded.Workloads, opts)
+	all, err := translate.Instances(instanceObjects(loaded, opts), append(slices.Clone(loaded.Workloads), f.cluster.workloads...), opts)
 	if err != nil {
 		return nil, nil, failure(err)
 	}

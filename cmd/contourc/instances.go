@@ -73,6 +73,16 @@ func instanceList(all []translate.Instance) string {
 	return strings.Join(names, ", ")
 }
 
+// instanceObjects are the objects instances are found in: the input's and
+// the cluster context's (a Contour installed by the platform, its
+// ConfigMap).
+func instanceObjects(loaded *loader.Result, opts translate.Options) []loader.Object {
+	if len(opts.Cluster) == 0 {
+		return loaded.Objects
+	}
+	return append(slices.Clone(loaded.Objects), opts.Cluster...)
+}
+
 // servedByAny says whether one of the instances serves obj by its class.
 func servedByAny(all []translate.Instance) func(any) bool {
 	return func(obj any) bool {
@@ -263,7 +273,7 @@ func printServing(w io.Writer, runs []instanceRun) {
 // (--instance, or the only one), and the NotServed rows of the objects no
 // instance serves. The stand-ins were made by Prepare for every instance.
 func (f *instanceFlags) selectOne(loaded *loader.Result, opts translate.Options) (translate.Options, func([]translate.ObjectStatus) []translate.ObjectStatus, error) {
-	all, err := translate.Instances(loaded.Objects, loaded.Workloads, opts)
+	all, err := translate.Instances(instanceObjects(loaded, opts), loaded.Workloads, opts)
 	if err != nil {
 		return translate.Options{}, nil, err
 	}

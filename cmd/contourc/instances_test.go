@@ -290,3 +290,12 @@ func TestServeSelectsOneInstance(t *testing.T) {
 		t.Errorf("instance: in .contourc.yaml did not choose the internal instance")
 	}
 }
+
+// The Contours installed by the platform are found in the cluster context.
+func TestInstancesOfTheClusterContext(t *testing.T) {
+	got := runCLI(t, "", "check", "--cluster-context", instancesData+"two-classes/contour.yaml", instancesData+"two-classes/apps.yaml")
+	got.wantExit(t, exitOK)
+	if !strings.Contains(got.stdout, "HTTPProxy  apps/admin      contour-internal/contour  ") || !strings.Contains(got.stdout, "HTTPProxy  apps/public     contour-external/contour  ") {
+		t.Errorf("stdout:\n%s", got.stdout)
+	}
+}
