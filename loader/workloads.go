@@ -10,17 +10,22 @@ import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 // beyond JSON as the secret sources are, in Result.Workloads: the
 // translate package finds the Contour instances of a repository in them.
 
-// workloadKinds are the kinds kept as workloads, by group.
-var workloadKinds = map[groupKind]bool{
-	{"apps", "Deployment"}:              true,
-	{"apps", "DaemonSet"}:               true,
-	{contourGroup, "ContourDeployment"}: true,
+// isWorkloadKind reports whether a kind of a group is kept as a workload
+// (a switch, not a map: no package initialisation).
+func isWorkloadKind(group, kind string) bool {
+	switch {
+	case group == "apps":
+		return kind == "Deployment" || kind == "DaemonSet"
+	case group == contourGroup:
+		return kind == "ContourDeployment"
+	}
+	return false
 }
 
 // isWorkload reports whether raw is kept as a workload.
 func isWorkload(raw rawObject) bool {
 	group, _ := splitAPIVersion(raw.apiVersion)
-	return workloadKinds[groupKind{group, raw.kind}]
+	return isWorkloadKind(group, raw.kind)
 }
 
 // isWorkloadObject reports whether a kept unstructured object is a
@@ -31,7 +36,7 @@ func isWorkloadObject(o Object) bool {
 		return false
 	}
 	group, _ := splitAPIVersion(u.GetAPIVersion())
-	return workloadKinds[groupKind{group, u.GetKind()}]
+	return isWorkloadKind(group, u.GetKind())
 }
 
 // splitWorkloads takes the workloads out of the kept unstructured objects.

@@ -14,9 +14,13 @@ import (
 // parser (kingpin) reads it: --name=value or --name value, -c for
 // --config-path, booleans bare or as --no-name.
 
-// serveBoolFlags are the `contour serve` flags that take no value.
-var serveBoolFlags = map[string]bool{
-	"debug": true, "disable-leader-election": true, "incluster": true, "insecure": true, "use-proxy-protocol": true,
+// isServeBoolFlag reports whether a `contour serve` flag takes no value.
+func isServeBoolFlag(name string) bool {
+	switch name {
+	case "debug", "disable-leader-election", "incluster", "insecure", "use-proxy-protocol":
+		return true
+	}
+	return false
 }
 
 // parseServeArgs splits args into flag values by name, repeated flags in
@@ -36,11 +40,11 @@ func parseServeArgs(args []string) (map[string][]string, error) {
 				out[name] = append(out[name], v)
 				continue
 			}
-			if serveBoolFlags[name] {
+			if isServeBoolFlag(name) {
 				out[name] = append(out[name], "true")
 				continue
 			}
-			if b, ok := strings.CutPrefix(name, "no-"); ok && serveBoolFlags[b] {
+			if b, ok := strings.CutPrefix(name, "no-"); ok && isServeBoolFlag(b) {
 				out[b] = append(out[b], "false")
 				continue
 			}
