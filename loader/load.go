@@ -136,7 +136,8 @@ func Load(paths []string, opts Options) (*Result, error) {
 	}
 	sorted, res.GitOps = splitGitOps(sorted)
 	res.Objects, res.SecretSources = splitSecretSources(sorted)
-	res.Read = len(objs) - len(res.SecretSources) - len(res.GitOps)
+	res.SecretSources, res.Workloads = splitWorkloads(res.SecretSources)
+	res.Read = len(objs) - len(res.SecretSources) - len(res.GitOps) - len(res.Workloads)
 	if opts.Follow == nil {
 		for _, o := range res.GitOps {
 			res.Skipped[o.APIVersion+"/"+o.Kind]++
@@ -354,6 +355,10 @@ func loadObject(raw rawObject, namespace namespaceRule, skipped map[string]int) 
 		return nil, []error{err}
 	}
 	if isSecretSource(raw) || isGitOpsRaw(raw) {
+		return loadSecretSource(raw)
+	}
+	if isWorkload(raw) {
+		skipped[raw.apiVersion+"/"+raw.kind]++ // not routed: -v still counts it
 		return loadSecretSource(raw)
 	}
 	what, spec, msg, at := classify(raw)

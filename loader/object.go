@@ -128,6 +128,10 @@ type Result struct {
 	// SealedSecrets, ExternalSecrets and SOPS-encrypted Secrets, each an
 	// Object whose Obj is *unstructured.Unstructured, in Objects' order.
 	SecretSources []Object
+	// Workloads are the Deployments, DaemonSets and ContourDeployments
+	// (workloads.go), each an Object whose Obj is
+	// *unstructured.Unstructured, in Objects' order.
+	Workloads []Object
 	// Warnings are what the load went past without failing: entries of a
 	// kustomization left out, kustomizations skipped (kustomizations.go).
 	Warnings []Warning

@@ -170,3 +170,20 @@ type junitProperty struct {
 	Name    string   `xml:"name,attr"`
 	Value   string   `xml:"value,attr"`
 }
+
+// Merge is the coverage of several configurations taken together (one
+// per Contour instance), each virtual host's route configuration prefixed
+// with its configuration's name.
+func Merge(names []string, covs []*Coverage) *Coverage {
+	out := &Coverage{VirtualHosts: []VirtualHostCoverage{}}
+	for i, c := range covs {
+		for _, v := range c.VirtualHosts {
+			v.RouteConfig = names[i] + " " + v.RouteConfig
+			out.VirtualHosts = append(out.VirtualHosts, v)
+		}
+		out.Routes += c.Routes
+		out.Reached += c.Reached
+	}
+	out.Percent = percent(out.Reached, out.Routes)
+	return out
+}

@@ -143,10 +143,19 @@ func (s *Server) buildWith(reason string, c *caches) (*build, error) {
 			return nil, err
 		}
 	}
+	var complete func([]translate.ObjectStatus) []translate.ObjectStatus
+	if s.cfg.Select != nil {
+		if opts, complete, err = s.cfg.Select(loaded, opts); err != nil {
+			return nil, err
+		}
+	}
 	phase("load")
 	res, err := translate.Translate(loaded.Objects, opts)
 	if err != nil {
 		return nil, err
+	}
+	if complete != nil {
+		res.Status = complete(res.Status)
 	}
 	phase("translate")
 	if annotate != nil {

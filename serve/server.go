@@ -65,6 +65,11 @@ type Config struct {
 	// it returns, when not nil, is given the reload's status to annotate
 	// (with the stand-ins each object rests on) before it is served.
 	Prepare func(*loader.Result) (func([]translate.ObjectStatus), error)
+	// Select, when set, is given each reload's objects and options after
+	// Prepare, and returns the options of the one Contour instance served
+	// (contourc's --instance) and a function that completes the status
+	// list (the objects no instance serves); an error fails the reload.
+	Select func(*loader.Result, translate.Options) (translate.Options, func([]translate.ObjectStatus) []translate.ObjectStatus, error)
 	// Judge says whether Contour would call an object's status valid and,
 	// if not, why; nil counts every object valid.
 	Judge func(translate.ObjectStatus) (ok bool, why string)

@@ -53,6 +53,13 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	var s *settings
 	var err error
 	switch {
+	case opts.RuntimeSettings != nil && cfg == nil && opts.ContourConfiguration == nil:
+		// The provisioner's ContourConfiguration for a Gateway is the
+		// ContourDeployment's runtimeSettings.
+		if s, err = settingsFromCRD(opts.RuntimeSettings, nil); err != nil {
+			return nil, nil, nil, fmt.Errorf("ContourDeployment runtimeSettings of Gateway %s: %w", opts.Gateway, err)
+		}
+		return s, nil, nil, nil
 	case opts.ContourConfiguration != nil && cfg != nil:
 		return nil, nil, nil, errors.New("cannot specify both --contour-config and --config-path")
 	case opts.ContourConfiguration != nil:
@@ -69,14 +76,18 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 		}
 		return s, nil, notices, nil
 	case cfg == nil:
-		if cm, found := findConfigMap(objs); found != nil {
-			parsed, err := parseConfigMap(cm, found)
+		if cm, found := findConfigMap(objs, opts.ConfigMap); found != nil {
+			key, why := configMapKey, "no --config-path or --contour-config given"
+			if r := opts.ConfigMap; r != nil && r.Via != "" {
+				key, why = r.Key, r.Via
+			}
+			parsed, err := parseConfigMap(cm, found, key)
 			if err != nil {
 				return nil, nil, nil, err
 			}
 			cfg = parsed
 			notices = append(notices, Notice{Source: found.Source, Kind: "ConfigMap", Name: cm.Namespace + "/" + cm.Name,
-				Msg: "using its " + configMapKey + " as Contour's configuration file (no --config-path or --contour-config given)"})
+				Msg: "using its " + key + " as Contour's configuration file (" + why + ")"})
 			notices = append(notices, configMapMainBranchNotices(cfg, found)...)
 		}
 	default:
@@ -147,9 +158,29 @@ func objectErrors(o *loader.Object, what string, err error) error {
 	return errors.Join(out...)
 }
 
-// findConfigMap returns the one `contour` ConfigMap with a contour.yaml key;
-// with several, the first by namespace.
-func findConfigMap(objs []loader.Object) (*corev1.ConfigMap, *loader.Object) {
+// ConfigMapRef names the ConfigMap holding an instance's configuration
+// file, and its key.
+type ConfigMapRef struct {
+	Namespace, Name, Key string
+	// Via says how the instance reads it, for the notice: "mounted at
+	// --config-path /config/contour.yaml of Deployment ns/contour".
+	Via string
+}
+
+// findConfigMap returns the ConfigMap ref names with its key, or without a
+// ref the one `contour` ConfigMap with a contour.yaml key; with several,
+// the first by namespace.
+func findConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, *loader.Object) {
+	if ref != nil {
+		for i, o := range objs {
+			if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Namespace == ref.Namespace && cm.Name == ref.Name {
+				if _, has := cm.Data[ref.Key]; has {
+					return cm, &objs[i]
+				}
+			}
+		}
+		return nil, nil
+	}
 	var found []loader.Object
 	for _, o := range objs {
 		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Name == configMapName {
@@ -165,10 +196,10 @@ func findConfigMap(objs []loader.Object) (*corev1.ConfigMap, *loader.Object) {
 	return found[0].Obj.(*corev1.ConfigMap), &found[0]
 }
 
-// parseConfigMap reads the ConfigMap's contour.yaml as strictly as a
-// configuration file.
-func parseConfigMap(cm *corev1.ConfigMap, o *loader.Object) (*loader.ContourConfig, error) {
-	return ParseContourConfig(fmt.Sprintf("%s (ConfigMap %s/%s, key %s)", o.Source, cm.Namespace, cm.Name, configMapKey), []byte(cm.Data[configMapKey]))
+// parseConfigMap reads the ConfigMap's key as strictly as a configuration
+// file.
+func parseConfigMap(cm *corev1.ConfigMap, o *loader.Object, key string) (*loader.ContourConfig, error) {
+	return ParseContourConfig(fmt.Sprintf("%s (ConfigMap %s/%s, key %s)", o.Source, cm.Namespace, cm.Name, key), []byte(cm.Data[key]))
 }
 
 // ParseContourConfig reads a Contour configuration file's contents.

@@ -37,13 +37,16 @@ const defaultGatewayController = "projectcontour.io/gateway-controller"
 // gatewayOf returns the Gateway to serve: the configured one, which needs
 // its GatewayClass (Contour processes nothing otherwise), or else the only
 // Gateway of a GatewayClass with the given controller.
-func gatewayOf(c *cache, name *types.NamespacedName, controller string) (*gatewayv1.Gateway, error) {
+func gatewayOf(c *cache, name *types.NamespacedName, controller string, noDefault bool) (*gatewayv1.Gateway, error) {
 	if name != nil {
 		gw := c.gateways[*name]
 		if gw == nil || c.gatewayClasses[string(gw.Spec.GatewayClassName)] == nil {
 			return nil, nil
 		}
 		return gw, nil
+	}
+	if noDefault {
+		return nil, nil
 	}
 	if controller == "" {
 		controller = defaultGatewayController

@@ -46,6 +46,9 @@ func httpProxyClassOf(proxy *contourv1.HTTPProxy) string {
 // ingress class: an Ingress or HTTPProxy of another class it ignores;
 // objects of other kinds have no class.
 func (o Options) ServesClass(obj any) bool {
+	if o.NoIngress && IsClassed(obj) {
+		return false
+	}
 	switch x := obj.(type) {
 	case *networkingv1.Ingress:
 		return matchesIngressClass(ingressClassOf(x), o.IngressClassNames)
@@ -64,3 +67,29 @@ func matchesIngressClass(class string, configured []string) bool {
 	}
 	return slices.Contains(configured, class)
 }
+
+// IsClassed reports whether obj is of a kind Contour serves by ingress
+// class: an Ingress or an HTTPProxy.
+func IsClassed(obj any) bool {
+	switch obj.(type) {
+	case *networkingv1.Ingress, *contourv1.HTTPProxy:
+		return true
+	}
+	return false
+}
+
+// ClassOf is the ingress class of an Ingress or HTTPProxy ("" for none).
+func ClassOf(obj any) string {
+	switch x := obj.(type) {
+	case *networkingv1.Ingress:
+		return ingressClassOf(x)
+	case *contourv1.HTTPProxy:
+		return httpProxyClassOf(x)
+	}
+	return ""
+}
+
+// noIngressClass is the class list of Options.NoIngress: a name no object
+// can be given (a NUL byte), so that every Ingress and HTTPProxy is of
+// another class, through the same paths as a configured class.
+var noIngressClass = []string{"\x00none"}

@@ -4,6 +4,7 @@
 package translate
 
 import (
+	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
@@ -39,6 +40,21 @@ type Options struct {
 	// with Config. With neither, a `contour` ConfigMap among the inputs
 	// holding contour.yaml is the configuration file.
 	ContourConfiguration *types.NamespacedName
+	// ConfigMap, when set without Config and ContourConfiguration, is the
+	// ConfigMap whose key is the configuration file (an instance's
+	// --config-path), instead of the `contour` ConfigMap among the inputs.
+	ConfigMap *ConfigMapRef
+	// RuntimeSettings, when set without the others, is the configuration:
+	// the runtimeSettings of the ContourDeployment of a Gateway, which the
+	// Gateway provisioner makes the ContourConfiguration of its Contour.
+	RuntimeSettings *contourv1alpha1.ContourConfigurationSpec
+	// NoIngress serves no Ingress and no HTTPProxy, whatever their class:
+	// a Gateway's instance (see Instances).
+	NoIngress bool
+	// NoDefaultGateway serves no Gateway when Gateway is not set (and the
+	// configuration names none), rather than the only one of the
+	// controller: a run of several instances gives each Gateway its own.
+	NoDefaultGateway bool
 	// Flags are the `contour serve` flags that change Envoy's
 	// configuration; given ones override the configuration file.
 	Flags ServeFlags
@@ -98,8 +114,16 @@ type ObjectStatus struct {
 	Findings []string `json:"findings,omitzero"`
 	// Ignored, for an Ingress Contour does not serve (of another class),
 	// says why.
-	Ignored string        `json:"ignored,omitempty"`
-	Source  loader.Source `json:"-"`
+	Ignored string `json:"ignored,omitempty"`
+	// NotServed, for an Ingress or HTTPProxy of a class no Contour
+	// instance of the input serves, says so with the class (set by the
+	// caller, which knows every instance).
+	NotServed string `json:"notServed,omitempty"`
+	// Instance is the Contour instance whose verdict this is, in a run of
+	// several (set by the caller; empty in a run of one, whose output is
+	// as before instances existed).
+	Instance string        `json:"instance,omitempty"`
+	Source   loader.Source `json:"-"`
 }
 
 // Notice is an informational message tied to an object.

@@ -148,6 +148,9 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if len(opts.IngressClassNames) == 0 {
 		opts.IngressClassNames = s.ingressClassNames
 	}
+	if opts.NoIngress {
+		opts.IngressClassNames = noIngressClass
+	}
 	// Contour reads these ExtensionServices directly at start-up, whatever
 	// namespaces it watches.
 	if err := resolveExtensionRefs(objs, s); err != nil {
@@ -178,7 +181,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	c.checkServingSecretsAhead()
 	defer c.stopCheckingAhead()
 	d := newDAG()
-	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController)
+	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController, opts.NoDefaultGateway)
 	if err != nil {
 		return nil, err
 	}

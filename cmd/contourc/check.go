@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -25,9 +26,11 @@ var checkPrinters = map[string]func(io.Writer, *translate.Result) error{
 }
 
 type checkOptions struct {
-	input  inputFlags
-	format string
-	failOn []string
+	input         inputFlags
+	format        string
+	failOn        []string
+	allowEmpty    bool
+	allowUnserved bool
 }
 
 func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -59,8 +62,11 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json, yaml or github (GitHub Actions annotations)")
 	fs.StringSliceVar(&o.failOn, "fail-on", []string{"error"},
 		"exit 1 on: error (objects not valid), warning (also warnings and notices), skipped (also anything skipped or left out);\ncomma-separated or repeated")
+	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "exit 0 when nothing was checked (no object of a class an instance serves, no Gateway)")
+	fs.BoolVar(&o.allowUnserved, "allow-unserved", false, "exit 0 on Ingresses and HTTPProxies of a class no Contour instance serves (NotServed)")
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
+	o.input.instances.every = true
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"table", "json", "yaml", "github"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "skipped"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -84,22 +90,40 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		return err
 	}
 	if len(res.Status) == 0 && o.format == "table" {
-		// A bare header would leave people wondering; scripts use -o json.
-		fmt.Fprintln(s.ErrOut, "no routing object in the input (HTTPProxy, Ingress, Gateway API): nothing to check")
+		// A bare header would leave people wondering (nothingChecked
+		// below says why); scripts use -o json.
 	} else if err := writeBuffered(s.Out, func(w io.Writer) error { return write(w, res) }); err != nil {
 		return failure(err)
 	}
-	bad, warnings := 0, len(res.Notices)
+	bad, unserved, warnings := 0, 0, len(res.Notices)
 	for _, st := range res.Status {
 		v := objectVerdict(st)
-		if !v.OK {
+		switch {
+		case st.NotServed != "":
+			unserved++
+		case !v.OK:
 			bad++
-			continue
+		default:
+			warnings += len(v.warnings())
 		}
-		warnings += len(v.warnings())
 	}
 	if bad > 0 {
 		return findings(fmt.Errorf("contourc: %d of %d object(s) not valid", bad, len(res.Status)))
+	}
+	if unserved > 0 && !o.allowUnserved {
+		return findings(fmt.Errorf("contourc: %d object(s) of a class no Contour instance serves (NotServed; --allow-unserved to accept)", unserved))
+	}
+	if len(loaded.Objects)+len(loaded.Workloads) == 0 {
+		// Empty files are an input kubectl applies without a word: it
+		// holds nothing to check, which the table's notice says.
+		if o.format == "table" {
+			fmt.Fprintln(s.ErrOut, "no object in the input: nothing to check")
+		}
+	} else if why := nothingChecked(res, o.input.instances.runs); why != "" {
+		if !o.allowEmpty {
+			return findings(fmt.Errorf("contourc: nothing was checked: %s (--allow-empty to accept)", why))
+		}
+		fmt.Fprintf(s.ErrOut, "warning: nothing was checked: %s\n", why)
 	}
 	if warnings > 0 && failOn["warning"] {
 		return findings(fmt.Errorf("contourc: %d warning(s) (--fail-on warning)", warnings))
@@ -108,6 +132,23 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		return findings(fmt.Errorf("contourc: %d thing(s) skipped or left out (--fail-on skipped)", n))
 	}
 	return nil
+}
+
+// nothingChecked says why a run checked nothing: no Ingress or HTTPProxy of
+// a class an instance serves and no Gateway served; "" when it checked
+// something.
+func nothingChecked(res *translate.Result, runs []instanceRun) string {
+	for _, st := range res.Status {
+		if (st.Kind == "Ingress" || st.Kind == "HTTPProxy") && st.NotServed == "" && st.Ignored == "" {
+			return ""
+		}
+	}
+	for _, r := range runs {
+		if r.Result.Gateway != nil {
+			return ""
+		}
+	}
+	return "no Ingress or HTTPProxy of a class a Contour instance serves, and no Gateway of Contour's controller"
 }
 
 // warnings are the reasons of a verdict that are warnings: a valid
@@ -132,6 +173,9 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 	for _, st := range res.Status {
 		v := objectVerdict(st)
 		ref := st.Kind + " " + qualifiedName(st.Namespace, st.Name)
+		if st.Instance != "" {
+			ref += " (instance " + st.Instance + ")"
+		}
 		switch {
 		case !v.OK:
 			msg := strings.Join(v.Reasons, "; ")
@@ -245,11 +289,22 @@ func writeBuffered(out io.Writer, write func(io.Writer) error) error {
 // printStatusTable writes one line per object for people.
 func printStatusTable(w io.Writer, list []translate.ObjectStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAMESPACE/NAME\tSOURCE\tVERDICT\tREASONS")
+	// The INSTANCE column only in a run of several instances, whose rows
+	// all have one: a run of one prints the table it always printed.
+	several := slices.ContainsFunc(list, func(st translate.ObjectStatus) bool { return st.Instance != "" })
+	if several {
+		fmt.Fprintln(tw, "KIND\tNAMESPACE/NAME\tINSTANCE\tSOURCE\tVERDICT\tREASONS")
+	} else {
+		fmt.Fprintln(tw, "KIND\tNAMESPACE/NAME\tSOURCE\tVERDICT\tREASONS")
+	}
 	for _, st := range list {
 		v := objectVerdict(st)
+		name := qualifiedName(st.Namespace, st.Name)
+		if several {
+			name += "\t" + orDash(st.Instance)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n",
-			st.Kind, qualifiedName(st.Namespace, st.Name), orDash(st.Source.String()),
+			st.Kind, name, orDash(st.Source.String()),
 			v.Word, orDash(strings.Join(append(v.Reasons, standInReasons(st)...), "; ")))
 	}
 	return tw.Flush()

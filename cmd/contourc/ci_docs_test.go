@@ -85,7 +85,7 @@ func TestCIDocsCommands(t *testing.T) {
 				a = "HEAD"
 			case strings.HasPrefix(a, "manifests"):
 				a = filepath.Join(r.dir, a)
-			case i > 0 && c.args[i-1] == "--output":
+			case i > 0 && (c.args[i-1] == "--output" || c.args[i-1] == "--output-dir"):
 				a = filepath.Join(out, a)
 			}
 			args[i] = a
@@ -103,7 +103,7 @@ func TestCIDocsCommands(t *testing.T) {
 			}
 			got.wantExit(t, want)
 			for i, a := range args {
-				if i > 0 && args[i-1] == "--output" {
+				if i > 0 && (args[i-1] == "--output" || args[i-1] == "--output-dir") {
 					if _, err := os.Stat(a); err != nil {
 						t.Errorf("--output file not written: %v", err)
 					}

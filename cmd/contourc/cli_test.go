@@ -318,7 +318,7 @@ apiVersion: v1
 kind: Endpoints
 metadata: {name: t, namespace: default}
 `
-	c := runCLI(t, input, "-v", "check", "-")
+	c := runCLI(t, input, "-v", "check", "--allow-empty", "-")
 	c.wantExit(t, 0)
 	if !strings.Contains(c.stderr, "using 3 object(s), loaded in ") {
 		t.Errorf("check -v of a Service and two Endpoints:\n%s", c.stderr)
@@ -350,7 +350,7 @@ func TestMaxInputSize(t *testing.T) {
 	if want := file + ": larger than the 64 input limit (--max-input-size)"; !strings.Contains(c.stderr, want) {
 		t.Errorf("diff: stderr %q, want %q", c.stderr, want)
 	}
-	if c := runCLI(t, manifest, "check", "--max-input-size", "1Ki", "-"); c.code != 0 {
+	if c := runCLI(t, manifest, "check", "--allow-empty", "--max-input-size", "1Ki", "-"); c.code != 0 {
 		t.Errorf("check under the limit: exit %d\n%s", c.code, c.stderr)
 	}
 	if c := runCLI(t, manifest, "check", "--max-input-size", "lots", "-"); c.code != exitFailure ||

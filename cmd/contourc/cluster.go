@@ -28,6 +28,9 @@ type clusterFlags struct {
 	// assumed are the assumed Services, made once for the same reason.
 	assumed     []loader.Object
 	assumedFrom []string
+	// workloads are the context's Deployments, DaemonSets and
+	// ContourDeployments, where its Contour instances are found.
+	workloads []loader.Object
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
@@ -219,6 +222,7 @@ func (f *clusterFlags) objects(maxInputSize int64) ([]loader.Object, error) {
 	if err != nil {
 		return nil, failure(fmt.Errorf("--cluster-context: %w", err))
 	}
+	f.workloads = loaded.Workloads
 	return mergeSorted(loaded.Objects, assumed), nil
 }
 

@@ -68,6 +68,9 @@ type diffSide struct {
 	relabel func(string) string
 	load    loader.Options // how its paths are read (sources.go)
 	standIn standin.Options
+	// instance is --instance: the Contour instance compared when the
+	// side has several.
+	instance string
 }
 
 func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
@@ -96,6 +99,7 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 		return err
 	}
 	new.load, new.standIn = old.load, old.standIn
+	old.instance, new.instance = o.input.instances.name, o.input.instances.name
 
 	oldRes, oldErr := loadDiffSide(old, opts, g, s)
 	newRes, newErr := loadDiffSide(new, opts, g, s)
@@ -197,12 +201,27 @@ func translateSide(side diffSide, opts translate.Options) (*translate.Result, er
 	if err != nil {
 		return nil, err
 	}
+	all, err := translate.Instances(loaded.Objects, loaded.Workloads, opts)
+	if err != nil {
+		return nil, err
+	}
+	chosen, err := (&instanceFlags{name: side.instance}).choose(all)
+	if err != nil {
+		return nil, err
+	}
 	standIns := side.standIn
-	standIns.Cluster, standIns.Served = opts.Cluster, opts.ServesClass
+	standIns.Cluster, standIns.Served = opts.Cluster, servedByAny(chosen)
 	if _, err := standin.Apply(loaded, standIns); err != nil {
 		return nil, err
 	}
-	return translate.Translate(loaded.Objects, opts)
+	one := chosen[0].Options
+	one.RequireGateway = false // as for the flags' Gateway (run)
+	res, err := translate.Translate(loaded.Objects, one)
+	if err != nil {
+		return nil, err
+	}
+	res.Status = withNotServed(res.Status, loaded.Objects, all)
+	return res, nil
 }
 
 // diffInput is what the diff package compares of one side: its resources,

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,6 +49,7 @@ func newExplainCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVar(&o.req.SourceAddress, "source-address", "", "the client's `IP`, for IP allow/deny filters")
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
+	o.input.instances.every = true // each instance with a listener for the request
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -69,20 +72,90 @@ func (o *explainOptions) run(cmd *cobra.Command, paths []string, g *globalFlags,
 	if cmd.Flags().Changed("sni") {
 		req.SNI = &o.sni
 	}
-	res, sources, err := translateWithSources(paths, &o.input, g, s)
+	_, sources, err := translateWithSources(paths, &o.input, g, s)
 	if err != nil {
 		return err
 	}
-	d, err := routetest.New(&res.Resources, sources).Evaluate(req)
+	decisions, err := explainEach(o.input.instances.runs, sources, req)
 	if err != nil {
 		return err
 	}
-	write := routetest.WriteExplain
-	if o.format == "json" {
-		write = routetest.WriteDecisionJSON
-	}
-	if err := write(s.Out, d); err != nil {
+	if err := writeDecisions(s.Out, o.format, decisions, len(o.input.instances.runs) > 1); err != nil {
 		return failure(err)
+	}
+	return nil
+}
+
+// instanceDecision is where one instance sends the request.
+type instanceDecision struct {
+	Instance string              `json:"instance"`
+	Decision *routetest.Decision `json:"decision"`
+}
+
+// explainEach follows the request through each instance's configuration,
+// keeping those that route it (routing).
+func explainEach(runs []instanceRun, sources routetest.Sources, req routetest.Request) ([]instanceDecision, error) {
+	all := make([]instanceDecision, len(runs))
+	for i, r := range runs {
+		d, err := routetest.New(&r.Result.Resources, sources).Evaluate(req)
+		if err != nil {
+			return nil, err
+		}
+		all[i] = instanceDecision{r.Name, d}
+	}
+	return routing(all), nil
+}
+
+// routing keeps, of the decisions of several instances, those of the
+// instances that route the request: with a route for it, else with a
+// virtual host for it, else with a listener for it (Contour's default
+// listeners take any request), else the first, whose decision says why
+// the request went nowhere.
+func routing(all []instanceDecision) []instanceDecision {
+	for _, reached := range []func(*routetest.Decision) bool{
+		func(d *routetest.Decision) bool { return d.RouteIndex >= 0 },
+		func(d *routetest.Decision) bool { return d.VirtualHost != "" },
+		func(d *routetest.Decision) bool { return d.Listener != "" },
+	} {
+		var out []instanceDecision
+		for _, d := range all {
+			if reached(d.Decision) {
+				out = append(out, d)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return all[:1]
+}
+
+// writeDecisions writes the decision of a run of one instance as before
+// instances existed, or, from a run of several, each under its instance's name (text)
+// or as a list of {instance, decision} (json).
+func writeDecisions(w io.Writer, format string, ds []instanceDecision, several bool) error {
+	if !several {
+		if format == "json" {
+			return routetest.WriteDecisionJSON(w, ds[0].Decision)
+		}
+		return routetest.WriteExplain(w, ds[0].Decision)
+	}
+	if format == "json" {
+		b, err := json.MarshalIndent(ds, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	}
+	for i, d := range ds {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "instance %s:\n", d.Instance)
+		if err := routetest.WriteExplain(w, d.Decision); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ type inputFlags struct {
 	// config is --config, and the repository config file read for the run
 	// (repoconfig.go).
 	config repoConfigValue
+	// instances is --instance, and the instances of the last run
+	// (instances.go).
+	instances instanceFlags
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
@@ -77,6 +81,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	registerConfigFlag(fs, &f.config)
 	f.standIn.register(fs)
 	f.cluster.register(fs)
+	f.instances.register(fs)
 }
 
 // registerInputSize adds --max-input-size, the bound on the input of one
@@ -237,7 +242,15 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.standIn.apply(loaded, opts); err != nil {
+	all, err := translate.Instances(instanceObjects(loaded, opts), append(slices.Clone(loaded.Workloads), f.cluster.workloads...), opts)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	chosen, err := f.instances.choose(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.standIn.apply(loaded, opts.Cluster, servedByAny(chosen)); err != nil {
 		return nil, nil, failure(err)
 	}
 	if g.verbose {
@@ -249,10 +262,11 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 		fmt.Fprintln(s.ErrOut, line)
 	}
 	start = time.Now()
-	res, err := translate.Translate(loaded.Objects, opts)
+	runs, res, err := translateInstances(loaded, chosen, all)
 	if err != nil {
 		return nil, nil, failure(err)
 	}
+	f.instances.runs = runs
 	// What the loader left out comes first among the notices: it is
 	// printed, annotated and counted (--fail-on warning) like them.
 	res.Notices = append(loaderNotices(loaded), res.Notices...)
@@ -262,11 +276,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	}
 	if g.verbose {
 		fmt.Fprintf(s.ErrOut, "translated in %s\n", roundedDuration(time.Since(start)))
-		if res.Gateway != nil {
-			fmt.Fprintf(s.ErrOut, "serving Gateway %s\n", res.Gateway)
-		} else {
-			fmt.Fprintln(s.ErrOut, "no Gateway to serve: Gateway API objects are ignored")
-		}
+		printServing(s.ErrOut, runs)
 	}
 	for _, n := range res.Notices {
 		fmt.Fprintf(s.ErrOut, "warning: %s\n", n)

@@ -36,10 +36,11 @@ var streamers = map[string]func(io.Writer, *translate.Resources) error{
 }
 
 type renderOptions struct {
-	input  inputFlags
-	format string
-	output string
-	strict bool
+	input     inputFlags
+	format    string
+	output    string
+	outputDir string
+	strict    bool
 }
 
 func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -64,6 +65,7 @@ func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVarP(&o.format, "output-format", "o", "yaml", "output format: yaml (static Envoy bootstrap) or json (xDS resources)")
 	fs.StringVar(&o.output, "output", "", "write to `FILE` (atomically: replaced only when rendering succeeds) instead of stdout")
+	fs.StringVar(&o.outputDir, "output-dir", "", "write one file per Contour instance, `DIR`/<instance>.yaml or .json (NS/NAME.yaml),\nall of them or none")
 	fs.BoolVar(&o.strict, "strict", false, "fail (exit 1, write nothing) when any object is invalid instead of warning")
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
@@ -79,13 +81,23 @@ func (o *renderOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if err := checkOutputFile(o.output); err != nil {
 		return err
 	}
+	if o.outputDir != "" && o.output != "" {
+		return fmt.Errorf("--output and --output-dir go separately: one file, or one per instance")
+	}
 	warmUp(o.format)
+	o.input.instances.every = o.outputDir != ""
 	res, err := translateInput(paths, &o.input, g, s)
 	if err != nil {
 		return err
 	}
 	if err := o.judge(res.Status, s.ErrOut); err != nil {
 		return err
+	}
+	if o.outputDir != "" {
+		if err := writeInstanceFiles(o.outputDir, o.format, o.input.instances.runs, write); err != nil {
+			return failure(err)
+		}
+		return nil
 	}
 	// stdout gets all or nothing, and --output is replaced only when the
 	// temporary file holds everything.
@@ -160,6 +172,11 @@ func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) er
 	for _, st := range statuses {
 		v := objectVerdict(st)
 		if v.OK {
+			continue
+		}
+		if st.NotServed != "" {
+			// Not this configuration's to judge: rendering it is right.
+			fmt.Fprintf(w, "warning: %s: %s\n", objectRef(st), v)
 			continue
 		}
 		bad++

@@ -288,7 +288,7 @@ func TestRepoConfigCLI(t *testing.T) {
 	// A repository without a file of its own does not take one from above
 	// its Git top-level.
 	writeFiles(t, top, map[string]string{"bare/.git/HEAD": "x\n", "bare/apps/a.yaml": svc})
-	runCLI(t, "", "check", filepath.Join("bare", "apps")).wantExit(t, exitOK)
+	runCLI(t, "", "check", "--allow-empty", filepath.Join("bare", "apps")).wantExit(t, exitOK)
 	// Outside the repository, no file: a missing PATH is a usage error.
 	t.Chdir(t.TempDir())
 	got = runCLI(t, "", "check")

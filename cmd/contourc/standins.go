@@ -50,13 +50,13 @@ func (f *standInFlags) options() (standin.Options, error) {
 
 // apply adds the stand-ins loaded needs to it, keeping the report: none
 // for a Secret of the cluster context, nor for the references of objects
-// Contour, run with topts, ignores.
-func (f *standInFlags) apply(loaded *loader.Result, topts translate.Options) error {
+// no instance serves.
+func (f *standInFlags) apply(loaded *loader.Result, cluster []loader.Object, served func(any) bool) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
-	opts.Cluster, opts.Served = topts.Cluster, topts.ServesClass
+	opts.Cluster, opts.Served = cluster, served
 	f.report, err = standin.Apply(loaded, opts)
 	return err
 }

@@ -70,6 +70,7 @@ func newTestCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.Float64Var(&o.minCoverage, "min-coverage", -1, "fail (exit 1) when under `N` percent of the routes are reached (implies --coverage)")
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
+	o.input.instances.every = true // each case goes to the instance that routes it
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -113,11 +114,14 @@ func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStre
 	if err := (&renderOptions{}).judge(res.Status, s.ErrOut); err != nil {
 		return err
 	}
-	cfg := routetest.New(&res.Resources, sources)
-	results := routetest.Run(cfg, cases)
+	configs := make([]*routetest.Config, len(o.input.instances.runs))
+	for i, r := range o.input.instances.runs {
+		configs[i] = routetest.New(&r.Result.Resources, sources)
+	}
+	results, decidedBy := runCases(o.input.instances.runs, configs, cases)
 	var cov *routetest.Coverage
 	if o.coverage || o.minCoverage >= 0 {
-		cov = cfg.Coverage(results)
+		cov = coverage(o.input.instances.runs, configs, results, decidedBy)
 		if o.minCoverage >= 0 {
 			cov.Minimum = &o.minCoverage
 		}
@@ -136,6 +140,59 @@ func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStre
 		return findings(errors.Join(problems...))
 	}
 	return nil
+}
+
+// runCases runs the cases against the one instance's configuration, or,
+// with several, each case against the instance that routes its request
+// (as explain picks it; the first of several that do). decidedBy is the
+// index of the instance each result's decision is of.
+func runCases(runs []instanceRun, configs []*routetest.Config, cases []routetest.Case) (out []routetest.Result, decidedBy []int) {
+	decidedBy = make([]int, len(cases))
+	if len(runs) == 1 {
+		return routetest.Run(configs[0], cases), decidedBy
+	}
+	out = make([]routetest.Result, len(cases))
+	for i, c := range cases {
+		out[i].Case = c
+		all := make([]instanceDecision, 0, len(runs))
+		for _, cfg := range configs {
+			d, err := cfg.Evaluate(c.Request)
+			if err != nil {
+				out[i].Err = err
+				break
+			}
+			all = append(all, instanceDecision{runs[len(all)].Name, d})
+		}
+		if out[i].Err != nil {
+			continue
+		}
+		chosen := routing(all)[0]
+		decidedBy[i] = slices.IndexFunc(runs, func(r instanceRun) bool { return r.Name == chosen.Instance })
+		out[i].Decision = chosen.Decision
+		out[i].Failures = routetest.Compare(c, chosen.Decision)
+	}
+	return out, decidedBy
+}
+
+// coverage is the routes the results reached: of the one instance's
+// configuration, or of each instance's with the results it decided, its
+// route configurations named after it.
+func coverage(runs []instanceRun, configs []*routetest.Config, results []routetest.Result, decidedBy []int) *routetest.Coverage {
+	if len(runs) == 1 {
+		return configs[0].Coverage(results)
+	}
+	names := make([]string, len(runs))
+	covs := make([]*routetest.Coverage, len(runs))
+	for i, r := range runs {
+		var own []routetest.Result
+		for j, res := range results {
+			if decidedBy[j] == i {
+				own = append(own, res)
+			}
+		}
+		names[i], covs[i] = r.Name, configs[i].Coverage(own)
+	}
+	return routetest.Merge(names, covs)
 }
 
 // testArgs splits test's arguments into test files and manifest paths:

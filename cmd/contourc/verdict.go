@@ -30,6 +30,10 @@ var negativeConditions = map[string]bool{
 // Ingress's from its findings, since Contour writes no status on it;
 // any other's from its status (verdictOf).
 func objectVerdict(st translate.ObjectStatus) verdict {
+	if st.NotServed != "" {
+		// Meant for Contour (no other controller's class), routed by none.
+		return verdict{Word: "NotServed", Reasons: []string{st.NotServed}}
+	}
 	if st.Findings == nil {
 		return verdictOf(st.Status)
 	}
