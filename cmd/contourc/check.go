@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/lint"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
@@ -28,6 +29,9 @@ type checkOptions struct {
 	input  inputFlags
 	format string
 	failOn []string
+	// withLint is --lint: lint's findings too (lint.go).
+	withLint bool
+	lint     lintFlags
 }
 
 func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -59,6 +63,8 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json, yaml or github (GitHub Actions annotations)")
 	fs.StringSliceVar(&o.failOn, "fail-on", []string{"error"},
 		"exit 1 on: error (objects not valid), warning (also warnings and notices), skipped (also anything skipped or left out);\ncomma-separated or repeated")
+	fs.BoolVar(&o.withLint, "lint", false, "also report contourc lint's findings (after the status; under \"lint\" with -o json or yaml), failing on lint errors (with --fail-on warning, warnings)")
+	o.lint.register(fs)
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions([]string{"table", "json", "yaml", "github"}, cobra.ShellCompDirectiveNoFileComp))
@@ -78,12 +84,21 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		}
 		failOn[v] = true
 	}
+	lintOpts, err := o.lint.options()
+	if err != nil {
+		return err
+	}
 	o.input.statusOnly = true // status needs no Envoy resources
 	res, loaded, err := loadInput(paths, &o.input, g, s)
 	if err != nil {
 		return err
 	}
-	if len(res.Status) == 0 && o.format == "table" {
+	var found []lint.Finding
+	if o.withLint {
+		found = lint.Run(loaded.Objects, res, lintOpts)
+		write = func(w io.Writer, r *translate.Result) error { return writeCheckWithLint(w, o.format, r, found) }
+	}
+	if len(res.Status) == 0 && len(found) == 0 && o.format == "table" {
 		// A bare header would leave people wondering; scripts use -o json.
 		fmt.Fprintln(s.ErrOut, "no routing object in the input (HTTPProxy, Ingress, Gateway API): nothing to check")
 	} else if err := writeBuffered(s.Out, func(w io.Writer) error { return write(w, res) }); err != nil {
@@ -100,6 +115,9 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	if bad > 0 {
 		return findings(fmt.Errorf("contourc: %d of %d object(s) not valid", bad, len(res.Status)))
+	}
+	if err := checkLintVerdict(found, failOn); err != nil {
+		return err
 	}
 	if warnings > 0 && failOn["warning"] {
 		return findings(fmt.Errorf("contourc: %d warning(s) (--fail-on warning)", warnings))

@@ -46,6 +46,7 @@ func repoConfigSchema() map[string]any {
 	described := map[string]string{
 		"contour": "Contour's settings: any flag by the camelCase of its long name, as at the top level",
 		"assume":  "objects the cluster has and the repository does not",
+		"lint":    "contourc lint's settings (and check --lint's): rules to disable by ID, the certificate expiry window",
 	}
 	for name, props := range sections {
 		top[name] = map[string]any{"description": described[name], "type": "object", "additionalProperties": false, "properties": props}

@@ -127,6 +127,7 @@ func newRootCmdWith(s IOStreams, g *globalFlags) *cobra.Command {
 	root.AddCommand(newServeCmd(s, g), newBootstrapCmd(s))
 	root.AddCommand(newTestCmd(s, g))
 	root.AddCommand(newExplainCmd(s, g))
+	root.AddCommand(newLintCmd(s, g))
 	root.AddCommand(newInitCmd(s))
 	return root
 }
