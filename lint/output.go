@@ -106,7 +106,7 @@ type (
 		Locations []sarifLocation `json:"locations"`
 	}
 	sarifLocation struct {
-		PhysicalLocation *sarifPhysical  `json:"physicalLocation,omitempty"`
+		PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
 		LogicalLocations []sarifLogical `json:"logicalLocations"`
 	}
 	sarifPhysical struct {

@@ -51,8 +51,12 @@ func shadowedRoutes(in *input) []Finding {
 // covers says whether every request b matches is matched by a.
 func covers(a, b *translate.Route) bool {
 	return pathCovers(a.PathMatch, b.PathMatch) &&
-		all(a.HeaderMatch, func(ah translate.HeaderMatch) bool { return some(b.HeaderMatch, func(bh translate.HeaderMatch) bool { return headerImplies(bh, ah) }) }) &&
-		all(a.QueryMatch, func(aq translate.QueryMatch) bool { return some(b.QueryMatch, func(bq translate.QueryMatch) bool { return queryImplies(bq, aq) }) })
+		all(a.HeaderMatch, func(ah translate.HeaderMatch) bool {
+			return some(b.HeaderMatch, func(bh translate.HeaderMatch) bool { return headerImplies(bh, ah) })
+		}) &&
+		all(a.QueryMatch, func(aq translate.QueryMatch) bool {
+			return some(b.QueryMatch, func(bq translate.QueryMatch) bool { return queryImplies(bq, aq) })
+		})
 }
 
 // pathCovers says whether path condition a matches every path b does.
@@ -91,15 +95,27 @@ func literalRegex(p translate.PathMatch) translate.PathMatch {
 		return p
 	}
 	re = re.Simplify()
-	switch {
-	case re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase == 0:
-		return translate.PathMatch{Kind: translate.PathExact, Value: string(re.Rune)}
-	case re.Op == syntax.OpConcat && len(re.Sub) == 2 &&
-		re.Sub[0].Op == syntax.OpLiteral && re.Sub[0].Flags&syntax.FoldCase == 0 &&
-		(re.Sub[1].Op == syntax.OpStar && re.Sub[1].Sub[0].Op == syntax.OpAnyChar):
-		return translate.PathMatch{Kind: translate.PathPrefix, Value: string(re.Sub[0].Rune)}
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
 	}
-	return p
+	var lit strings.Builder
+	for i, sub := range subs {
+		switch {
+		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0:
+			lit.WriteString(string(sub.Rune))
+		case i == len(subs)-1 && lit.Len() > 0 && isAnyString(sub):
+			return translate.PathMatch{Kind: translate.PathPrefix, Value: lit.String()}
+		default:
+			return p
+		}
+	}
+	return translate.PathMatch{Kind: translate.PathExact, Value: lit.String()}
+}
+
+// isAnyString says whether re is ".*" (paths hold no newline).
+func isAnyString(re *syntax.Regexp) bool {
+	return re.Op == syntax.OpStar && (re.Sub[0].Op == syntax.OpAnyChar || re.Sub[0].Op == syntax.OpAnyCharNotNL)
 }
 
 // headerImplies says whether a request matching header condition b also
