@@ -15,9 +15,15 @@ import (
 // route of the input attaches to has its routes elsewhere); CTC1503, a backendRef to another namespace without the
 // ReferenceGrant that allows it.
 
-// unattachedReasons are the reasons of Accepted: False that mean the
-// parentRef found no listener to attach to.
-var unattachedReasons = map[string]bool{"NoMatchingParent": true, "NotAllowedByListeners": true, "NoMatchingListenerHostname": true}
+// unattached says whether a reason of Accepted: False means the parentRef
+// found no listener to attach to.
+func unattached(reason string) bool {
+	switch reason {
+	case "NoMatchingParent", "NotAllowedByListeners", "NoMatchingListenerHostname":
+		return true
+	}
+	return false
+}
 
 func gatewayRules(in *input) []Finding {
 	var out []Finding
@@ -43,7 +49,7 @@ func gatewayRules(in *input) []Finding {
 			for _, p := range s.Parents {
 				for _, c := range p.Conditions {
 					switch {
-					case c.Type == "Accepted" && c.Status == "False" && unattachedReasons[c.Reason]:
+					case c.Type == "Accepted" && c.Status == "False" && unattached(c.Reason):
 						out = append(out, finding(ruleRouteUnattached, o, fmt.Sprintf("parentRef %s attaches to no listener: %s", parentName(p, st.Namespace), c.Message)))
 					case c.Type == "ResolvedRefs" && c.Status == "False" && c.Reason == "RefNotPermitted":
 						out = append(out, finding(ruleRefNotPermitted, o, c.Message+": add a ReferenceGrant in the backend's namespace that allows "+st.Kind+"s from namespace "+st.Namespace))

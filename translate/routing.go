@@ -6,6 +6,8 @@ package translate
 // a route with the same match as another.
 
 import (
+	"fmt"
+
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 )
 
@@ -57,4 +59,22 @@ func HTTPProxyRouteKey(chain, own []contourv1.MatchCondition) (string, bool) {
 		return "", false
 	}
 	return conditionsKey(&Route{PathMatch: path, HeaderMatch: mergeHeaderMatch(conds), QueryMatch: mergeQueryMatch(conds)}), true
+}
+
+// ParentRefName is the namespace/name of a route status's parentRef
+// (sectionName or port after a colon), its namespace defaulting to the
+// route's, ns.
+func ParentRefName(p *RouteParentStatus, ns string) string {
+	r := p.ParentRef
+	if r.Namespace != nil {
+		ns = *r.Namespace
+	}
+	s := ns + "/" + r.Name
+	switch {
+	case r.SectionName != nil:
+		s += ":" + *r.SectionName
+	case r.Port != nil:
+		s += fmt.Sprintf(":%d", *r.Port)
+	}
+	return s
 }

@@ -144,6 +144,18 @@ func TestCheckLint(t *testing.T) {
 			t.Errorf("%d statuses, %d lint findings, want some and 7", len(out.Status), len(out.Lint))
 		}
 	})
+	t.Run("github and yaml", func(t *testing.T) {
+		got := runCLI(t, "", "check", "--lint", "-o", "github", lintSample)
+		for _, want := range []string{"title=HTTPProxy shop/api is invalid::", "title=CTC1001 HTTPProxy shop/shop::", "::warning file=testdata/lint/sample/ingress.yaml,line=1,title=CTC1401"} {
+			if !strings.Contains(got.stdout, want) {
+				t.Errorf("github output lacks %q:\n%s", want, got.stdout)
+			}
+		}
+		got = runCLI(t, "", "check", "--lint", "-o", "yaml", lintSample)
+		if !strings.HasPrefix(got.stdout, "lint:\n- file: testdata/lint/sample/ingress.yaml\n") || !strings.Contains(got.stdout, "\nstatus:\n- apiVersion: projectcontour.io/v1\n") {
+			t.Errorf("yaml output:\n%s", got.stdout)
+		}
+	})
 	t.Run("without --lint, check is as before", func(t *testing.T) {
 		got := runCLI(t, "", "check", "-o", "json", lintSample)
 		if !strings.HasPrefix(got.stdout, "[") {
