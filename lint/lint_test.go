@@ -335,3 +335,20 @@ func TestRulesAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestDuplicateRoutesOfADiamond(t *testing.T) {
+	// A child included twice (under the same conditions through two
+	// parents) adds the same route twice: Contour replaces it with
+	// itself, which is no mistake.
+	docs := services + proxy("root", "a.com", `  includes:
+  - name: left
+    conditions: [{prefix: /x}]
+  - name: right`) + proxy("left", "", `  includes:
+  - name: leaf`) + proxy("right", "", `  includes:
+  - name: leaf
+    conditions: [{prefix: /x}]`) + proxy("leaf", "", `  routes:
+  - services: [{name: s1, port: 80}]`)
+	if got := ofRule(lintYAML(t, docs, Options{}), ruleDuplicate); len(got) != 0 {
+		t.Errorf("%+v", got)
+	}
+}

@@ -28,9 +28,14 @@ func routeRules(in *input) []Finding {
 func shadowedRoutes(in *input) []Finding {
 	var out []Finding
 	for _, vh := range in.res.VirtualHostRoutes() {
+		// Each regex parsed once, not at each of the n² comparisons.
+		paths := make([]translate.PathMatch, len(vh.Routes))
+		for i, r := range vh.Routes {
+			paths[i] = literalRegex(r.PathMatch)
+		}
 		for j, b := range vh.Routes {
-			for _, a := range vh.Routes[:j] {
-				if !covers(a, b) {
+			for i, a := range vh.Routes[:j] {
+				if !covers(a, b, paths[i], paths[j]) {
 					continue
 				}
 				o := in.index.get(b.Kind, b.Namespace, b.Name)
@@ -48,9 +53,10 @@ func shadowedRoutes(in *input) []Finding {
 	return out
 }
 
-// covers says whether every request b matches is matched by a.
-func covers(a, b *translate.Route) bool {
-	return pathCovers(a.PathMatch, b.PathMatch) &&
+// covers says whether every request b matches is matched by a, whose
+// paths are pa and pb (after literalRegex).
+func covers(a, b *translate.Route, pa, pb translate.PathMatch) bool {
+	return pathCovers(pa, pb) &&
 		all(a.HeaderMatch, func(ah translate.HeaderMatch) bool {
 			return some(b.HeaderMatch, func(bh translate.HeaderMatch) bool { return headerImplies(bh, ah) })
 		}) &&
@@ -59,12 +65,11 @@ func covers(a, b *translate.Route) bool {
 		})
 }
 
-// pathCovers says whether path condition a matches every path b does.
-// A regex that is a literal, or a literal and ".*", is the exact path or
-// string prefix it amounts to (Envoy matches the whole path); other
-// regexes are compared only for equality.
+// pathCovers says whether path condition a matches every path b does,
+// both after literalRegex: a regex that is a literal, or a literal and
+// ".*", is the exact path or string prefix it amounts to (Envoy matches
+// the whole path); other regexes are compared only for equality.
 func pathCovers(a, b translate.PathMatch) bool {
-	a, b = literalRegex(a), literalRegex(b)
 	if a == b {
 		return true
 	}
@@ -220,6 +225,9 @@ func duplicateRoutes(in *input) []Finding {
 				continue // the one Contour keeps
 			}
 			last := routes[group[len(group)-1]]
+			if last.obj == r.obj && last.index == r.index {
+				continue // one HTTPProxy reached twice along an include tree: the same route
+			}
 			out = append(out, finding(ruleDuplicate, r.obj, fmt.Sprintf(
 				"spec.routes[%d] (%s) on virtual host %s is dropped: spec.routes[%d] of %s has the same match conditions and Contour keeps that one",
 				r.index, r.match, p.Spec.VirtualHost.Fqdn, last.index, objectOf(last.obj)), objectOf(last.obj)))
