@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
 )
 
 // testCert is a self-signed certificate for names valid from notBefore
@@ -92,4 +95,31 @@ func TestCertRules(t *testing.T) {
 			t.Errorf("120 days: %d finding(s), want 1", len(got))
 		}
 	})
+}
+
+// TestStandInSecretsNotChecked: a stand-in is made up for its hosts; what
+// it holds says nothing of the repository's certificates.
+func TestStandInSecretsNotChecked(t *testing.T) {
+	old, oldKey := testCert(t, []string{"a.example.com"}, testNow.Add(-100*24*time.Hour), testNow.Add(-time.Hour))
+	docs := services + tlsSecret("old", old, oldKey) + tlsProxy("z.example.com", "old")
+	loaded, err := loader.Load([]string{"-"}, loader.Options{Stdin: strings.NewReader(docs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := translate.Translate(loaded.Objects, translate.Options{StatusOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Now: testNow, CertExpiryDays: DefaultCertExpiryDays}
+	if got := Run(loaded.Objects, res, opts); len(got) != 2 {
+		t.Fatalf("read from the input: %d findings, want CTC1201 and CTC1203: %+v", len(got), got)
+	}
+	for i := range loaded.Objects {
+		if loaded.Objects[i].Kind == "Secret" {
+			loaded.Objects[i].StandIn = "Certificate default/old"
+		}
+	}
+	if got := Run(loaded.Objects, res, opts); len(got) != 0 {
+		t.Errorf("a stand-in: %+v, want no finding", got)
+	}
 }
