@@ -11,12 +11,13 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
 )
 
 // The certificate rules, on the TLS Secrets the virtual hosts of
-// HTTPProxies and Ingresses serve: CTC1201, a certificate that does not
+// HTTPProxies and Ingresses, and the served Gateway's HTTPS listeners, serve: CTC1201, a certificate that does not
 // name the host (clients refuse it); CTC1202, one that expires within
 // --cert-expiry-days; CTC1203, one expired or not valid yet; CTC1204, a
 // private key that is not the certificate's (Envoy cannot serve the pair).
@@ -39,7 +40,7 @@ func certRules(in *input) []Finding {
 		if cert == nil {
 			continue
 		}
-		if !certCovers(cert, u.host) {
+		if u.host != "" && !certCovers(cert, u.host) {
 			out = append(out, finding(ruleCertName, u.by, fmt.Sprintf("the certificate of Secret %s does not cover %s: it names %s",
 				qualified(u.secret), u.host, certNames(cert)), objectOf(u.secret)))
 		}
@@ -65,7 +66,7 @@ func tlsUses(in *input) []tlsUse {
 			ns, name = by.Obj.GetNamespace(), ref
 		}
 		s := in.index.get("Secret", ns, name)
-		if s == nil || s.StandIn != "" || host == "" {
+		if s == nil || s.StandIn != "" {
 			return
 		}
 		uses = append(uses, tlsUse{by: by, host: strings.ToLower(host), secret: s})
@@ -86,7 +87,42 @@ func tlsUses(in *input) []tlsUse {
 			}
 		}
 	}
+	for _, o := range in.index.ofKind("Gateway") {
+		if !in.hasStatus(o) {
+			continue // not the served Gateway
+		}
+		for _, l := range o.Obj.(*gatewayv1.Gateway).Spec.Listeners {
+			if l.TLS == nil {
+				continue
+			}
+			host := "" // a listener without a hostname is served for any name
+			if l.Hostname != nil {
+				host = string(*l.Hostname)
+			}
+			for _, ref := range l.TLS.CertificateRefs {
+				if (ref.Kind != nil && *ref.Kind != "Secret") || (ref.Group != nil && *ref.Group != "") {
+					continue
+				}
+				name := string(ref.Name)
+				if ref.Namespace != nil {
+					name = string(*ref.Namespace) + "/" + name
+				}
+				add(o, host, name)
+			}
+		}
+	}
 	return uses
+}
+
+// hasStatus says whether o has a translated status (for a Gateway: it is
+// the one served).
+func (in *input) hasStatus(o *loader.Object) bool {
+	for _, st := range in.res.Status {
+		if st.Kind == o.Kind && st.Namespace == o.Obj.GetNamespace() && st.Name == o.Obj.GetName() {
+			return true
+		}
+	}
+	return false
 }
 
 // leafCertificate is the first certificate of a Secret's tls.crt, nil when

@@ -123,3 +123,50 @@ func TestStandInSecretsNotChecked(t *testing.T) {
 		t.Errorf("a stand-in: %+v, want no finding", got)
 	}
 }
+
+func TestGatewayListenerCertificates(t *testing.T) {
+	day := 24 * time.Hour
+	cert, key := testCert(t, []string{"a.example.com"}, testNow.Add(-day), testNow.Add(5*day))
+	gateway := func(hostname string) string {
+		h := ""
+		if hostname != "" {
+			h = ", hostname: " + hostname
+		}
+		return `
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: contour}
+spec: {controllerName: projectcontour.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: default}
+spec:
+  gatewayClassName: contour
+  listeners:
+  - {name: https, protocol: HTTPS, port: 443` + h + `, tls: {certificateRefs: [{name: cert}]}}
+`
+	}
+	for _, c := range []struct {
+		name     string
+		hostname string
+		want     []string
+	}{
+		{"a hostname the certificate lacks", "z.example.com", []string{ruleCertExpiring, ruleCertName}},
+		{"the certificate's hostname", "a.example.com", []string{ruleCertExpiring}},
+		{"no hostname", "", []string{ruleCertExpiring}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, f := range lintYAML(t, services+tlsSecret("cert", cert, key)+gateway(c.hostname), Options{}) {
+				if f.Object.Kind != "Gateway" || f.Rule == ruleCertName {
+					got = append(got, f.Rule)
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("rules %v, want %v", got, c.want)
+			}
+		})
+	}
+}
