@@ -94,6 +94,9 @@ type Result struct {
 	// Notices are things a user should know that are not errors in any
 	// object, e.g. a Service with no endpoints in the input.
 	Notices []Notice
+	// dag is the DAG the resources were built from, for the read-only
+	// views of routing.go (contourc lint).
+	dag *DAG
 }
 
 // ObjectStatus is the status of one object in the form Contour writes it.

@@ -185,7 +185,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Notices: append(append(configNotices(opts.Config), cfgNotices...), mainBranchNotices(allObjs)...)}
+	res := &Result{Notices: append(append(configNotices(opts.Config), cfgNotices...), mainBranchNotices(allObjs)...), dag: d}
 	res.Notices = append(res.Notices, clusterNotices...)
 	routes := len(c.httpRoutes) + len(c.grpcRoutes) + len(c.tlsRoutes) + len(c.tcpRoutes)
 	if gw != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/lint"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
@@ -31,6 +32,9 @@ type checkOptions struct {
 	failOn        []string
 	allowEmpty    bool
 	allowUnserved bool
+	// withLint is --lint: lint's findings too (lint.go).
+	withLint bool
+	lint     lintFlags
 }
 
 func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
@@ -64,6 +68,8 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		"exit 1 on: error (objects not valid), warning (also warnings and notices), skipped (also anything skipped or left out);\ncomma-separated or repeated")
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "exit 0 when nothing was checked (no object of a class an instance serves, no Gateway)")
 	fs.BoolVar(&o.allowUnserved, "allow-unserved", false, "exit 0 on Ingresses and HTTPProxies of a class no Contour instance serves (NotServed)")
+	fs.BoolVar(&o.withLint, "lint", false, "also report contourc lint's findings (after the status; under \"lint\" with -o json or yaml), failing on lint errors (with --fail-on warning, warnings)")
+	o.lint.register(fs)
 	o.input.register(fs)
 	o.input.registerInputSize(fs)
 	o.input.instances.every = true
@@ -84,12 +90,21 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		}
 		failOn[v] = true
 	}
+	lintOpts, err := o.lint.options()
+	if err != nil {
+		return err
+	}
 	o.input.statusOnly = true // status needs no Envoy resources
 	res, loaded, err := loadInput(paths, &o.input, g, s)
 	if err != nil {
 		return err
 	}
-	if len(res.Status) == 0 && o.format == "table" {
+	var found []lint.Finding
+	if o.withLint {
+		found = lint.Run(loaded.Objects, res, lintOpts)
+		write = func(w io.Writer, r *translate.Result) error { return writeCheckWithLint(w, o.format, r, found) }
+	}
+	if len(res.Status) == 0 && len(found) == 0 && o.format == "table" {
 		// A bare header would leave people wondering (nothingChecked
 		// below says why); scripts use -o json.
 	} else if err := writeBuffered(s.Out, func(w io.Writer) error { return write(w, res) }); err != nil {
@@ -124,6 +139,9 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 			return findings(fmt.Errorf("contourc: nothing was checked: %s (--allow-empty to accept)", why))
 		}
 		fmt.Fprintf(s.ErrOut, "warning: nothing was checked: %s\n", why)
+	}
+	if err := checkLintVerdict(found, failOn); err != nil {
+		return err
 	}
 	if warnings > 0 && failOn["warning"] {
 		return findings(fmt.Errorf("contourc: %d warning(s) (--fail-on warning)", warnings))

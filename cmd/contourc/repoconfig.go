@@ -31,8 +31,9 @@ const repoConfigName = ".contourc.yaml"
 // --config, --help, --output (a file every run would overwrite), the
 // root's flags of one run (--verbose, --cpu-profile), and serve's
 // --allow-stand-ins: an edge box serves a made-up certificate only when
-// its command line says so, never by a file's say-so.
-var notConfigFlags = map[string]bool{"help": true, "config": true, "output": true, "verbose": true, "cpu-profile": true, "allow-stand-ins": true}
+// its command line says so, never by a file's say-so; check's --lint, whose
+// name is the lint: section's, and --now, the clock of one run.
+var notConfigFlags = map[string]bool{"help": true, "config": true, "output": true, "verbose": true, "cpu-profile": true, "allow-stand-ins": true, "lint": true, "now": true}
 
 // repoPathFlags are the flags whose values are paths, resolved against the
 // repository root, beside those that say so themselves (`FILE`, `PATH` or
@@ -48,6 +49,9 @@ var sectionKeys = map[string]map[string]string{
 	"flux":   {"sources": "flux-source"},
 	"argocd": {"repos": "argocd-repo"},
 }
+
+// lintKeys are the keys of the lint: section (lint.go) and their flags.
+var lintKeys = map[string]string{"disable": "disable", "certExpiryDays": "cert-expiry-days"}
 
 // repoConfigValue is the --config flag. It also keeps the file once it is
 // read, for the command's RunE (the paths key).
@@ -151,6 +155,11 @@ func configKeys(root *cobra.Command) map[string]configFlag {
 	for sub, name := range helmKeys {
 		if f, ok := flags[name]; ok {
 			keys["helm."+sub] = f
+		}
+	}
+	for sub, name := range lintKeys {
+		if f, ok := flags[name]; ok {
+			keys["lint."+sub] = f
 		}
 	}
 	return keys
@@ -329,7 +338,7 @@ func (p *configParser) top(n *yaml.Node) {
 		switch key {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
-		case "helm", "contour":
+		case "helm", "contour", "lint":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:
 			if sectionKeys[key] != nil {

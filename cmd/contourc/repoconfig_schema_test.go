@@ -49,6 +49,7 @@ func repoConfigSchema() map[string]any {
 		"flux":    "Flux: which GitRepositories are this repository",
 		"helm":    "how a chart directory given as a PATH is rendered, as helm template's flags: releaseName, values (files), set and setString (KEY: VALUE), kubeVersion",
 		"argocd":  "Argo CD: the URLs by which Applications name this repository, beside its origin remote",
+		"lint":    "contourc lint's settings (and check --lint's): rules to disable by ID, the certificate expiry window",
 	}
 	for name, props := range sections {
 		top[name] = map[string]any{"description": described[name], "type": "object", "additionalProperties": false, "properties": props}
@@ -168,6 +169,9 @@ func TestRepoConfigSchemaMatchesReader(t *testing.T) {
 	}
 	if _, ok := keys["helm.values"]; ok {
 		want = append(want, "helm")
+	}
+	if _, ok := keys["lint.disable"]; ok {
+		want = append(want, "lint")
 	}
 	sort.Strings(want)
 	var file map[string]any

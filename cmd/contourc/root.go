@@ -132,6 +132,7 @@ func newRootCmdWith(s IOStreams, g *globalFlags) *cobra.Command {
 	root.AddCommand(newTestCmd(s, g))
 	root.AddCommand(newExplainCmd(s, g))
 	root.AddCommand(newGraphCmd(s, g))
+	root.AddCommand(newLintCmd(s, g))
 	root.AddCommand(newInitCmd(s))
 	return root
 }
