@@ -64,7 +64,19 @@ func loadChart(dir string, opts Options) (partResult, []Warning, RenderedChart) 
 	hopts := opts.helmOptions()
 	via := fmt.Sprintf("chart %s, release %s/%s", filepath.ToSlash(dir), hopts.ReleaseNamespace(), hopts.Release())
 	p, w, chart := renderChart(dir, hopts, via, opts)
-	return p, w, RenderedChart{Dir: dir, Via: via, Chart: chart, Objects: len(p.objs)}
+	return p, w, RenderedChart{Dir: dir, Via: via, Chart: chart, Objects: len(p.objs) - countWorkloads(p.objs)}
+}
+
+// countWorkloads counts the workloads among objs: kept for finding Contour
+// instances, they are not among the objects a run says it uses.
+func countWorkloads(objs []Object) int {
+	n := 0
+	for _, o := range objs {
+		if isWorkloadObject(o) {
+			n++
+		}
+	}
+	return n
 }
 
 // renderChart renders the chart in dir with hopts and decodes it; via is

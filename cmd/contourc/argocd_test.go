@@ -31,7 +31,7 @@ func TestArgoCDAppOfApps(t *testing.T) {
 		// the directory source's excluded drafts are not read.
 		{"argocd", []string{"check", "."}, exitOK, []string{
 			"HTTPProxy  web/prod-web", "HTTPProxy  docs/docs-api",
-			"contourc: 3 entry point(s) followed, 3 not followed; -v lists them",
+			"contourc: 4 entry point(s) followed, 2 not followed; -v lists them",
 		}},
 		{"argocd-verbose", []string{"check", "-v", "."}, exitOK, []string{
 			"followed: Application argocd/web -> workloads/web/base/ (2 objects)",
@@ -40,10 +40,8 @@ func TestArgoCDAppOfApps(t *testing.T) {
 			"followed: Application argocd/root -> apps/ (6 objects)",
 			"not followed: Application argocd/monitoring: repoURL https://github.com/example/monitoring.git is not this repository",
 			"not followed: ApplicationSet argocd/previews: its Applications are made by the ApplicationSet controller",
-			// Until loader/helmchart renders charts, the chart source
-			// says so (the stub's error), and the Application is not
-			// followed, as Argo CD fails an Application whose source fails.
-			"not followed: Application argocd/shop: source 1: helm template: helm chart rendering is not built yet",
+			// A local chart, rendered with the Application's values.
+			"followed: Application argocd/shop -> charts/shop/ (2 objects)",
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/contourc/contourc/loader"
+	_ "github.com/contourc/contourc/loader/helmchart/helmrender"
 )
 
 func hr(name, spec string) string {
@@ -103,9 +104,8 @@ func normalise(t *testing.T, v map[string]any) map[string]any {
 	return out
 }
 
-// A HelmRelease of a chart in this repository is rendered. Until
-// loader/helmchart renders (the helm branch), Render's stub error is what
-// the HelmRelease fails with, and the test says so and skips.
+// A HelmRelease of a chart in this repository is rendered, with its
+// values over the chart's and into its targetNamespace.
 func TestHelmReleaseRendered(t *testing.T) {
 	root := writeRepo(t, map[string]string{
 		"charts/web/Chart.yaml":           chartYAML,
@@ -114,9 +114,6 @@ func TestHelmReleaseRendered(t *testing.T) {
 		"clusters/hr.yaml":                hr("web", "  targetNamespace: shop\n  chart:\n    spec:\n      chart: ./charts/web\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n  values:\n    host: web.example.com\n"),
 	})
 	res, err := loader.Load([]string{filepath.Join(root, "clusters")}, loader.Options{Follow: &loader.Follow{Followers: []loader.Follower{New(Options{})}}})
-	if err != nil && strings.Contains(err.Error(), "helm chart rendering is not built yet") {
-		t.Skipf("loader/helmchart does not render yet: %v", err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
