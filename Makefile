@@ -20,7 +20,7 @@ SHARED  ?= ../shared
 # code uses Go's own resolver.
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc ./cmd/contourc
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc-helm ./cmd/contourc-helm
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc-engines ./cmd/contourc-engines
 
 test:
 	$(GO) vet ./... && $(GO) test ./...
