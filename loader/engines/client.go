@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // helpers are the helper processes of this program. Loading holds them
@@ -126,12 +127,26 @@ func start() (*helper, error) {
 	return h, nil
 }
 
+// helloTimeout bounds the wait for the hello's answer: a program that is
+// not the helper and reads without answering must not hang contourc.
+// Operations themselves are not bounded (a large chart takes its time).
+var helloTimeout = 30 * time.Second
+
 // hello refuses a helper that does not speak Protocol: one of another
-// contourc, or the contourc-helm program that came before it.
+// contourc, the contourc-helm program that came before it, or a program
+// that is not a helper at all.
 func (h *helper) hello() error {
+	proc := h.cmd.Process
+	timer := time.AfterFunc(helloTimeout, func() { proc.Kill() })
 	a, err := h.exchange(envelope{Op: opHello, Protocol: Protocol})
+	if !timer.Stop() {
+		return &HelperError{Msg: fmt.Sprintf("%s did not answer within %s: is it %s?", h.path, helloTimeout, Name)}
+	}
 	if err != nil {
 		return err
+	}
+	if a.Engines != Name {
+		return &HelperError{Msg: fmt.Sprintf("%s did not answer as %s (%s)", h.path, Name, installHint)}
 	}
 	if a.Protocol != Protocol {
 		version := a.Version

@@ -124,6 +124,9 @@ type envelope struct {
 
 // answer is one line from the helper to contourc.
 type answer struct {
+	// Engines is Name in the hello's answer: a program echoing what it
+	// reads (cat) would otherwise answer the hello with its protocol.
+	Engines  string          `json:"engines,omitempty"`
 	Protocol int             `json:"protocol,omitempty"`
 	Version  string          `json:"version,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"`

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeEnv makes the test binary the helper: "serve" answers as
@@ -25,6 +27,15 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "old":
 		fmt.Print(`{"error":"chart : not a Helm chart"}`)
+		os.Exit(0)
+	case "future":
+		fmt.Println(`{"engines":"contourc-engines","protocol":2,"version":"v99"}`)
+		os.Exit(0)
+	case "cat":
+		io.Copy(os.Stdout, os.Stdin)
+		os.Exit(0)
+	case "mute":
+		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	case "crash":
 		fmt.Fprint(os.Stderr, "boom")
@@ -96,14 +107,26 @@ func TestOperationError(t *testing.T) {
 	}
 }
 
-// TestProtocolMismatch: the contourc-helm of before, or a helper of
-// another protocol, is refused with what to install.
-func TestProtocolMismatch(t *testing.T) {
-	fake(t, "old")
-	err := Call("pid", struct{}{}, new(int))
-	if err == nil || !IsHelperError(err) ||
-		!strings.Contains(err.Error(), "(unknown version) speaks protocol 0, this contourc protocol 1: install the contourc-engines of this contourc") {
-		t.Errorf("error %v, want the protocol refused", err)
+// TestHandshake: a helper of another protocol, the contourc-helm of
+// before, a program that echoes (cat) or one that never answers are
+// refused with what to install.
+func TestHandshake(t *testing.T) {
+	defer func(d time.Duration) { helloTimeout = d }(helloTimeout)
+	for mode, want := range map[string]string{
+		"future": "(v99) speaks protocol 2, this contourc protocol 1: install the contourc-engines of this contourc (make build",
+		"old":    "did not answer as contourc-engines (make build puts it beside contourc in bin/",
+		"cat":    "did not answer as contourc-engines (make build",
+		"mute":   "did not answer within 1s: is it contourc-engines?",
+	} {
+		helloTimeout = 30 * time.Second
+		if mode == "mute" {
+			helloTimeout = time.Second
+		}
+		fake(t, mode)
+		err := Call("pid", struct{}{}, new(int))
+		if err == nil || !IsHelperError(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", mode, err, want)
+		}
 	}
 }
 
@@ -153,7 +176,7 @@ func TestServeBadLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "contourc-engines: unreadable request") || lines[1] != `{"protocol":1,"version":"v9","result":{}}` {
+	if len(lines) != 2 || !strings.Contains(lines[0], "contourc-engines: unreadable request") || lines[1] != `{"engines":"contourc-engines","protocol":1,"version":"v9","result":{}}` {
 		t.Errorf("answers %q", lines)
 	}
 }

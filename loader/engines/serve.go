@@ -33,7 +33,7 @@ func serveOne(line []byte, version string, handlers map[string]Handler) answer {
 		return answer{Error: fmt.Sprintf("%s: unreadable request: %v", Name, err)}
 	}
 	if e.Op == opHello {
-		return answer{Protocol: Protocol, Version: version, Result: json.RawMessage("{}")}
+		return answer{Engines: Name, Protocol: Protocol, Version: version, Result: json.RawMessage("{}")}
 	}
 	h := handlers[e.Op]
 	if h == nil {
