@@ -17,7 +17,10 @@ SHARED  ?= ../shared
 # CGO_ENABLED=0: a static binary, which runs on any Linux (distroless and
 # Alpine images, edge boxes without glibc) and, with no dynamic loader to
 # run, starts 1-2 ms sooner. Nothing in contourc needs cgo; the network
-# code uses Go's own resolver.
+# code uses Go's own resolver. contourc-engines runs Helm's engine and
+# Flux's kustomization generator for contourc, which does not link them
+# (their start-up would cost every run; see loader/engines); contourc
+# looks for it beside itself first.
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc ./cmd/contourc
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/contourc-engines ./cmd/contourc-engines
