@@ -18,9 +18,12 @@ SHARED  ?= ../shared
 
 # scripts/build.sh holds the build flags (a static binary, stamped with
 # VERSION, the commit and its date), shared with dist and the Dockerfile.
+# contourc-engines runs Helm's engine and Flux's kustomization generator
+# for contourc, which does not link them (their start-up would cost every
+# run; see loader/engines); contourc looks for it beside itself first.
 build:
 	GO=$(GO) scripts/build.sh bin/contourc
-	CGO_ENABLED=0 $(GO) build -o bin/contourc-helm ./cmd/contourc-helm
+	GO=$(GO) scripts/build.sh bin/contourc-engines ./cmd/contourc-engines
 
 # One binary per platform under dist/build/, then the archives
 # (contourc_VERSION_OS_ARCH.tar.gz, .zip for Windows), the SHA-256 checksums

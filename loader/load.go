@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/contourc/contourc/loader/engines"
 	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/ignore"
 )
@@ -99,6 +100,9 @@ func Load(paths []string, opts Options) (*Result, error) {
 		return nil, errors.Join(append(errs, err)...)
 	}
 	opts.budget = budget
+	// Charts and Flux Kustomizations of this load share the helper
+	// processes that run their engines: one start, not one per entry.
+	defer engines.Hold()()
 	opts.Cache.begin()
 	defer opts.Cache.end()
 	kz := planKustomizations(paths, files, opts)

@@ -4,11 +4,13 @@
 # this script, and internal/release's tests run the Dockerfile's line that
 # calls it, so no two of them can drift apart.
 #
-# Usage: scripts/build.sh OUTPUT
+# Usage: scripts/build.sh OUTPUT [PACKAGE]  (PACKAGE: ./cmd/contourc, or
+# ./cmd/contourc-engines, the helper program beside it)
 # Environment: VERSION, COMMIT, BUILD_DATE (default: from Git, when there is
 # a checkout), GOOS and GOARCH (default: this machine), GO (default: go).
 set -eu
-out=${1:?usage: scripts/build.sh OUTPUT}
+out=${1:?usage: scripts/build.sh OUTPUT [PACKAGE]}
+pkg=${2:-./cmd/contourc}
 case $out in
 /*) ;;
 *) out=$PWD/$out ;;
@@ -35,4 +37,4 @@ fi
 # a small repository notices; panics and profiles still name functions.
 CGO_ENABLED=0 exec "$GO" build \
 	-ldflags "-s -w -X main.version=$VERSION -X main.commit=$COMMIT -X main.buildDate=$BUILD_DATE" \
-	-o "$out" ./cmd/contourc
+	-o "$out" "$pkg"

@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	// Charts render in the test process, not through contourc-helm
-	// (loader/helmchart's own tests cover the helper).
+	// Charts render and Flux Kustomizations generate in the test
+	// process, not through contourc-engines (loader/helmchart's and
+	// loader/engines' own tests cover the helper).
+	_ "github.com/contourc/contourc/loader/flux/fluxgen"
 	_ "github.com/contourc/contourc/loader/helmchart/helmrender"
 )
 

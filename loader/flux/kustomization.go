@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 
-	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/loader/engines"
 	"github.com/contourc/contourc/loader/kustomize"
 )
 
@@ -81,18 +81,22 @@ func buildOptions(spec map[string]any) map[string]any {
 	return out
 }
 
-// build builds dir as kustomize-controller does: the generator writes the
-// Kustomization's options into the directory's kustomization (generating
-// one listing the directory's manifests when there is none), which
-// kustomize then builds; here the generated file is handed to the build
-// in memory rather than written.
+// build builds dir as kustomize-controller does: Flux's generator writes
+// the Kustomization's options into the directory's kustomization
+// (generating one listing the directory's manifests when there is none),
+// which kustomize then builds; here the generated file is handed to the
+// build in memory rather than written. The generator runs in the
+// contourc-engines program (loader/flux/fluxgen says why).
 func (f *Follower) build(co checkout, dir string, u *unstructured.Unstructured, sub *loader.Substitution) (*loader.Built, error) {
-	gen := fluxkustomize.NewGenerator(co.root, *u)
-	data, kfile, _, err := gen.GenerateManifest(dir)
+	obj, err := u.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
-	fs := &generatedFS{FileSystem: filesys.MakeFsOnDisk(), path: kfile, data: data}
+	var gen engines.FluxGenerated
+	if err := engines.Call(engines.OpFluxGenerate, engines.FluxGenerateRequest{Root: co.root, Dir: dir, Kustomization: obj}, &gen); err != nil {
+		return nil, fmt.Errorf("kustomization generation failed: %w", err)
+	}
+	fs := &generatedFS{FileSystem: filesys.MakeFsOnDisk(), path: gen.File, data: gen.Data}
 	b, err := kustomize.Run(fs, dir, kustomize.Options{Remote: f.opts.KustomizeRemote, NoLoadRestrictions: true})
 	return &loader.Built{
 		Kustomize:  &kustomize.Result{Dir: display(dir), Build: b, Err: err},

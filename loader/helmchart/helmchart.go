@@ -6,9 +6,10 @@
 // functions, chart utilities, a JSON Schema compiler and client-go's type
 // registry). Their package initialisation costs every run about 7 ms of
 // CPU, `contourc version` included, so contourc does not link it: Render
-// runs the contourc-helm program (cmd/contourc-helm) beside the contourc
-// binary, only when a chart is to be rendered. A program that links
-// helmrender (contourc-helm itself, tests) renders in its own process.
+// asks the contourc-engines program (cmd/contourc-engines, see
+// loader/engines), only when a chart is to be rendered. A program that
+// links helmrender (contourc-engines itself, tests) renders in its own
+// process.
 package helmchart
 
 import (
@@ -18,6 +19,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+
+	"github.com/contourc/contourc/loader/engines"
 )
 
 // DefaultReleaseName is the release name `helm template` uses when none is
@@ -127,19 +130,20 @@ func RenderChart(chartDir string, opts Options) (*Result, error) {
 	if !IsChart(chartDir) {
 		return nil, fmt.Errorf("%s: not a Helm chart (no Chart.yaml)", chartDir)
 	}
-	if inProcess != nil {
-		return inProcess(chartDir, opts)
+	var r Result
+	if err := engines.Call(engines.OpHelmRender, Request{ChartDir: chartDir, Options: opts}, &r); err != nil {
+		if engines.IsHelperError(err) {
+			return nil, fmt.Errorf("%s: %w", Describe(chartDir, opts), err)
+		}
+		return nil, err // helm's, already naming the chart
 	}
-	return renderInHelper(chartDir, opts)
+	return &r, nil
 }
 
-// inProcess is the renderer of a program that links helmrender.
-var inProcess func(chartDir string, opts Options) (*Result, error)
-
-// RegisterInProcess is called by helmrender's init: charts then render in
-// this process.
-func RegisterInProcess(render func(chartDir string, opts Options) (*Result, error)) {
-	inProcess = render
+// Request is what engines.OpHelmRender renders.
+type Request struct {
+	ChartDir string  `json:"chartDir"`
+	Options  Options `json:"options"`
 }
 
 // Release is the release name, defaulted as helm template defaults it.

@@ -7,21 +7,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/loader/engines"
 	"github.com/contourc/contourc/loader/helmchart"
 )
 
-// TestHelper renders through the contourc-helm program, as contourc does:
-// this test package does not link helmrender.
+// TestHelper renders through the contourc-engines program, as contourc
+// does: this test package does not link helmrender.
 func TestHelper(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds contourc-helm")
+		t.Skip("builds contourc-engines")
 	}
-	bin := filepath.Join(t.TempDir(), helmchart.HelperName)
-	build := exec.Command("go", "build", "-o", bin, "github.com/contourc/contourc/cmd/contourc-helm")
+	bin := filepath.Join(t.TempDir(), engines.Name)
+	build := exec.Command("go", "build", "-o", bin, "github.com/contourc/contourc/cmd/contourc-engines")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	t.Setenv(helmchart.HelperEnv, bin)
+	t.Setenv(engines.Env, bin)
 
 	ms, err := helmchart.Render("testdata/web", helmchart.Options{ReleaseName: "shop", Set: []string{"replicas=2"}})
 	if err != nil {
@@ -44,7 +45,7 @@ func TestHelper(t *testing.T) {
 }
 
 func TestHelperMissing(t *testing.T) {
-	t.Setenv(helmchart.HelperEnv, filepath.Join(t.TempDir(), "none"))
+	t.Setenv(engines.Env, filepath.Join(t.TempDir(), "none"))
 	_, err := helmchart.Render("testdata/web", helmchart.Options{})
 	if err == nil || !strings.Contains(err.Error(), "chart testdata/web (release default/release-name)") {
 		t.Errorf("error %v, want one naming the chart", err)

@@ -3,10 +3,12 @@
 // (helm's pkg/action Install with ClientOnly), without pkg/action itself,
 // which would link Helm's cluster client, storage and registry code.
 //
-// Importing it makes helmchart.Render render in this process.
+// Importing it makes helmchart.Render render in this process (it
+// registers engines.OpHelmRender).
 package helmrender
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -21,10 +23,20 @@ import (
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/loader/engines"
 	"github.com/contourc/contourc/loader/helmchart"
 )
 
-func init() { helmchart.RegisterInProcess(Render) }
+func init() { engines.Register(engines.OpHelmRender, serve) }
+
+// serve is engines.OpHelmRender.
+func serve(body json.RawMessage) (any, error) {
+	var req helmchart.Request
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, fmt.Errorf("%s: unreadable request: %v", engines.OpHelmRender, err)
+	}
+	return Render(req.ChartDir, req.Options)
+}
 
 // notesFile is what helm renders but does not print (pkg/action's
 // notesFileSuffix).
