@@ -190,6 +190,10 @@ func (f *inputFlags) options() (translate.Options, error) {
 	if err != nil {
 		return translate.Options{}, err
 	}
+	added, err := f.config.loaded.addedInstances()
+	if err != nil {
+		return translate.Options{}, err
+	}
 	serve := f.serve
 	serve.WatchNamespaces = nonEmpty(serve.WatchNamespaces)
 	serve.DisabledFeatures = nonEmpty(serve.DisabledFeatures)
@@ -205,6 +209,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		Flags:                serve,
 		StatusOnly:           f.statusOnly,
 		Cluster:              cluster,
+		AddedInstances:       added,
 	}, nil
 }
 
