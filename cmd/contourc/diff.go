@@ -73,6 +73,9 @@ type diffSide struct {
 	// instance is --instance: the one Contour instance compared (every
 	// instance without it).
 	instance string
+	// clusterWorkloads are the cluster context's, where instances are
+	// found too.
+	clusterWorkloads []loader.Object
 }
 
 func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
@@ -102,6 +105,7 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	}
 	new.load, new.standIn = old.load, old.standIn
 	old.instance, new.instance = o.input.instances.name, o.input.instances.name
+	old.clusterWorkloads, new.clusterWorkloads = o.input.cluster.workloads, o.input.cluster.workloads
 
 	oldRes, oldErr := loadDiffSide(old, opts, g, s)
 	newRes, newErr := loadDiffSide(new, opts, g, s)
@@ -260,7 +264,7 @@ func translateSide(side diffSide, opts translate.Options) (*sideResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := translate.Instances(instanceObjects(loaded, opts), loaded.Workloads, opts)
+	all, err := translate.Instances(instanceObjects(loaded, opts), append(slices.Clone(loaded.Workloads), side.clusterWorkloads...), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -247,7 +246,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := translate.Instances(instanceObjects(loaded, opts), append(slices.Clone(loaded.Workloads), f.cluster.workloads...), opts)
+	all, err := translate.Instances(instanceObjects(loaded, opts), f.instanceWorkloads(loaded), opts)
 	if err != nil {
 		return nil, nil, failure(err)
 	}

@@ -309,10 +309,10 @@ func TestServeSelectsOneInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (&instanceFlags{every: true}).selectOne(loaded, translate.Options{}); err == nil || !strings.Contains(err.Error(), "choose one with --instance NAME") {
+	if _, _, err := (&instanceFlags{every: true}).selectOne(loaded, translate.Options{}, loaded.Workloads); err == nil || !strings.Contains(err.Error(), "choose one with --instance NAME") {
 		t.Errorf("selectOne without --instance: %v", err)
 	}
-	opts, complete, err := (&instanceFlags{name: "contour-internal/contour"}).selectOne(loaded, translate.Options{})
+	opts, complete, err := (&instanceFlags{name: "contour-internal/contour"}).selectOne(loaded, translate.Options{}, loaded.Workloads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,5 +339,43 @@ func TestInstancesOfTheClusterContext(t *testing.T) {
 	got.wantExit(t, exitOK)
 	if !strings.Contains(got.stdout, "HTTPProxy  apps/admin      contour-internal/contour  ") || !strings.Contains(got.stdout, "HTTPProxy  apps/public     contour-external/contour  ") {
 		t.Errorf("stdout:\n%s", got.stdout)
+	}
+}
+
+// serve finds instances in the cluster context as check and render do: a
+// Contour the platform installs is served by its name.
+func TestServeInstancesOfTheClusterContext(t *testing.T) {
+	f := &inputFlags{}
+	f.cluster.contexts = []string{instancesData + "two-classes/contour.yaml"}
+	f.instances.name = "contour-internal/contour"
+	opts, err := f.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := loader.Load([]string{instancesData + "two-classes/apps.yaml"}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _, err := f.selectInstance(loaded, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(one.IngressClassNames, ",") != "internal" || one.ConfigMap == nil || one.ConfigMap.Name != "contour-internal" {
+		t.Errorf("options of contour-internal/contour: %+v", one)
+	}
+}
+
+// diff finds them there too: both sides' instances are the platform's.
+func TestDiffInstancesOfTheClusterContext(t *testing.T) {
+	dir := t.TempDir()
+	apps, err := os.ReadFile(instancesData + "two-classes/apps.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"apps.yaml": strings.Replace(string(apps), "admin.example.internal", "admin2.example.internal", 1)})
+	got := runCLI(t, "", "diff", "--cluster-context", instancesData+"two-classes/contour.yaml", instancesData+"two-classes/apps.yaml", dir)
+	got.wantExit(t, exitFindings)
+	if !strings.Contains(got.stdout, "=== instance contour-internal/contour ===") || !strings.Contains(got.stdout, "admin2.example.internal") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
 	}
 }
