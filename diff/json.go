@@ -15,6 +15,16 @@ type jsonReport struct {
 // WriteJSON writes the report for machines: {"changed", "summary", and the
 // report's lists}, every list present ([] when empty).
 func WriteJSON(w io.Writer, r *Report) error {
+	b, err := json.MarshalIndent(newJSONReport(r, !r.Empty()), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// newJSONReport is r as the JSON document has it, every list present.
+func newJSONReport(r *Report, changed bool) jsonReport {
 	c := *r
 	c.Listeners = orEmpty(c.Listeners)
 	c.VirtualHosts = orEmpty(c.VirtualHosts)
@@ -23,12 +33,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	c.Secrets = orEmpty(c.Secrets)
 	c.Runtimes = orEmpty(c.Runtimes)
 	c.Status = orEmpty(c.Status)
-	b, err := json.MarshalIndent(jsonReport{Changed: !r.Empty(), Summary: Summarize(r), Report: &c}, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return jsonReport{Changed: changed, Summary: Summarize(r), Report: &c}
 }
 
 func orEmpty[T any](list []T) []T {

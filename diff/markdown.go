@@ -19,6 +19,13 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		bw.WriteString("No change to the Envoy configuration or to the status of any object.\n")
 		return bw.Flush()
 	}
+	writeMarkdownBody(bw, r)
+	return bw.Flush()
+}
+
+// writeMarkdownBody writes a report that changed something: its status
+// line, summary table and folded sections.
+func writeMarkdownBody(bw *bufio.Writer, r *Report) {
 	s := Summarize(r)
 	if st := s.statusLine(); st != "" {
 		fmt.Fprintf(bw, "**%s**\n\n", st)
@@ -43,7 +50,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "<details>\n<summary>%s (%d)</summary>\n\n%sdiff\n%s%s\n\n</details>\n\n",
 			sec.title, countTop(sec.lines), fence, body.String(), fence)
 	}
-	return bw.Flush()
 }
 
 // codeFence is a run of backticks longer than any in body, so that a value

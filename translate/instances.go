@@ -70,8 +70,10 @@ func (in Instance) Serves(obj any) bool { return in.Options.ServesClass(obj) }
 // Gateways of Contour's controller. A run with one class-based instance and
 // one Gateway is one instance serving both, as Contour configured with
 // neither a class nor a Gateway serves them. Two instances claiming the
-// same ingress class are an error naming both. The result is sorted by
-// name.
+// same ingress class are an error naming both. The instances of
+// base.AddedInstances are added, each replacing the one found of its name
+// (or of its Gateway); then no default instance is implied. The result is
+// sorted by name.
 func Instances(objs, workloads []loader.Object, base Options) ([]Instance, error) {
 	if explicitConfiguration(base) {
 		return []Instance{{Name: flagsInstanceName(base), Options: base, claims: claimsOf(base.IngressClassNames)}}, nil
@@ -84,6 +86,10 @@ func Instances(objs, workloads []loader.Object, base Options) ([]Instance, error
 	gateways := f.gateways(workloads, classBased)
 	var out []Instance
 	switch {
+	case len(base.AddedInstances) > 0:
+		// Instances named by the repository: each is its own, none is
+		// implied.
+		out = f.withAdded(append(classBased, gateways...))
 	case len(classBased) <= 1 && len(gateways) == 1 && f.ownGateway(classBased) == nil:
 		// One Contour serving the classes and the one Gateway: today's run.
 		in := Instance{Name: gateways[0].Name, Kind: "Gateway", Source: gateways[0].Source, Options: base, claims: claimsOf(nil)}
@@ -96,10 +102,9 @@ func Instances(objs, workloads []loader.Object, base Options) ([]Instance, error
 	default:
 		out = append(classBased, gateways...)
 	}
-	if len(out) > 1 {
-		for i := range out {
-			out[i].Options.NoDefaultGateway = true
-		}
+	for i := range out {
+		out[i].Options.AddedInstances = nil
+		out[i].Options.NoDefaultGateway = len(out) > 1
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, checkClaims(out)

@@ -48,6 +48,9 @@ type Options struct {
 	// the runtimeSettings of the ContourDeployment of a Gateway, which the
 	// Gateway provisioner makes the ContourConfiguration of its Contour.
 	RuntimeSettings *contourv1alpha1.ContourConfigurationSpec
+	// AddedInstances are instances whose install is not in the input
+	// (.contourc.yaml's instances:), added to those Instances finds.
+	AddedInstances []AddedInstance
 	// NoIngress serves no Ingress and no HTTPProxy, whatever their class:
 	// a Gateway's instance (see Instances).
 	NoIngress bool

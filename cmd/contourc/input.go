@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -190,6 +189,10 @@ func (f *inputFlags) options() (translate.Options, error) {
 	if err != nil {
 		return translate.Options{}, err
 	}
+	added, err := f.config.loaded.addedInstances()
+	if err != nil {
+		return translate.Options{}, err
+	}
 	serve := f.serve
 	serve.WatchNamespaces = nonEmpty(serve.WatchNamespaces)
 	serve.DisabledFeatures = nonEmpty(serve.DisabledFeatures)
@@ -205,6 +208,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		Flags:                serve,
 		StatusOnly:           f.statusOnly,
 		Cluster:              cluster,
+		AddedInstances:       added,
 	}, nil
 }
 
@@ -242,7 +246,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := translate.Instances(instanceObjects(loaded, opts), append(slices.Clone(loaded.Workloads), f.cluster.workloads...), opts)
+	all, err := translate.Instances(instanceObjects(loaded, opts), f.instanceWorkloads(loaded), opts)
 	if err != nil {
 		return nil, nil, failure(err)
 	}

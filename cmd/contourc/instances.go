@@ -269,11 +269,27 @@ func printServing(w io.Writer, runs []instanceRun) {
 	}
 }
 
-// selectOne is serve's Select: the options of the one instance served
-// (--instance, or the only one), and the NotServed rows of the objects no
-// instance serves. The stand-ins were made by Prepare for every instance.
-func (f *instanceFlags) selectOne(loaded *loader.Result, opts translate.Options) (translate.Options, func([]translate.ObjectStatus) []translate.ObjectStatus, error) {
-	all, err := translate.Instances(instanceObjects(loaded, opts), loaded.Workloads, opts)
+// instanceWorkloads are the workloads instances are found in: the input's
+// and, once options() has read it, the cluster context's (a Contour the
+// platform installs).
+func (f *inputFlags) instanceWorkloads(loaded *loader.Result) []loader.Object {
+	if len(f.cluster.workloads) == 0 {
+		return loaded.Workloads
+	}
+	return append(slices.Clone(loaded.Workloads), f.cluster.workloads...)
+}
+
+// selectInstance is serve's Select: selectOne with the workloads of the
+// input and of the cluster context, as check and render find instances.
+func (f *inputFlags) selectInstance(loaded *loader.Result, opts translate.Options) (translate.Options, func([]translate.ObjectStatus) []translate.ObjectStatus, error) {
+	return f.instances.selectOne(loaded, opts, f.instanceWorkloads(loaded))
+}
+
+// selectOne is the options of the one instance served (--instance, or the
+// only one), and the NotServed rows of the objects no instance serves. The
+// stand-ins were made by Prepare for every instance.
+func (f *instanceFlags) selectOne(loaded *loader.Result, opts translate.Options, workloads []loader.Object) (translate.Options, func([]translate.ObjectStatus) []translate.ObjectStatus, error) {
+	all, err := translate.Instances(instanceObjects(loaded, opts), workloads, opts)
 	if err != nil {
 		return translate.Options{}, nil, err
 	}

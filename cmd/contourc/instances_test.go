@@ -232,31 +232,73 @@ tests:
 	}
 }
 
-// diff compares one instance: the one --instance names when a side has
-// several, and the error lists them otherwise.
+// diff compares every instance of either side, paired by name, each under
+// its name: testdata/instances/diff changes the internal instance's header
+// policy and adds a third instance serving the class no instance served.
+// The expected outputs are rewritten with -update.
 func TestDiffInstances(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile(instancesData + "two-classes/contour.yaml")
-	if err != nil {
-		t.Fatal(err)
+	dir := instancesData + "diff/"
+	for format, file := range diffGoldenFiles {
+		t.Run(format, func(t *testing.T) {
+			got := runCLI(t, "", "diff", "-o", format, dir+"old", dir+"new")
+			got.wantExit(t, exitFindings)
+			goldenFile(t, dir+file, []byte(got.stdout))
+		})
 	}
-	changed := strings.Replace(string(data), "          x-served-by: internal", "          x-served-by: internal-v2", 1)
-	writeFiles(t, dir, map[string]string{"contour.yaml": changed})
-	got := runCLI(t, "", "diff", instancesData+"two-classes", dir)
-	got.wantExit(t, exitFailure)
-	if !strings.Contains(got.stderr, "choose one with --instance NAME") {
-		t.Errorf("stderr:\n%s", got.stderr)
+	got := runCLI(t, "", "diff", dir+"old", dir+"new")
+	for _, want := range []string{
+		"=== instance contour-canary/contour (added) ===",
+		"=== instance contour-internal/contour ===",
+		`"internal" → "internal-v2"`,
+		"=== objects no Contour instance serves ===",
+		"HTTPProxy apps/legacy: NotServed → (absent)",
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, got.stdout)
+		}
 	}
-	old := t.TempDir()
-	writeFiles(t, old, map[string]string{"contour.yaml": string(data)})
-	apps, _ := os.ReadFile(instancesData + "two-classes/apps.yaml")
-	writeFiles(t, old, map[string]string{"apps.yaml": string(apps)})
-	writeFiles(t, dir, map[string]string{"apps.yaml": string(apps)})
-	runCLI(t, "", "diff", "--instance", "contour-external/contour", old, dir).wantExit(t, exitOK)
-	got = runCLI(t, "", "diff", "--instance", "contour-internal/contour", old, dir)
+	// The unchanged instance has no section.
+	if strings.Contains(got.stdout, "contour-external/contour ===") {
+		t.Errorf("the unchanged instance has a section:\n%s", got.stdout)
+	}
+	// The other way round, the instance is removed.
+	got = runCLI(t, "", "diff", dir+"new", dir+"old")
 	got.wantExit(t, exitFindings)
-	if !strings.Contains(got.stdout, "internal-v2") {
+	if !strings.Contains(got.stdout, "=== instance contour-canary/contour (removed) ===") ||
+		!strings.Contains(got.stderr, "contourc: instance contour-canary/contour (removed): ") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
+	}
+	// Both sides the same: nothing, exit 0, in every format.
+	for format := range diffGoldenFiles {
+		got = runCLI(t, "", "diff", "-o", format, dir+"new", dir+"new")
+		got.wantExit(t, exitOK)
+		if format == "text" || format == "unified" {
+			if got.stdout != "" {
+				t.Errorf("-o %s of equal sides:\n%s", format, got.stdout)
+			}
+		}
+	}
+	// --instance restricts to one, compared as a single instance is.
+	// The external instance is unchanged; the legacy HTTPProxy is no
+	// longer NotServed, whichever instance is compared.
+	got = runCLI(t, "", "diff", "--instance", "contour-external/contour", dir+"old", dir+"new")
+	if got.wantExit(t, exitFindings); got.stderr != "contourc: 1 object recovered\n" {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
+	}
+	got = runCLI(t, "", "diff", "--instance", "contour-internal/contour", dir+"old", dir+"new")
+	got.wantExit(t, exitFindings)
+	if !strings.Contains(got.stdout, "internal-v2") || strings.Contains(got.stdout, "===") {
 		t.Errorf("diff of the internal instance:\n%s", got.stdout)
+	}
+	got = runCLI(t, "", "diff", "--instance", "contour-canary/contour", dir+"old", dir+"new")
+	got.wantExit(t, exitFindings)
+	if !strings.Contains(got.stdout, "+ ingress_http old.example.com") {
+		t.Errorf("diff of the added instance:\n%s", got.stdout)
+	}
+	got = runCLI(t, "", "diff", "--instance", "apps/nope", dir+"old", dir+"new")
+	got.wantExit(t, exitFailure)
+	if !strings.Contains(got.stderr, `--instance "apps/nope": no such instance on either side; the new side has contour-canary/contour (Deployment), `) {
+		t.Errorf("stderr:\n%s", got.stderr)
 	}
 }
 
@@ -267,10 +309,10 @@ func TestServeSelectsOneInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (&instanceFlags{every: true}).selectOne(loaded, translate.Options{}); err == nil || !strings.Contains(err.Error(), "choose one with --instance NAME") {
+	if _, _, err := (&instanceFlags{every: true}).selectOne(loaded, translate.Options{}, loaded.Workloads); err == nil || !strings.Contains(err.Error(), "choose one with --instance NAME") {
 		t.Errorf("selectOne without --instance: %v", err)
 	}
-	opts, complete, err := (&instanceFlags{name: "contour-internal/contour"}).selectOne(loaded, translate.Options{})
+	opts, complete, err := (&instanceFlags{name: "contour-internal/contour"}).selectOne(loaded, translate.Options{}, loaded.Workloads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,5 +339,43 @@ func TestInstancesOfTheClusterContext(t *testing.T) {
 	got.wantExit(t, exitOK)
 	if !strings.Contains(got.stdout, "HTTPProxy  apps/admin      contour-internal/contour  ") || !strings.Contains(got.stdout, "HTTPProxy  apps/public     contour-external/contour  ") {
 		t.Errorf("stdout:\n%s", got.stdout)
+	}
+}
+
+// serve finds instances in the cluster context as check and render do: a
+// Contour the platform installs is served by its name.
+func TestServeInstancesOfTheClusterContext(t *testing.T) {
+	f := &inputFlags{}
+	f.cluster.contexts = []string{instancesData + "two-classes/contour.yaml"}
+	f.instances.name = "contour-internal/contour"
+	opts, err := f.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := loader.Load([]string{instancesData + "two-classes/apps.yaml"}, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _, err := f.selectInstance(loaded, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(one.IngressClassNames, ",") != "internal" || one.ConfigMap == nil || one.ConfigMap.Name != "contour-internal" {
+		t.Errorf("options of contour-internal/contour: %+v", one)
+	}
+}
+
+// diff finds them there too: both sides' instances are the platform's.
+func TestDiffInstancesOfTheClusterContext(t *testing.T) {
+	dir := t.TempDir()
+	apps, err := os.ReadFile(instancesData + "two-classes/apps.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"apps.yaml": strings.Replace(string(apps), "admin.example.internal", "admin2.example.internal", 1)})
+	got := runCLI(t, "", "diff", "--cluster-context", instancesData+"two-classes/contour.yaml", instancesData+"two-classes/apps.yaml", dir)
+	got.wantExit(t, exitFindings)
+	if !strings.Contains(got.stdout, "=== instance contour-internal/contour ===") || !strings.Contains(got.stdout, "admin2.example.internal") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
 	}
 }

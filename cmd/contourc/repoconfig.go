@@ -75,6 +75,8 @@ type repoConfig struct {
 	// paths are the paths key's, resolved, for check and render without PATH.
 	paths    []string
 	settings []repoSetting
+	// instances are the instances key's (repoconfig_instances.go).
+	instances []configInstance
 }
 
 // repoSetting is one key of the file that sets a flag.
@@ -111,8 +113,8 @@ type configFlag struct {
 // top or in the contour: section; the key of a boolean --no-x flag is x;
 // the sections of sectionKeys hold their flags by their own keys
 // (assume.secrets is --assume-secret, argocd.repos --argocd-repo), helm:
-// holds helm template's flags (helmKeys). paths is the one key that sets
-// no flag.
+// holds helm template's flags (helmKeys). paths and instances are the
+// keys that set no flag.
 func configKeys(root *cobra.Command) map[string]configFlag {
 	flags := map[string]configFlag{}
 	for _, c := range root.Commands() {
@@ -338,6 +340,8 @@ func (p *configParser) top(n *yaml.Node) {
 		switch key {
 		case "paths":
 			p.cfg.paths = p.resolve(p.items(key, v, false), true)
+		case "instances":
+			p.instances(v)
 		case "helm", "contour", "lint":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:

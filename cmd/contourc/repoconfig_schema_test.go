@@ -31,6 +31,16 @@ func repoConfigSchema() map[string]any {
 			"items":       map[string]any{"type": "string"},
 		},
 	}
+	instance := map[string]any{}
+	for key, what := range instanceKeys {
+		instance[key] = map[string]any{"description": what, "type": "string"}
+	}
+	instance["ingressClassNames"] = map[string]any{"description": instanceKeys["ingressClassNames"], "type": []any{"array", "string"}, "items": map[string]any{"type": "string"}}
+	top["instances"] = map[string]any{
+		"description": "Contour instances whose install is not in the repository (a Helm chart from elsewhere), added to those found in it",
+		"type":        "array",
+		"items":       map[string]any{"type": "object", "additionalProperties": false, "required": []any{"name"}, "properties": instance},
+	}
 	sections := map[string]map[string]any{}
 	for key, f := range configKeys(newRootCmd(IOStreams{})) {
 		section, sub, nested := strings.Cut(key, ".")
@@ -158,7 +168,7 @@ func TestRepoConfigSchemaMatchesReader(t *testing.T) {
 	for k := range keys {
 		want = append(want, k)
 	}
-	want = append(want, "paths", "contour")
+	want = append(want, "paths", "instances", "contour")
 	for section, subs := range sectionKeys {
 		for sub := range subs {
 			if _, ok := keys[section+"."+sub]; ok {

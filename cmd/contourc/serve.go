@@ -148,7 +148,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		TruncationGrace: grace,
 		Log:             log,
 		Prepare:         o.prepare(log),
-		Select:          o.input.instances.selectOne,
+		Select:          o.input.selectInstance,
 		Judge: func(st translate.ObjectStatus) (bool, string) {
 			v := objectVerdict(st)
 			return v.OK, v.String()
