@@ -218,38 +218,18 @@ func TestDist(t *testing.T) {
 	}
 }
 
-// krewManifest is the part of a krew Plugin (v1alpha2) that krew needs.
-type krewManifest struct {
-	APIVersion string `yaml:"apiVersion"`
-	Kind       string `yaml:"kind"`
-	Metadata   struct {
-		Name string `yaml:"name"`
-	} `yaml:"metadata"`
-	Spec struct {
-		Version          string `yaml:"version"`
-		Homepage         string `yaml:"homepage"`
-		ShortDescription string `yaml:"shortDescription"`
-		Description      string `yaml:"description"`
-		Platforms        []struct {
-			Selector struct {
-				MatchLabels map[string]string `yaml:"matchLabels"`
-			} `yaml:"selector"`
-			URI    string `yaml:"uri"`
-			SHA256 string `yaml:"sha256"`
-			Files  []struct {
-				From string `yaml:"from"`
-				To   string `yaml:"to"`
-			} `yaml:"files"`
-			Bin string `yaml:"bin"`
-		} `yaml:"platforms"`
-	} `yaml:"spec"`
+// krewPlatform is the one platform of the krew manifest in dir.
+func krewPlatform(t *testing.T, dir string) krewPlatformSpec {
+	t.Helper()
+	m := readKrew(t, dir)
+	if len(m.Spec.Platforms) != 1 {
+		t.Fatalf("%d krew platforms, want 1", len(m.Spec.Platforms))
+	}
+	return m.Spec.Platforms[0]
 }
 
-func TestKrewManifest(t *testing.T) {
-	const version = "v1.2.3"
-	platforms := makefilePlatforms(t)
-	dir := t.TempDir()
-	fakeDist(t, dir, version, platforms)
+func readKrew(t *testing.T, dir string) krewManifest {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "contourc.krew.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -260,6 +240,45 @@ func TestKrewManifest(t *testing.T) {
 	if err := dec.Decode(&m); err != nil {
 		t.Fatalf("rendered krew manifest: %v\n%s", err, b)
 	}
+	return m
+}
+
+// krewPlatformSpec is one platform of a krew Plugin.
+type krewPlatformSpec struct {
+	Selector struct {
+		MatchLabels map[string]string `yaml:"matchLabels"`
+	} `yaml:"selector"`
+	URI    string `yaml:"uri"`
+	SHA256 string `yaml:"sha256"`
+	Files  []struct {
+		From string `yaml:"from"`
+		To   string `yaml:"to"`
+	} `yaml:"files"`
+	Bin string `yaml:"bin"`
+}
+
+// krewManifest is the part of a krew Plugin (v1alpha2) that krew needs.
+type krewManifest struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		Version          string             `yaml:"version"`
+		Homepage         string             `yaml:"homepage"`
+		ShortDescription string             `yaml:"shortDescription"`
+		Description      string             `yaml:"description"`
+		Platforms        []krewPlatformSpec `yaml:"platforms"`
+	} `yaml:"spec"`
+}
+
+func TestKrewManifest(t *testing.T) {
+	const version = "v1.2.3"
+	platforms := makefilePlatforms(t)
+	dir := t.TempDir()
+	fakeDist(t, dir, version, platforms)
+	m := readKrew(t, dir)
 	// metadata.name is the plugin's name: kubectl contourc.
 	if m.APIVersion != "krew.googlecontainertools.github.com/v1alpha2" || m.Kind != "Plugin" || m.Metadata.Name != "contourc" {
 		t.Errorf("apiVersion %q, kind %q, name %q", m.APIVersion, m.Kind, m.Metadata.Name)
