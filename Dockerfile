@@ -1,7 +1,8 @@
-# contourc as a container image: a static binary on an empty base, run as a
-# non-root user. The image is built and pushed by the release pipeline
+# contourc as a container image: its two static binaries (contourc, and
+# contourc-engines beside it, which contourc runs for Helm charts and Flux
+# Kustomizations) on an empty base, run as a non-root user. The image is built and pushed by the release pipeline
 # (docker buildx build --platform linux/amd64,linux/arm64 .); internal/release
-# tests run this file's build line, so what it builds stays buildable.
+# tests run this file's build lines, so what they build stays buildable.
 #
 #   docker build -t contourc .
 #   docker run --rm -v "$PWD/manifests:/manifests:ro" contourc check /manifests
@@ -25,14 +26,17 @@ ARG VERSION=dev
 ARG COMMIT=
 ARG BUILD_DATE=
 RUN GOOS=$TARGETOS GOARCH=$TARGETARCH scripts/build.sh /out/contourc
+RUN GOOS=$TARGETOS GOARCH=$TARGETARCH scripts/build.sh /out/contourc-engines ./cmd/contourc-engines
 # scratch has no /tmp; kustomize builds and Go's os.TempDir expect one.
 RUN mkdir -p /out/tmp && chmod 1777 /out/tmp
 
-# scratch: nothing but the binary. contourc makes no network calls of its
+# scratch: nothing but the binaries, side by side (contourc looks for
+# contourc-engines beside itself). contourc makes no network calls of its
 # own (no CA certificates needed) and reads no user database, so the user
 # is a bare UID: 65532, distroless's "nonroot".
 FROM scratch
 COPY --from=build /out/contourc /usr/local/bin/contourc
+COPY --from=build /out/contourc-engines /usr/local/bin/contourc-engines
 COPY --from=build /out/tmp /tmp
 ENV PATH=/usr/local/bin
 USER 65532:65532

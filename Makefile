@@ -3,14 +3,21 @@
 # make run      render the bundled examples/ to stdout as a static Envoy bootstrap
 # make test     vet and test everything (what CI runs, via .ci/run)
 # make dist     release archives for every platform, with checksums and a krew manifest
-# make install  contourc and its kubectl plugin name kubectl-contourc into $(PREFIX)/bin
+# make install  contourc, contourc-engines and the kubectl plugin name
+#               kubectl-contourc into $(PREFIX)/bin
 
 GO      ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 export VERSION
 # The platforms of `make dist`: every archive, checksum and krew platform.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+# The programs every build, archive and install holds (cmd/NAME), side by
+# side: contourc runs contourc-engines, which it looks for beside itself,
+# for Helm charts and Flux Kustomizations (internal/release.Programs).
+PROGRAMS  := contourc contourc-engines
 PREFIX  ?= /usr/local
+# Where make dist writes (internal/release's tests run it into a temporary one).
+DIST    ?= dist
 # The shared corpus and tools live next to the repository, when present.
 SHARED  ?= ../shared
 
@@ -22,26 +29,30 @@ SHARED  ?= ../shared
 # for contourc, which does not link them (their start-up would cost every
 # run; see loader/engines); contourc looks for it beside itself first.
 build:
-	GO=$(GO) scripts/build.sh bin/contourc
-	GO=$(GO) scripts/build.sh bin/contourc-engines ./cmd/contourc-engines
+	for prog in $(PROGRAMS); do GO=$(GO) scripts/build.sh bin/$$prog ./cmd/$$prog || exit 1; done
 
-# One binary per platform under dist/build/, then the archives
-# (contourc_VERSION_OS_ARCH.tar.gz, .zip for Windows), the SHA-256 checksums
-# file and the krew manifest rendered from plugins/contourc.yaml.
+# Both programs per platform under dist/build/, then the archives
+# (contourc_VERSION_OS_ARCH.tar.gz, .zip for Windows, each holding both),
+# the SHA-256 checksums file and the krew manifest rendered from
+# plugins/contourc.yaml.
 dist:
-	rm -rf dist
+	rm -rf $(DIST)
 	@set -e; for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; exe=; [ "$$os" = windows ] && exe=.exe; \
 		echo "build $$os/$$arch"; \
-		GO=$(GO) GOOS=$$os GOARCH=$$arch scripts/build.sh dist/build/$$os-$$arch/contourc$$exe; \
+		for prog in $(PROGRAMS); do \
+			GO=$(GO) GOOS=$$os GOARCH=$$arch scripts/build.sh $(DIST)/build/$$os-$$arch/$$prog$$exe ./cmd/$$prog; \
+		done; \
 	done
-	$(GO) run ./internal/release/dist -version $(VERSION) -dir dist $(PLATFORMS)
+	$(GO) run ./internal/release/dist -version $(VERSION) -dir $(DIST) $(PLATFORMS)
 
-# kubectl runs `kubectl contourc` as kubectl-contourc: a hard link, so the
-# two names are one file that an upgrade replaces together.
+# Both programs side by side, as contourc looks for contourc-engines
+# beside itself. kubectl runs `kubectl contourc` as kubectl-contourc: a
+# hard link, so the two names are one file that an upgrade replaces
+# together, in the directory of contourc-engines.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 bin/contourc $(DESTDIR)$(PREFIX)/bin/contourc
+	for prog in $(PROGRAMS); do install -m 0755 bin/$$prog $(DESTDIR)$(PREFIX)/bin/$$prog || exit 1; done
 	ln -f $(DESTDIR)$(PREFIX)/bin/contourc $(DESTDIR)$(PREFIX)/bin/kubectl-contourc
 
 test:

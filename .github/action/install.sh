@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The action's install step: puts contourc on the job's PATH, from the
-# release archive for the runner's OS and architecture (its checksum
-# checked against the release's checksums file), or built from the action's
-# own checkout with `version: source`.
+# The action's install step: puts contourc, and contourc-engines beside it
+# (contourc runs it for Helm charts and Flux Kustomizations), on the job's
+# PATH, from the release archive for the runner's OS and architecture (its
+# checksum checked against the release's checksums file), or built from the
+# action's own checkout with `version: source`.
 #
 # Environment: INPUT_VERSION, ACTION_REF, ACTION_REPOSITORY, GITHUB_TOKEN,
 # and the runner's RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP, GITHUB_PATH,
@@ -58,8 +59,11 @@ sha256() {
 	fi
 }
 
+programs=(contourc contourc-engines)
 if [ "$version" = source ]; then
-	"${GITHUB_ACTION_PATH:?}/scripts/build.sh" "$dest/contourc$exe"
+	for prog in "${programs[@]}"; do
+		"${GITHUB_ACTION_PATH:?}/scripts/build.sh" "$dest/$prog$exe" "./cmd/$prog"
+	done
 else
 	repo=${ACTION_REPOSITORY:-}
 	repo=${repo:-contourc/contourc}
@@ -81,12 +85,13 @@ else
 	if [ -z "$want" ] || [ "$got" != "$want" ]; then
 		fail "$archive: SHA-256 $got, but $sums says '${want:-nothing}'"
 	fi
+	members=("${programs[@]/%/$exe}")
 	if [ "$ext" = zip ] && command -v unzip >/dev/null; then
-		unzip -o -q "$tmp/$archive" "contourc$exe" -d "$dest"
+		unzip -o -q "$tmp/$archive" "${members[@]}" -d "$dest"
 	elif [ "$ext" = zip ]; then
-		tar -xf "$tmp/$archive" -C "$dest" "contourc$exe" # Windows' bsdtar reads zips
+		tar -xf "$tmp/$archive" -C "$dest" "${members[@]}" # Windows' bsdtar reads zips
 	else
-		tar -xzf "$tmp/$archive" -C "$dest" "contourc$exe"
+		tar -xzf "$tmp/$archive" -C "$dest" "${members[@]}"
 	fi
 fi
 

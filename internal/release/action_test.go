@@ -184,26 +184,13 @@ func TestActionDefinition(t *testing.T) {
 }
 
 // releaseServer serves, as github.com and api.github.com would, the
-// release version of repository contourc/contourc made by Dist from bin for
-// this machine's platform.
+// release version of repository contourc/contourc made by Dist for this
+// machine's platform from bin (contourc) and the contourc-engines beside it.
 func releaseServer(t *testing.T, bin, version string) (*httptest.Server, string) {
 	t.Helper()
 	dir := t.TempDir()
-	p := Platform{runtime.GOOS, runtime.GOARCH}
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(p.BuildDir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(p.BuildDir(dir), p.Binary()), data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmpl, _ := os.ReadFile(filepath.Join(repoRoot, "plugins", "contourc.yaml"))
-	if err := Dist(dir, version, []Platform{p}, nil, tmpl); err != nil {
-		t.Fatal(err)
-	}
+	distFrom(t, dir, version, filepath.Dir(bin))
+
 	mux := http.NewServeMux()
 	mux.Handle("/contourc/contourc/releases/download/"+version+"/", http.StripPrefix("/contourc/contourc/releases/download/"+version+"/", http.FileServer(http.Dir(dir))))
 	mux.HandleFunc("/repos/contourc/contourc/releases/latest", func(w http.ResponseWriter, _ *http.Request) {
@@ -225,11 +212,13 @@ func TestActionInstallRelease(t *testing.T) {
 				t.Fatalf("install.sh exit %d:\n%s", code, out)
 			}
 			dir := strings.TrimSpace(r.read("path"))
-			installed := filepath.Join(dir, Platform{runtime.GOOS, runtime.GOARCH}.Binary())
-			want, _ := os.ReadFile(bin)
-			if got, err := os.ReadFile(installed); err != nil || string(got) != string(want) {
-				t.Fatalf("GITHUB_PATH names %q, which does not hold the released contourc (%v)", dir, err)
+			for _, name := range (Platform{runtime.GOOS, runtime.GOARCH}).Binaries() {
+				want, _ := os.ReadFile(filepath.Join(filepath.Dir(bin), name))
+				if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != string(want) {
+					t.Fatalf("GITHUB_PATH names %q, which does not hold the released %s (%v)", dir, name, err)
+				}
 			}
+			checkChartAlone(t, filepath.Join(dir, "contourc"))
 			if !strings.Contains(out, "contourc dev") {
 				t.Errorf("install.sh does not print the installed version:\n%s", out)
 			}
@@ -255,13 +244,14 @@ func TestActionInstallRefusesBadChecksum(t *testing.T) {
 	}
 }
 
-// TestActionInstallSource checks that version: source builds with
-// scripts/build.sh (with a stand-in go that records its arguments: the
-// Dockerfile test builds the real binary).
+// TestActionInstallSource checks that version: source builds both
+// programs with scripts/build.sh into the directory it puts on the PATH
+// (with a stand-in go that records its arguments: the Dockerfile test
+// builds the real binaries).
 func TestActionInstallSource(t *testing.T) {
 	r := newRunner(t)
 	fakeGo := filepath.Join(r.temp, "fake-go")
-	script := "#!/bin/sh\necho \"$@\" > \"$RUNNER_TEMP/go-args\"\nwhile [ \"$1\" != -o ]; do shift; done\nprintf '#!/bin/sh\\necho contourc built\\n' > \"$2\"; chmod +x \"$2\"\n"
+	script := "#!/bin/sh\necho \"$@\" >> \"$RUNNER_TEMP/go-args\"\nwhile [ \"$1\" != -o ]; do shift; done\nprintf '#!/bin/sh\\necho contourc built\\n' > \"$2\"; chmod +x \"$2\"\n"
 	if err := os.WriteFile(fakeGo, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -269,9 +259,16 @@ func TestActionInstallSource(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "contourc built") {
 		t.Fatalf("install.sh, version source: exit %d:\n%s", code, out)
 	}
-	args, _ := os.ReadFile(filepath.Join(r.temp, "go-args"))
-	if !strings.Contains(string(args), "-X main.version=v0.0.1") || !strings.HasSuffix(strings.TrimSpace(string(args)), "./cmd/contourc") {
-		t.Errorf("version source ran go %s: want scripts/build.sh's build", args)
+	b, _ := os.ReadFile(filepath.Join(r.temp, "go-args"))
+	builds := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(builds) != len(Programs) {
+		t.Fatalf("version source ran go %d times, want once per program:\n%s", len(builds), b)
+	}
+	dir := strings.TrimSpace(r.read("path"))
+	for i, prog := range Programs {
+		if args := builds[i]; !strings.Contains(args, "-X main.version=v0.0.1") || !strings.HasSuffix(args, " "+filepath.Join(dir, prog)+" ./cmd/"+prog) {
+			t.Errorf("version source ran go %s: want scripts/build.sh's build of ./cmd/%s into %s", args, prog, dir)
+		}
 	}
 }
 

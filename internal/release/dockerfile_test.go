@@ -3,8 +3,9 @@ package release
 // The Dockerfile cannot be built here (no Docker daemon in CI; the release
 // pipeline builds the image), so these tests read it: the final stage is an
 // empty base with a non-root user and contourc as its entrypoint, and its
-// build line, run as the Dockerfile runs it, builds a static contourc. The
-// binary it builds is the one the action's tests run.
+// build lines, run as the Dockerfile runs them, build a static contourc and
+// contourc-engines, which the final stage copies side by side. The
+// binaries they build are the ones the action's tests run.
 
 import (
 	"debug/elf"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -83,7 +85,7 @@ func TestDockerfileFinalStage(t *testing.T) {
 	if img := base[len(base)-1]; img != "scratch" && !strings.HasPrefix(img, "gcr.io/distroless/static") {
 		t.Errorf("final stage FROM %s: want scratch or distroless static", img)
 	}
-	var user, entrypoint, binary, path string
+	var user, entrypoint, path string
 	for _, in := range final {
 		switch in.cmd {
 		case "USER":
@@ -93,10 +95,6 @@ func TestDockerfileFinalStage(t *testing.T) {
 		case "ENV":
 			if v, ok := strings.CutPrefix(in.args, "PATH="); ok {
 				path = v
-			}
-		case "COPY":
-			if f := strings.Fields(in.args); strings.HasSuffix(f[len(f)-1], "/contourc") {
-				binary = f[len(f)-1]
 			}
 		}
 	}
@@ -108,23 +106,33 @@ func TestDockerfileFinalStage(t *testing.T) {
 	if err := json.Unmarshal([]byte(entrypoint), &ep); err != nil || len(ep) != 1 || ep[0] != "contourc" {
 		t.Errorf(`ENTRYPOINT %s: want ["contourc"] (exec form)`, entrypoint)
 	}
-	if binary == "" || !strings.Contains(":"+path+":", ":"+filepath.Dir(binary)+":") {
-		t.Errorf("contourc is copied to %q, which is not on the image's PATH %q", binary, path)
+	// Both programs in one directory on the PATH: contourc finds
+	// contourc-engines beside itself.
+	b := readDockerBuild(t)
+	dir := filepath.Dir(b.copies["contourc"])
+	for _, prog := range Programs {
+		dst := b.copies[prog]
+		if filepath.Dir(dst) != dir || !strings.Contains(":"+path+":", ":"+dir+":") {
+			t.Errorf("%s is copied to %q: want it beside contourc (%s), in a directory on the image's PATH %q", prog, dst, dir, path)
+		}
 	}
 }
 
-// dockerBuild is the build stage's RUN line that calls scripts/build.sh,
-// the ARG defaults it sees, and the output path the final stage copies.
+// dockerBuild is, per program, the build stage's RUN line that builds it
+// with scripts/build.sh, the output path the final stage copies and where
+// in the image it copies it to, and the ARG defaults the lines see.
 type dockerBuild struct {
-	run    string
-	args   map[string]string
-	output string
+	runs    map[string]string
+	outputs map[string]string
+	copies  map[string]string
+	args    map[string]string
 }
 
 func readDockerBuild(t *testing.T) dockerBuild {
 	t.Helper()
 	byName, final := stages(readDockerfile(t))
-	b := dockerBuild{args: map[string]string{}}
+	b := dockerBuild{runs: map[string]string{}, outputs: map[string]string{}, copies: map[string]string{}, args: map[string]string{}}
+	var runs []string
 	for _, in := range byName["build"] {
 		switch in.cmd {
 		case "ARG":
@@ -134,26 +142,35 @@ func readDockerBuild(t *testing.T) dockerBuild {
 			}
 		case "RUN":
 			if strings.Contains(in.args, "scripts/build.sh") {
-				b.run = in.args
+				runs = append(runs, in.args)
 			}
 		}
 	}
-	if b.run == "" {
-		t.Fatal("the Dockerfile's build stage has no RUN of scripts/build.sh")
-	}
 	for _, in := range final {
-		if f := strings.Fields(in.args); in.cmd == "COPY" && len(f) == 3 && f[0] == "--from=build" && strings.HasSuffix(f[1], "/contourc") {
-			b.output = f[1]
+		if f := strings.Fields(in.args); in.cmd == "COPY" && len(f) == 3 && f[0] == "--from=build" {
+			b.outputs[filepath.Base(f[1])] = f[1]
+			b.copies[filepath.Base(f[1])] = f[2]
 		}
 	}
-	if b.output == "" || !strings.Contains(b.run, b.output) {
-		t.Fatalf("the final stage copies %q, which the build line %q does not write", b.output, b.run)
+	for _, prog := range Programs {
+		out := b.outputs[prog]
+		if out == "" {
+			t.Fatalf("the final stage copies no %s from the build stage", prog)
+		}
+		for _, run := range runs {
+			if f := strings.Fields(run); slices.Contains(f, out) && (prog == "contourc" || slices.Contains(f, "./cmd/"+prog)) {
+				b.runs[prog] = run
+			}
+		}
+		if b.runs[prog] == "" {
+			t.Fatalf("no build line of the Dockerfile (%q) builds ./cmd/%s into %s, which the final stage copies", runs, prog, out)
+		}
 	}
 	return b
 }
 
 var (
-	built     string
+	built     string // contourc, with contourc-engines beside it
 	buildErr  error
 	buildOnce sync.Once
 	buildDir  string
@@ -167,11 +184,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// dockerBuiltContourc runs the Dockerfile's build line, with its ARG
+// dockerBuiltContourc runs the Dockerfile's build lines, with its ARG
 // defaults and this machine as the target platform, in the repository
-// (the build stage's WORKDIR holds the repository), writing the binary to
-// a temporary directory instead of the image's /out. It builds once per
-// test run; the action's tests run the binary too.
+// (the build stage's WORKDIR holds the repository), writing the binaries to
+// a temporary directory instead of the image's /out, and returns
+// contourc's path (contourc-engines is beside it). It builds once per
+// test run; the action's tests run the binaries too.
 func dockerBuiltContourc(t *testing.T) string {
 	t.Helper()
 	b := readDockerBuild(t)
@@ -180,21 +198,23 @@ func dockerBuiltContourc(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		out := filepath.Join(buildDir, "contourc")
-		script := strings.ReplaceAll(b.run, b.output, out)
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Dir = repoRoot
-		cmd.Env = os.Environ()
-		for k, v := range b.args {
-			cmd.Env = append(cmd.Env, k+"="+v)
+		for _, prog := range Programs {
+			out := filepath.Join(buildDir, prog)
+			script := strings.ReplaceAll(b.runs[prog], b.outputs[prog], out)
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Dir = repoRoot
+			cmd.Env = os.Environ()
+			for k, v := range b.args {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			// BuildKit sets the target platform; here it is this machine.
+			cmd.Env = append(cmd.Env, "TARGETOS="+runtime.GOOS, "TARGETARCH="+runtime.GOARCH)
+			if o, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("%s: %v\n%s", script, err, o)
+				return
+			}
 		}
-		// BuildKit sets the target platform; here it is this machine.
-		cmd.Env = append(cmd.Env, "TARGETOS="+runtime.GOOS, "TARGETARCH="+runtime.GOARCH)
-		if o, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("%s: %v\n%s", script, err, o)
-			return
-		}
-		built = out
+		built = filepath.Join(buildDir, "contourc")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -222,10 +242,19 @@ func TestDockerfileBuild(t *testing.T) {
 	if v.Reproduces["contour"] == "" {
 		t.Errorf("version -o json of the Docker build names no Contour version: %s", out)
 	}
+	// The image's contourc runs charts with the contourc-engines beside it.
+	checkChartAlone(t, bin)
 	if runtime.GOOS != "linux" {
 		return
 	}
-	// FROM scratch has no dynamic loader or libc: the binary must need none.
+	// FROM scratch has no dynamic loader or libc: the binaries must need none.
+	for _, prog := range Programs {
+		assertStatic(t, filepath.Join(filepath.Dir(bin), prog))
+	}
+}
+
+func assertStatic(t *testing.T, bin string) {
+	t.Helper()
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -233,11 +262,11 @@ func TestDockerfileBuild(t *testing.T) {
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			t.Error("the Docker build's contourc has an ELF interpreter: it is not static")
+			t.Errorf("the Docker build's %s has an ELF interpreter: it is not static", filepath.Base(bin))
 		}
 	}
 	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
-		t.Errorf("the Docker build's contourc links %v: it is not static", libs)
+		t.Errorf("the Docker build's %s links %v: it is not static", filepath.Base(bin), libs)
 	}
 }
 

@@ -232,3 +232,32 @@ func TestCIDocsActionUses(t *testing.T) {
 		t.Errorf("docs/ci.md uses the action for %v, want check and diff", commands)
 	}
 }
+
+// TestDocsGoInstallBothPrograms: every `go install` of contourc the docs
+// show installs contourc-engines too (cmd/...), without which charts and
+// Flux Kustomizations fail.
+func TestDocsGoInstallBothPrograms(t *testing.T) {
+	docs, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	docs = append(docs, filepath.Join(repoRoot, "README.md"))
+	const module = "go install github.com/contourc/contourc/"
+	seen := 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			_, rest, ok := strings.Cut(line, module)
+			if !ok {
+				continue
+			}
+			seen++
+			if !strings.HasPrefix(rest, "cmd/...@") && !strings.HasPrefix(rest, "cmd/contourc-engines") {
+				t.Errorf("%s:%d: %s: want %scmd/...@VERSION, which installs contourc-engines too", filepath.Base(doc), i+1, strings.TrimSpace(line), module)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("the docs show no go install of contourc")
+	}
+}

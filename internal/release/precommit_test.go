@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +105,28 @@ func TestPreCommitHookRuns(t *testing.T) {
 			// Which lint rules fire is lint's tests' business; here, that
 			// the hook's command line runs on the configured paths.
 			t.Errorf("%s: exit %d, want 0 or 1:\n%s", h.ID, code, out)
+		}
+	}
+}
+
+// TestPreCommitInstallsPrograms: pre-commit's golang language installs a
+// hook's repository with `go install ./...` at its root (into the hook
+// environment's GOPATH/bin, put first on the hook's PATH), so every
+// program must be a main package that ./... matches, in this module (not
+// a nested one, which ./... skips) and without build constraints: then
+// contourc-engines lands beside contourc.
+func TestPreCommitInstallsPrograms(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{if eq .Name \"main\"}}{{.ImportPath}}{{end}}", "./...")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	mains := strings.Fields(string(out))
+	for _, prog := range Programs {
+		if !slices.Contains(mains, "github.com/contourc/contourc/cmd/"+prog) {
+			t.Errorf("go install ./... does not install cmd/%s (its main packages: %v)", prog, mains)
 		}
 	}
 }

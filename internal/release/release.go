@@ -1,5 +1,7 @@
 // Package release makes contourc's release artefacts from built binaries:
-// one archive per platform (tar.gz, zip for Windows), a SHA-256 checksums
+// one archive per platform (tar.gz, zip for Windows) holding contourc and
+// contourc-engines, the program contourc runs Helm's and Flux's engines in
+// and looks for beside itself (loader/engines), a SHA-256 checksums
 // file, and the krew plugin manifest with those checksums filled in. The
 // archives hold fixed modes, owners and times, so the same binaries give
 // byte-identical archives and checksums.
@@ -36,12 +38,31 @@ func ParsePlatform(s string) (Platform, error) {
 
 func (p Platform) String() string { return p.OS + "/" + p.Arch }
 
-// Binary is the executable's name in the archive and after krew installs it.
-func (p Platform) Binary() string {
+// Programs are the commands (cmd/NAME) every release ships, contourc
+// first: contourc-engines must sit beside contourc, which runs it for Helm
+// charts and Flux Kustomizations.
+var Programs = []string{"contourc", "contourc-engines"}
+
+// executable is program's file name on p.
+func (p Platform) executable(program string) string {
 	if p.OS == "windows" {
-		return "contourc.exe"
+		return program + ".exe"
 	}
-	return "contourc"
+	return program
+}
+
+// Binary is contourc's file name in the archive: the krew plugin's bin,
+// which krew links as kubectl-contourc.
+func (p Platform) Binary() string { return p.executable(Programs[0]) }
+
+// Binaries are the file names of every program in p's archive, as
+// Programs orders them.
+func (p Platform) Binaries() []string {
+	names := make([]string, len(Programs))
+	for i, prog := range Programs {
+		names[i] = p.executable(prog)
+	}
+	return names
 }
 
 // Archive is the archive's file name: contourc_VERSION_OS_ARCH.tar.gz, or
@@ -111,10 +132,21 @@ func writeZip(w io.Writer, files []file) error {
 	return zw.Close()
 }
 
-// Archive builds the archive of p from its binary and the extra files
-// (README.md), each at the archive's top level.
-func Archive(p Platform, binary []byte, extra map[string][]byte) ([]byte, error) {
-	files := []file{{name: p.Binary(), mode: 0o755, data: binary}}
+// Archive builds the archive of p from its binaries (by file name: every
+// one of p.Binaries(), no other) and the extra files (README.md), each at
+// the archive's top level.
+func Archive(p Platform, binaries, extra map[string][]byte) ([]byte, error) {
+	if len(binaries) != len(Programs) {
+		return nil, fmt.Errorf("%d binaries, want %s", len(binaries), strings.Join(p.Binaries(), " and "))
+	}
+	var files []file
+	for _, name := range p.Binaries() {
+		data, ok := binaries[name]
+		if !ok {
+			return nil, fmt.Errorf("no %s binary", name)
+		}
+		files = append(files, file{name: name, mode: 0o755, data: data})
+	}
 	names := make([]string, 0, len(extra))
 	for n := range extra {
 		names = append(names, n)
@@ -155,9 +187,13 @@ func SHA256(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// KrewPlatform is what the krew manifest template sees of one platform.
+// KrewPlatform is what the krew manifest template sees of one platform:
+// Files are what krew copies from the archive into the plugin's directory
+// (both programs, so that contourc finds contourc-engines beside the file
+// krew's kubectl-contourc symlink names), Bin the plugin's own.
 type KrewPlatform struct {
 	OS, Arch, Archive, SHA256, Bin string
+	Files                          []string
 }
 
 // RenderKrew fills the krew manifest template (plugins/contourc.yaml) with
@@ -177,7 +213,7 @@ func RenderKrew(tmpl []byte, version string, platforms []Platform, sums map[stri
 		if !ok {
 			return nil, fmt.Errorf("krew manifest: no checksum for %s", name)
 		}
-		data.Platforms = append(data.Platforms, KrewPlatform{OS: p.OS, Arch: p.Arch, Archive: name, SHA256: sum, Bin: p.Binary()})
+		data.Platforms = append(data.Platforms, KrewPlatform{OS: p.OS, Arch: p.Arch, Archive: name, SHA256: sum, Bin: p.Binary(), Files: p.Binaries()})
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, data); err != nil {
@@ -186,17 +222,21 @@ func RenderKrew(tmpl []byte, version string, platforms []Platform, sums map[stri
 	return buf.Bytes(), nil
 }
 
-// Dist writes, into dir, the archive of each platform from its binary in
+// Dist writes, into dir, the archive of each platform from its binaries in
 // p.BuildDir(dir), the checksums file and the rendered krew manifest
 // (contourc.krew.yaml). extra files go into every archive.
 func Dist(dir, version string, platforms []Platform, extra map[string][]byte, krewTemplate []byte) error {
 	sums := map[string]string{}
 	for _, p := range platforms {
-		bin, err := os.ReadFile(filepath.Join(p.BuildDir(dir), p.Binary()))
-		if err != nil {
-			return err
+		bins := map[string][]byte{}
+		for _, name := range p.Binaries() {
+			b, err := os.ReadFile(filepath.Join(p.BuildDir(dir), name))
+			if err != nil {
+				return err
+			}
+			bins[name] = b
 		}
-		a, err := Archive(p, bin, extra)
+		a, err := Archive(p, bins, extra)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,17 +57,22 @@ func TestMakefilePlatforms(t *testing.T) {
 	}
 }
 
-// fakeDist lays out make dist's build directory with a stand-in binary per
-// platform (its platform's name: building six real ones takes minutes) and
-// runs Dist on it.
+// fakeBinary is the stand-in for program's binary on p: its name and
+// platform (building twelve real ones takes minutes).
+func fakeBinary(p Platform, name string) string { return name + " for " + p.String() }
+
+// fakeDist lays out make dist's build directory with stand-in binaries per
+// platform and runs Dist on it.
 func fakeDist(t *testing.T, dir, version string, platforms []Platform) {
 	t.Helper()
 	for _, p := range platforms {
 		if err := os.MkdirAll(p.BuildDir(dir), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(p.BuildDir(dir), p.Binary()), []byte("binary for "+p.String()), 0o755); err != nil {
-			t.Fatal(err)
+		for _, name := range p.Binaries() {
+			if err := os.WriteFile(filepath.Join(p.BuildDir(dir), name), []byte(fakeBinary(p, name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	tmpl, err := os.ReadFile(filepath.Join(repoRoot, "plugins", "contourc.yaml"))
@@ -176,17 +182,30 @@ func TestDist(t *testing.T) {
 		}
 	}
 
-	// Each archive holds its platform's executable and the README.
+	// Each archive holds its platform's contourc and contourc-engines
+	// (contourc runs the second for Helm charts and Flux Kustomizations,
+	// and looks for it beside itself), and the README.
 	for _, p := range platforms {
 		name := p.Archive(version)
 		data, _ := os.ReadFile(filepath.Join(dir, name))
 		members := readArchive(t, name, data)
-		bin, ok := members[p.Binary()]
-		if !ok || bin.data != "binary for "+p.String() || bin.mode != 0o755 {
-			t.Errorf("%s: %s = %+v, want the %s binary, mode 0755", name, p.Binary(), bin, p)
+		exe := ""
+		if p.OS == "windows" {
+			exe = ".exe"
 		}
-		if _, ok := members["README.md"]; !ok || len(members) != 2 {
-			t.Errorf("%s holds %v, want %s and README.md", name, members, p.Binary())
+		want := []string{"README.md", "contourc" + exe, "contourc-engines" + exe}
+		var got []string
+		for m := range members {
+			got = append(got, m)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("%s holds %v, want %v", name, got, want)
+		}
+		for _, b := range want[1:] {
+			if bin := members[b]; bin.data != fakeBinary(p, b) || bin.mode != 0o755 {
+				t.Errorf("%s: %s = %+v, want the %s binary, mode 0755", name, b, bin, p)
+			}
 		}
 	}
 
@@ -199,34 +218,18 @@ func TestDist(t *testing.T) {
 	}
 }
 
-// krewManifest is the part of a krew Plugin (v1alpha2) that krew needs.
-type krewManifest struct {
-	APIVersion string `yaml:"apiVersion"`
-	Kind       string `yaml:"kind"`
-	Metadata   struct {
-		Name string `yaml:"name"`
-	} `yaml:"metadata"`
-	Spec struct {
-		Version          string `yaml:"version"`
-		Homepage         string `yaml:"homepage"`
-		ShortDescription string `yaml:"shortDescription"`
-		Description      string `yaml:"description"`
-		Platforms        []struct {
-			Selector struct {
-				MatchLabels map[string]string `yaml:"matchLabels"`
-			} `yaml:"selector"`
-			URI    string `yaml:"uri"`
-			SHA256 string `yaml:"sha256"`
-			Bin    string `yaml:"bin"`
-		} `yaml:"platforms"`
-	} `yaml:"spec"`
+// krewPlatform is the one platform of the krew manifest in dir.
+func krewPlatform(t *testing.T, dir string) krewPlatformSpec {
+	t.Helper()
+	m := readKrew(t, dir)
+	if len(m.Spec.Platforms) != 1 {
+		t.Fatalf("%d krew platforms, want 1", len(m.Spec.Platforms))
+	}
+	return m.Spec.Platforms[0]
 }
 
-func TestKrewManifest(t *testing.T) {
-	const version = "v1.2.3"
-	platforms := makefilePlatforms(t)
-	dir := t.TempDir()
-	fakeDist(t, dir, version, platforms)
+func readKrew(t *testing.T, dir string) krewManifest {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "contourc.krew.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +240,45 @@ func TestKrewManifest(t *testing.T) {
 	if err := dec.Decode(&m); err != nil {
 		t.Fatalf("rendered krew manifest: %v\n%s", err, b)
 	}
+	return m
+}
+
+// krewPlatformSpec is one platform of a krew Plugin.
+type krewPlatformSpec struct {
+	Selector struct {
+		MatchLabels map[string]string `yaml:"matchLabels"`
+	} `yaml:"selector"`
+	URI    string `yaml:"uri"`
+	SHA256 string `yaml:"sha256"`
+	Files  []struct {
+		From string `yaml:"from"`
+		To   string `yaml:"to"`
+	} `yaml:"files"`
+	Bin string `yaml:"bin"`
+}
+
+// krewManifest is the part of a krew Plugin (v1alpha2) that krew needs.
+type krewManifest struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		Version          string             `yaml:"version"`
+		Homepage         string             `yaml:"homepage"`
+		ShortDescription string             `yaml:"shortDescription"`
+		Description      string             `yaml:"description"`
+		Platforms        []krewPlatformSpec `yaml:"platforms"`
+	} `yaml:"spec"`
+}
+
+func TestKrewManifest(t *testing.T) {
+	const version = "v1.2.3"
+	platforms := makefilePlatforms(t)
+	dir := t.TempDir()
+	fakeDist(t, dir, version, platforms)
+	m := readKrew(t, dir)
 	// metadata.name is the plugin's name: kubectl contourc.
 	if m.APIVersion != "krew.googlecontainertools.github.com/v1alpha2" || m.Kind != "Plugin" || m.Metadata.Name != "contourc" {
 		t.Errorf("apiVersion %q, kind %q, name %q", m.APIVersion, m.Kind, m.Metadata.Name)
@@ -260,9 +302,49 @@ func TestKrewManifest(t *testing.T) {
 		if kp.SHA256 != SHA256(data) {
 			t.Errorf("%s: sha256 %s, archive's is %s", p, kp.SHA256, SHA256(data))
 		}
-		if kp.Bin != p.Binary() {
-			t.Errorf("%s: bin %q, want %q", p, kp.Bin, p.Binary())
+		// bin is the plugin, contourc; files copy contourc-engines too,
+		// or krew's directory would hold contourc alone and contourc
+		// could not run Helm charts or Flux Kustomizations.
+		exe := ""
+		if p.OS == "windows" {
+			exe = ".exe"
 		}
+		if kp.Bin != "contourc"+exe {
+			t.Errorf("%s: bin %q, want contourc%s", p, kp.Bin, exe)
+		}
+		var files []string
+		for _, f := range kp.Files {
+			if f.To != "." {
+				t.Errorf("%s: %s copied to %q, want . (beside the plugin's bin)", p, f.From, f.To)
+			}
+			files = append(files, f.From)
+		}
+		if want := []string{"contourc" + exe, "contourc-engines" + exe}; !slices.Equal(files, want) {
+			t.Errorf("%s: krew copies %v, want %v", p, files, want)
+		}
+	}
+}
+
+// TestArchiveNeedsEveryProgram: an archive without contourc-engines (or
+// with a program make dist did not build) is refused, not shipped.
+func TestArchiveNeedsEveryProgram(t *testing.T) {
+	p := Platform{"windows", "amd64"}
+	for _, tc := range []struct {
+		bins map[string][]byte
+		want string
+	}{
+		{map[string][]byte{"contourc.exe": nil}, "1 binaries, want contourc.exe and contourc-engines.exe"},
+		{map[string][]byte{"contourc.exe": nil, "contourc-engines": nil}, "no contourc-engines.exe binary"},
+	} {
+		if _, err := Archive(p, tc.bins, nil); err == nil || err.Error() != tc.want {
+			t.Errorf("Archive(%v): %v, want %s", slices.Collect(maps.Keys(tc.bins)), err, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	os.MkdirAll(p.BuildDir(dir), 0o755)
+	os.WriteFile(filepath.Join(p.BuildDir(dir), "contourc.exe"), []byte("bin"), 0o755)
+	if err := Dist(dir, "v1", []Platform{p}, nil, []byte("")); err == nil || !strings.Contains(err.Error(), "contourc-engines.exe") {
+		t.Errorf("Dist without contourc-engines.exe: %v", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -233,8 +234,7 @@ func find() (string, error) {
 		return p, nil
 	}
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), Name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if p, ok := besideExecutable(exe); ok {
 			return p, nil
 		}
 	}
@@ -242,6 +242,30 @@ func find() (string, error) {
 		return p, nil
 	}
 	return "", &HelperError{Msg: fmt.Sprintf("this needs the %s program, beside contourc, on PATH or named by $%s (%s)", Name, Env, installHint)}
+}
+
+// besideExecutable is the helper in the directory of exe's real path.
+// Symlinks are resolved first: krew installs kubectl-contourc as a symlink
+// in ~/.krew/bin to contourc in its store, where contourc-engines is, and
+// os.Executable gives the symlink itself on macOS and Windows (Linux's
+// /proc/self/exe is already resolved). A hard link (make install's
+// kubectl-contourc) is a file of its own directory and needs nothing.
+func besideExecutable(exe string) (string, bool) {
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	p := filepath.Join(filepath.Dir(exe), executableName())
+	st, err := os.Stat(p)
+	return p, err == nil && st.Mode().IsRegular()
+}
+
+// executableName is the helper's file name on this OS: Windows runs
+// programs by their .exe name, which make dist's archives hold.
+func executableName() string {
+	if runtime.GOOS == "windows" {
+		return Name + ".exe"
+	}
+	return Name
 }
 
 // limitedWriter keeps the first left bytes of what the helper writes on

@@ -40,6 +40,10 @@ func TestMain(m *testing.M) {
 	case "crash":
 		fmt.Fprint(os.Stderr, "boom")
 		os.Exit(3)
+	case "find":
+		p, err := find()
+		fmt.Print(p, err)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -9,12 +9,14 @@ import (
 	"github.com/contourc/contourc/internal/release"
 )
 
-// TestRun runs the command as make dist does, on a stand-in binary.
+// TestRun runs the command as make dist does, on stand-in binaries.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := release.Platform{OS: "linux", Arch: "arm64"}
 	os.MkdirAll(p.BuildDir(dir), 0o755)
-	os.WriteFile(filepath.Join(p.BuildDir(dir), "contourc"), []byte("bin"), 0o755)
+	for _, name := range p.Binaries() {
+		os.WriteFile(filepath.Join(p.BuildDir(dir), name), []byte("bin"), 0o755)
+	}
 	if err := run("v1.0.0", dir, "../../../plugins/contourc.yaml", "../../../README.md", []string{"linux/arm64"}); err != nil {
 		t.Fatal(err)
 	}
