@@ -2,6 +2,7 @@ package translate
 
 import (
 	"errors"
+	"github.com/contourc/contourc/translate/dag"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,14 +24,8 @@ type ExternalAuthorization struct {
 	PathPrefix      string
 	// AllowedAuthorizationHeaders and AllowedUpstreamHeaders are header
 	// name matchers of the HTTP service.
-	AllowedAuthorizationHeaders, AllowedUpstreamHeaders []HeaderNameMatch
+	AllowedAuthorizationHeaders, AllowedUpstreamHeaders []dag.HeaderNameMatch
 	WithRequestBody                                     *RequestBodyBuffer
-}
-
-// HeaderNameMatch matches a header name: exact, prefix, suffix or contains.
-type HeaderNameMatch struct {
-	Type, Value string
-	IgnoreCase  bool
 }
 
 // RequestBodyBuffer sends the request body to the authorization server.
@@ -138,11 +133,16 @@ func applyServiceType(a *ExternalAuthorization, policy *contourv1.AuthorizationP
 
 // headerNameMatches converts allowed header matchers, each of which must
 // set exactly one of exact, prefix, suffix and contains.
-func headerNameMatches(in []loader.AllowedHeader) ([]HeaderNameMatch, error) {
-	var out []HeaderNameMatch
+func headerNameMatches(in []loader.AllowedHeader) ([]dag.HeaderNameMatch, error) {
+	var out []dag.HeaderNameMatch
 	for _, h := range in {
-		var set []HeaderNameMatch
-		for _, m := range []HeaderNameMatch{{"exact", h.Exact, h.IgnoreCase}, {"prefix", h.Prefix, h.IgnoreCase}, {"suffix", h.Suffix, h.IgnoreCase}, {"contains", h.Contains, h.IgnoreCase}} {
+		var set []dag.HeaderNameMatch
+		for _, m := range []dag.HeaderNameMatch{
+			{Type: "exact", Value: h.Exact, IgnoreCase: h.IgnoreCase},
+			{Type: "prefix", Value: h.Prefix, IgnoreCase: h.IgnoreCase},
+			{Type: "suffix", Value: h.Suffix, IgnoreCase: h.IgnoreCase},
+			{Type: "contains", Value: h.Contains, IgnoreCase: h.IgnoreCase},
+		} {
 			if m.Value != "" {
 				set = append(set, m)
 			}

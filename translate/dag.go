@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"github.com/contourc/contourc/translate/dag"
 	"maps"
 	"slices"
 	"sort"
@@ -126,9 +127,9 @@ type TCPProxy struct {
 
 // Route is one match and what to do with a request that matches it.
 type Route struct {
-	PathMatch    PathMatch
-	HeaderMatch  []HeaderMatch
-	QueryMatch   []QueryMatch
+	PathMatch    dag.PathMatch
+	HeaderMatch  []dag.HeaderMatch
+	QueryMatch   []dag.QueryMatch
 	Clusters     []*Cluster
 	HTTPSUpgrade bool // plain-HTTP requests are redirected to HTTPS
 	Websocket    bool
@@ -169,50 +170,6 @@ type Route struct {
 type DirectResponse struct {
 	StatusCode uint32
 	Body       string
-}
-
-// PathMatchKind tells how a route matches the request path.
-type PathMatchKind int
-
-const (
-	PathPrefix        PathMatchKind = iota // string prefix
-	PathSegmentPrefix                      // prefix on path-segment boundaries
-	PathExact
-	PathRegex
-)
-
-// PathMatch is a route's path condition.
-type PathMatch struct {
-	Kind  PathMatchKind
-	Value string
-}
-
-// HeaderMatchType is how a header condition compares.
-type HeaderMatchType string
-
-const (
-	HeaderExact    HeaderMatchType = "exact"
-	HeaderRegex    HeaderMatchType = "regex"
-	HeaderContains HeaderMatchType = "contains"
-	HeaderPresent  HeaderMatchType = "present"
-)
-
-// HeaderMatch is a route's header condition.
-type HeaderMatch struct {
-	Name                string
-	Type                HeaderMatchType
-	Value               string
-	Invert              bool
-	IgnoreCase          bool
-	TreatMissingAsEmpty bool
-}
-
-// QueryMatch is a route's query-parameter condition.
-type QueryMatch struct {
-	Name       string
-	Type       string // exact, regex, prefix, suffix, contains, present
-	Value      string
-	IgnoreCase bool
 }
 
 // Timeout is a timeout setting with Contour's three states.
@@ -297,7 +254,7 @@ type HeadersPolicy struct {
 	HostRewriteHeader string // from another request header
 }
 
-func (h *HeadersPolicy) empty() bool {
+func (h *HeadersPolicy) Empty() bool {
 	return h == nil || (len(h.Set) == 0 && len(h.Add) == 0 && len(h.Remove) == 0 && h.HostRewrite == "")
 }
 

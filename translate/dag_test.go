@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"github.com/contourc/contourc/translate/dag"
 	"slices"
 	"testing"
 
@@ -13,14 +14,14 @@ import (
 func TestClusterUses(t *testing.T) {
 	a, b, mirror, c := &Cluster{}, &Cluster{}, &Cluster{}, &Cluster{}
 	vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/"}, Clusters: []*Cluster{a, b}})
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/api"}, Clusters: []*Cluster{b},
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, Clusters: []*Cluster{a, b}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/api"}, Clusters: []*Cluster{b},
 		Mirrors: []*MirrorPolicy{{Cluster: mirror}}})
 	// /api sorts first: the longer prefix.
 	if got, want := vh.clusterUses(), []*Cluster{b, mirror, a}; !slices.Equal(got, want) {
 		t.Fatalf("uses %p, want %p", got, want)
 	}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathExact, Value: "/x"}, Clusters: []*Cluster{c}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathExact, Value: "/x"}, Clusters: []*Cluster{c}})
 	if got := vh.clusterUses(); !slices.Contains(got, c) || len(got) != 4 {
 		t.Errorf("after adding a route: uses %p, want the new cluster among 4", got)
 	}
@@ -32,11 +33,11 @@ func TestFirstNamed(t *testing.T) {
 	named := func(name string) *Cluster { return &Cluster{name: name} }
 	b1, b2, a, c := named("b"), named("b"), named("a"), named("c")
 	vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/api"}, Clusters: []*Cluster{b1, a, b2}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/api"}, Clusters: []*Cluster{b1, a, b2}})
 	if got, want := vh.firstNamed(), []*Cluster{b1, a}; !slices.Equal(got, want) {
 		t.Fatalf("firsts %p, want %p", got, want)
 	}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/"}, Clusters: []*Cluster{c, b2}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, Clusters: []*Cluster{c, b2}})
 	if got, want := vh.firstNamed(), []*Cluster{b1, a, c}; !slices.Equal(got, want) {
 		t.Errorf("after adding a route: firsts %p, want %p", got, want)
 	}

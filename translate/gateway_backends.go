@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"github.com/contourc/contourc/translate/dag"
 	"net/http"
 	"regexp"
 	"sort"
@@ -132,9 +133,9 @@ func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*Headers
 
 // gatewayMatch is one match of a rule, as DAG conditions.
 type gatewayMatch struct {
-	path    PathMatch
-	headers []HeaderMatch
-	query   []QueryMatch
+	path    dag.PathMatch
+	headers []dag.HeaderMatch
+	query   []dag.QueryMatch
 }
 
 // matchRoutes makes one route per match (matches are ORed), all with the
@@ -156,7 +157,7 @@ func prefixRemoval(matches []gatewayMatch, prefix string) (regex string, ok bool
 		return "", false
 	}
 	for _, m := range matches {
-		if m.path.Kind == PathPrefix || m.path.Kind == PathSegmentPrefix {
+		if m.path.Kind == dag.PathPrefix || m.path.Kind == dag.PathSegmentPrefix {
 			return "^" + regexp.QuoteMeta(m.path.Value) + "/*", true
 		}
 	}

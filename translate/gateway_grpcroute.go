@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"github.com/contourc/contourc/translate/dag"
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -27,7 +28,7 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 		}
 		// No matches match every request.
 		if len(rule.Matches) == 0 {
-			matches = append(matches, gatewayMatch{path: PathMatch{Kind: PathPrefix, Value: "/"}})
+			matches = append(matches, gatewayMatch{path: dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}})
 		}
 		hr := p.grpcFilters(route, rule.Filters, parent, l)
 		clusters, total, ok := p.grpcClusters(route, rule.BackendRefs, parent, l)
@@ -54,22 +55,22 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 
 // grpcMethodMatch supports only exact matches naming both service and
 // method.
-func grpcMethodMatch(m *gatewayv1.GRPCMethodMatch, parent *routeParent) (PathMatch, bool) {
+func grpcMethodMatch(m *gatewayv1.GRPCMethodMatch, parent *routeParent) (dag.PathMatch, bool) {
 	if m == nil {
-		return PathMatch{Kind: PathPrefix, Value: "/"}, true
+		return dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, true
 	}
 	if m.Type != nil && *m.Type != gatewayv1.GRPCMethodMatchExact {
 		parent.add("Accepted", "False", "UnsupportedValue", "GRPCRoute.Spec.Rules.Matches.Method: Only Exact match type is supported.")
-		return PathMatch{}, false
+		return dag.PathMatch{}, false
 	}
 	if m.Service == nil || strings.TrimSpace(*m.Service) == "" || m.Method == nil || strings.TrimSpace(*m.Method) == "" {
 		parent.add("Accepted", "False", "InvalidMethodMatch", "GRPCRoute.Spec.Rules.Matches.Method: Both Service and Method need be configured.")
-		return PathMatch{}, false
+		return dag.PathMatch{}, false
 	}
-	return PathMatch{Kind: PathExact, Value: "/" + *m.Service + "/" + *m.Method}, true
+	return dag.PathMatch{Kind: dag.PathExact, Value: "/" + *m.Service + "/" + *m.Method}, true
 }
 
-func grpcHeaderMatches(in []gatewayv1.GRPCHeaderMatch) ([]HeaderMatch, error) {
+func grpcHeaderMatches(in []gatewayv1.GRPCHeaderMatch) ([]dag.HeaderMatch, error) {
 	return gatewayHeaderMatches("GRPCRoute", in, func(m gatewayv1.GRPCHeaderMatch) (string, string, *string) {
 		return string(m.Name), m.Value, (*string)(m.Type)
 	})

@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"github.com/contourc/contourc/translate/dag"
 	"regexp"
 	"strings"
 
@@ -112,7 +113,7 @@ func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent con
 		}
 		// Envoy matches the method as the :method pseudo-header.
 		if m.Method != nil {
-			headers = append(headers, HeaderMatch{Name: ":method", Type: HeaderExact, Value: string(*m.Method)})
+			headers = append(headers, dag.HeaderMatch{Name: ":method", Type: dag.HeaderExact, Value: string(*m.Method)})
 		}
 		query, err := httpQueryMatches(m.QueryParams)
 		if err != nil {
@@ -124,17 +125,17 @@ func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent con
 	return out
 }
 
-func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent conditionSink) (PathMatch, bool) {
+func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent conditionSink) (dag.PathMatch, bool) {
 	if m == nil {
-		return PathMatch{Kind: PathPrefix, Value: "/"}, true
+		return dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, true
 	}
 	path := "/"
 	if m.Value != nil {
 		path = *m.Value
 	}
-	invalidPath := func(msg string) (PathMatch, bool) {
+	invalidPath := func(msg string) (dag.PathMatch, bool) {
 		parent.add("ValidMatches", "False", "InvalidPathMatch", msg)
-		return PathMatch{}, false
+		return dag.PathMatch{}, false
 	}
 	checkPath := func() (string, bool) {
 		switch {
@@ -152,27 +153,27 @@ func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent conditionSink) (PathMatch,
 		}
 		// "/" needs no segment matching.
 		if path == "/" {
-			return PathMatch{Kind: PathPrefix, Value: path}, true
+			return dag.PathMatch{Kind: dag.PathPrefix, Value: path}, true
 		}
-		return PathMatch{Kind: PathSegmentPrefix, Value: strings.TrimRight(path, "/")}, true
+		return dag.PathMatch{Kind: dag.PathSegmentPrefix, Value: strings.TrimRight(path, "/")}, true
 	case *m.Type == gatewayv1.PathMatchExact:
 		if msg, ok := checkPath(); !ok {
 			return invalidPath(msg)
 		}
-		return PathMatch{Kind: PathExact, Value: path}, true
+		return dag.PathMatch{Kind: dag.PathExact, Value: path}, true
 	case *m.Type == gatewayv1.PathMatchRegularExpression:
 		if _, err := regexp.Compile(path); err != nil {
 			return invalidPath("Match.Path.Value is invalid for RegularExpression match type.")
 		}
-		return PathMatch{Kind: PathRegex, Value: path}, true
+		return dag.PathMatch{Kind: dag.PathRegex, Value: path}, true
 	}
 	parent.add("Accepted", "False", "UnsupportedValue", "HTTPRoute.Spec.Rules.PathMatch: Only Prefix match type, Exact match type and RegularExpression match type are supported.")
-	return PathMatch{}, false
+	return dag.PathMatch{}, false
 }
 
 // httpHeaderMatches converts header matches; for a header named twice
 // (case-insensitively) the first match wins.
-func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]HeaderMatch, error) {
+func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]dag.HeaderMatch, error) {
 	return gatewayHeaderMatches("HTTPRoute", in, func(m gatewayv1.HTTPHeaderMatch) (string, string, *string) {
 		return string(m.Name), m.Value, (*string)(m.Type)
 	})
@@ -182,12 +183,12 @@ func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]HeaderMatch, error) {
 // GRPCRoute (kind), whose types differ only in name: parts gives a match's
 // header name, value and match type (nil for Exact). For a header named
 // twice (case-insensitively) the first match wins.
-func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value string, typ *string)) ([]HeaderMatch, error) {
-	var out []HeaderMatch
+func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value string, typ *string)) ([]dag.HeaderMatch, error) {
+	var out []dag.HeaderMatch
 	seen := map[string]bool{}
 	for _, m := range in {
 		name, value, typ := parts(m)
-		h := HeaderMatch{Name: name, Type: HeaderExact, Value: value}
+		h := dag.HeaderMatch{Name: name, Type: dag.HeaderExact, Value: value}
 		if typ != nil {
 			switch *typ {
 			case "Exact":
@@ -195,7 +196,7 @@ func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value
 				if _, err := regexp.Compile(value); err != nil {
 					return nil, errors.New(kind + ".Spec.Rules.Matches.Headers: Invalid value for RegularExpression match type is specified")
 				}
-				h.Type = HeaderRegex
+				h.Type = dag.HeaderRegex
 			default:
 				return nil, errors.New(kind + ".Spec.Rules.Matches.Headers: Only Exact match type and RegularExpression match type are supported")
 			}
@@ -212,11 +213,11 @@ func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value
 
 // httpQueryMatches converts query parameter matches; for a parameter named
 // twice the first match wins.
-func httpQueryMatches(in []gatewayv1.HTTPQueryParamMatch) ([]QueryMatch, error) {
-	var out []QueryMatch
+func httpQueryMatches(in []gatewayv1.HTTPQueryParamMatch) ([]dag.QueryMatch, error) {
+	var out []dag.QueryMatch
 	seen := map[string]bool{}
 	for _, m := range in {
-		q := QueryMatch{Name: string(m.Name), Type: "exact", Value: m.Value}
+		q := dag.QueryMatch{Name: string(m.Name), Type: "exact", Value: m.Value}
 		if m.Type != nil {
 			switch *m.Type {
 			case gatewayv1.QueryParamMatchExact:

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"github.com/contourc/contourc/translate/dag"
 	"slices"
 	"sort"
 	"strconv"
@@ -639,7 +640,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		r.DirectResponse = &DirectResponse{StatusCode: uint32(d.StatusCode), Body: d.Body}
 	}
 	if rp := route.PathRewritePolicy; rp != nil && len(rp.ReplacePrefix) > 0 {
-		if r.PathMatch.Kind != PathPrefix {
+		if r.PathMatch.Kind != dag.PathPrefix {
 			return fail("PrefixReplaceError", "MustHavePrefix", "cannot specify prefix replacements without a prefix condition")
 		}
 		if reason, err := prefixReplacementsValid(rp.ReplacePrefix); err != nil {

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"github.com/contourc/contourc/translate/dag"
 	"runtime"
 	"strings"
 	"testing"
@@ -169,9 +170,11 @@ func TestIncludeCycleLong(t *testing.T) {
 // included ones, as Contour groups all of them.
 func TestExpandPrefixRewritesOwnRoutes(t *testing.T) {
 	rewritten := func(prefix string) *Route {
-		return &Route{PathMatch: PathMatch{Kind: PathPrefix, Value: prefix}, PathRewrite: &PathRewrite{Prefix: "/x/"}}
+		return &Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}, PathRewrite: &PathRewrite{Prefix: "/x/"}}
 	}
-	plain := func(prefix string) *Route { return &Route{PathMatch: PathMatch{Kind: PathPrefix, Value: prefix}} }
+	plain := func(prefix string) *Route {
+		return &Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}}
+	}
 	describe := func(rs []*Route) []string {
 		var out []string
 		for _, r := range rs {

@@ -3,6 +3,7 @@ package translate
 import (
 	"encoding/json"
 	"errors"
+	"github.com/contourc/contourc/translate/dag"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -398,7 +399,7 @@ func TestVhostMemo(t *testing.T) {
 	host := func(prefixes ...string) *VirtualHost {
 		vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
 		for _, p := range prefixes {
-			vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: p},
+			vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: p},
 				Clusters: []*Cluster{{Upstream: &Service{Namespace: "ns", Name: "app"}}}})
 		}
 		vh.ordered()

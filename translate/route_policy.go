@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"github.com/contourc/contourc/translate/dag"
 	"net/http"
 	"strings"
 
@@ -95,7 +96,7 @@ func expandPrefixRewrites(routes []*Route, from int) []*Route {
 	}
 	var cands []candidate
 	for _, r := range routes[from:] {
-		if r.PathMatch.Kind == PathPrefix && r.PathRewrite != nil && r.PathMatch.Value != "/" {
+		if r.PathMatch.Kind == dag.PathPrefix && r.PathRewrite != nil && r.PathMatch.Value != "/" {
 			cands = append(cands, candidate{route: r, key: rewriteGroupKey(r.PathMatch.Value)})
 		}
 	}
@@ -103,7 +104,7 @@ func expandPrefixRewrites(routes []*Route, from int) []*Route {
 		return routes // no rewrite: the common case
 	}
 	for _, r := range routes {
-		if r.PathMatch.Kind != PathPrefix {
+		if r.PathMatch.Kind != dag.PathPrefix {
 			continue
 		}
 		key := rewriteGroupKey(r.PathMatch.Value)
@@ -121,12 +122,12 @@ func expandPrefixRewrites(routes []*Route, from int) []*Route {
 		r := c.route
 		trimmed := strings.TrimRight(r.PathRewrite.Prefix, "/")
 		withSlash := *r
-		withSlash.PathMatch = PathMatch{Kind: PathPrefix, Value: c.key + "/"}
+		withSlash.PathMatch = dag.PathMatch{Kind: dag.PathPrefix, Value: c.key + "/"}
 		withSlash.PathRewrite = &PathRewrite{Prefix: trimmed + "/"}
 		if trimmed == "" {
 			trimmed = "/"
 		}
-		r.PathMatch = PathMatch{Kind: PathPrefix, Value: c.key}
+		r.PathMatch = dag.PathMatch{Kind: dag.PathPrefix, Value: c.key}
 		r.PathRewrite = &PathRewrite{Prefix: trimmed}
 		out = append(out, &withSlash)
 	}

@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"github.com/contourc/contourc/translate/dag"
 	"net"
 	"net/http"
 	"net/url"
@@ -62,7 +63,7 @@ type RateLimitEntry struct {
 
 // HeaderValueMatchEntry adds Value when the headers match (or not).
 type HeaderValueMatchEntry struct {
-	Headers     []HeaderMatch
+	Headers     []dag.HeaderMatch
 	ExpectMatch bool
 	Value       string
 }

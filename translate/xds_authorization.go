@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"github.com/contourc/contourc/translate/dag"
 	"strings"
 	"sync"
 
@@ -66,7 +67,7 @@ func grpcService(cluster, sni string, timeout Timeout) *corev3.GrpcService {
 	}
 }
 
-func headerNameMatchers(in []HeaderNameMatch) []*matcherv3.StringMatcher {
+func headerNameMatchers(in []dag.HeaderNameMatch) []*matcherv3.StringMatcher {
 	var out []*matcherv3.StringMatcher
 	for _, h := range in {
 		m := &matcherv3.StringMatcher{IgnoreCase: h.IgnoreCase}
