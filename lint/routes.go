@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"github.com/contourc/contourc/translate/dag"
 	"regexp/syntax"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The route rules: CTC1001, a route an earlier route of its virtual host

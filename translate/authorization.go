@@ -2,12 +2,12 @@ package translate
 
 import (
 	"errors"
-	"github.com/contourc/contourc/translate/dag"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // External authorization (ext_authz) of HTTPProxy virtual hosts, served by
@@ -20,18 +20,12 @@ type ExternalAuthorization struct {
 	Extension       *ExtensionCluster
 	HTTPService     bool // else gRPC
 	FailOpen        bool
-	ResponseTimeout Timeout
+	ResponseTimeout dag.Timeout
 	PathPrefix      string
 	// AllowedAuthorizationHeaders and AllowedUpstreamHeaders are header
 	// name matchers of the HTTP service.
 	AllowedAuthorizationHeaders, AllowedUpstreamHeaders []dag.HeaderNameMatch
-	WithRequestBody                                     *RequestBodyBuffer
-}
-
-// RequestBodyBuffer sends the request body to the authorization server.
-type RequestBodyBuffer struct {
-	MaxRequestBytes                  uint32
-	AllowPartialMessage, PackAsBytes bool
+	WithRequestBody                                     *dag.RequestBodyBuffer
 }
 
 // defaultMaxRequestBytes is the CRD default of withRequestBody.maxRequestBytes.
@@ -95,7 +89,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {
-		out.WithRequestBody = &RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
 	return out, true
 }

@@ -3,13 +3,14 @@ package translate
 import (
 	"errors"
 	"fmt"
-	"github.com/contourc/contourc/translate/dag"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // HTTPProxy match conditions: merging the conditions of an include chain

@@ -1,10 +1,11 @@
 package translate
 
 import (
-	"github.com/contourc/contourc/translate/dag"
 	"testing"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // An include chain's path conditions concatenate into one match, repeated

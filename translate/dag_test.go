@@ -1,11 +1,12 @@
 package translate
 
 import (
-	"github.com/contourc/contourc/translate/dag"
 	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // A virtual host's clusters are its routes' (mirrors included) in route
@@ -47,7 +48,7 @@ func TestFirstNamed(t *testing.T) {
 // kept, whatever pointer the later uses hold.
 func TestFirstByName(t *testing.T) {
 	cluster := func(svc string) *Cluster {
-		return &Cluster{Upstream: &Service{Namespace: "ns", Name: svc, Port: corev1.ServicePort{Port: 80}}}
+		return &Cluster{Upstream: &dag.Service{Namespace: "ns", Name: svc, Port: corev1.ServicePort{Port: 80}}}
 	}
 	b1, a, b2, c := cluster("b"), cluster("a"), cluster("b"), cluster("c")
 	for _, tc := range []struct {

@@ -38,6 +38,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Names Envoy and Contour use for the extensions configured here. They are
@@ -286,7 +288,7 @@ type hcmOptions struct {
 	extraFilters []*hcmv3.HttpFilter
 	// forwardClientCert sanitises and sets x-forwarded-client-cert with
 	// the selected client certificate details (HTTPProxy clientValidation).
-	forwardClientCert *ForwardClientCert
+	forwardClientCert *dag.ForwardClientCert
 	// settings are the configuration's; nil is Contour's defaults.
 	settings *settings
 	// unpacked remembers the manager packed in the filter.

@@ -2,10 +2,11 @@ package translate
 
 import (
 	"fmt"
-	"github.com/contourc/contourc/translate/dag"
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // GRPCRoute translation: methods become exact paths "/<service>/<method>".
@@ -42,7 +43,7 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 				Priority: index, Kind: kindGRPCRoute, Namespace: route.Namespace, Name: route.Name,
 			}
 			if len(clusters) == 0 || total == 0 {
-				r.DirectResponse = &DirectResponse{StatusCode: 500}
+				r.DirectResponse = &dag.DirectResponse{StatusCode: 500}
 			}
 			return r
 		})
@@ -140,7 +141,7 @@ func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatew
 
 // grpcDefaultProtocol speaks HTTP/2 to a gRPC backend whose Service does
 // not say: cleartext behind an HTTP listener, TLS behind an HTTPS one.
-func grpcDefaultProtocol(svc *Service, listenerProtocol gatewayv1.ProtocolType) {
+func grpcDefaultProtocol(svc *dag.Service, listenerProtocol gatewayv1.ProtocolType) {
 	if strings.TrimSpace(svc.Protocol) != "" {
 		return
 	}

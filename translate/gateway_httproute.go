@@ -3,11 +3,12 @@ package translate
 import (
 	"errors"
 	"fmt"
-	"github.com/contourc/contourc/translate/dag"
 	"regexp"
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // HTTPRoute translation: one DAG route per rule match, on every host the
@@ -15,12 +16,12 @@ import (
 
 // httpRule is what the filters of one rule ask for.
 type httpRule struct {
-	requestHeaders, responseHeaders *HeadersPolicy
-	redirect                        *Redirect
+	requestHeaders, responseHeaders *dag.HeadersPolicy
+	redirect                        *dag.Redirect
 	mirrors                         []*MirrorPolicy
 	rewrite                         *gatewayv1.HTTPPathModifier
 	hostRewrite                     string
-	timeout                         *Timeout
+	timeout                         *dag.Timeout
 }
 
 // httpRoute adds route's rules to the listener's virtual hosts for hosts,
@@ -78,7 +79,7 @@ func (p *gatewayProcessor) convertHTTPRule(route *gatewayv1.HTTPRoute, index int
 	if hr.hostRewrite != "" {
 		// URLRewrite's hostname wins over a Host header modifier.
 		if hr.requestHeaders == nil {
-			hr.requestHeaders = &HeadersPolicy{}
+			hr.requestHeaders = &dag.HeadersPolicy{}
 		}
 		hr.requestHeaders.HostRewrite = hr.hostRewrite
 	}
@@ -241,21 +242,21 @@ func httpQueryMatches(in []gatewayv1.HTTPQueryParamMatch) ([]dag.QueryMatch, err
 
 // httpRouteTimeout reads a rule's timeouts: "0s" disables, the backend
 // request timeout (which may not exceed the request timeout) wins.
-func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*Timeout, error) {
+func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*dag.Timeout, error) {
 	if t == nil || (t.Request == nil && t.BackendRequest == nil) {
 		return nil, nil
 	}
-	parse := func(d *gatewayv1.Duration, field string) (Timeout, error) {
+	parse := func(d *gatewayv1.Duration, field string) (dag.Timeout, error) {
 		v, err := parseTimeout(string(*d))
 		if err != nil {
-			return Timeout{}, fmt.Errorf("invalid HTTPRoute.Spec.Rules.Timeouts.%s: %v", field, err)
+			return dag.Timeout{}, fmt.Errorf("invalid HTTPRoute.Spec.Rules.Timeouts.%s: %v", field, err)
 		}
 		if v.Duration == 0 {
-			v = Timeout{Set: true, Disabled: true}
+			v = dag.Timeout{Set: true, Disabled: true}
 		}
 		return v, nil
 	}
-	var out Timeout
+	var out dag.Timeout
 	if t.Request != nil {
 		v, err := parse(t.Request, "Request")
 		if err != nil {
@@ -328,8 +329,8 @@ func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gat
 
 // httpRedirect converts a RequestRedirect filter; an empty replacement
 // means "/".
-func httpRedirect(r *gatewayv1.HTTPRequestRedirectFilter, parent conditionSink) (*Redirect, bool) {
-	out := &Redirect{}
+func httpRedirect(r *gatewayv1.HTTPRequestRedirectFilter, parent conditionSink) (*dag.Redirect, bool) {
+	out := &dag.Redirect{}
 	if r.Hostname != nil {
 		out.Hostname = string(*r.Hostname)
 	}
@@ -414,25 +415,25 @@ func httpClusterRoutes(matches []gatewayMatch, hr *httpRule, clusters []*Cluster
 			r.Timeout.Response = *hr.timeout
 		}
 		if len(clusters) == 0 || total == 0 {
-			r.DirectResponse = &DirectResponse{StatusCode: 500}
+			r.DirectResponse = &dag.DirectResponse{StatusCode: 500}
 		}
 		return r
 	})
 }
 
 // pathRewrite is a URLRewrite's path change for a rule's routes.
-func pathRewrite(pm *gatewayv1.HTTPPathModifier, matches []gatewayMatch) *PathRewrite {
+func pathRewrite(pm *gatewayv1.HTTPPathModifier, matches []gatewayMatch) *dag.PathRewrite {
 	if pm == nil {
 		return nil
 	}
 	if pm.Type == gatewayv1.FullPathHTTPPathModifier {
-		return &PathRewrite{FullPath: orSlash(pm.ReplaceFullPath)}
+		return &dag.PathRewrite{FullPath: orSlash(pm.ReplaceFullPath)}
 	}
 	prefix := orSlash(pm.ReplacePrefixMatch)
 	if regex, ok := prefixRemoval(matches, prefix); ok {
-		return &PathRewrite{PrefixRegexRemove: regex}
+		return &dag.PathRewrite{PrefixRegexRemove: regex}
 	}
-	return &PathRewrite{Prefix: prefix}
+	return &dag.PathRewrite{Prefix: prefix}
 }
 
 // httpRedirectRoutes builds a rule's redirect routes (query matches do not

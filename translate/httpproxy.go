@@ -2,7 +2,6 @@ package translate
 
 import (
 	"fmt"
-	"github.com/contourc/contourc/translate/dag"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The HTTPProxy processor: root HTTPProxies become virtual hosts, their
@@ -283,7 +284,7 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*ClientValidation, bool) {
 	out := &ClientValidation{SkipValidation: cv.SkipClientCertValidation, Optional: cv.OptionalClientCertificate}
 	if f := cv.ForwardClientCertificate; f != nil {
-		out.Forward = &ForwardClientCert{Subject: f.Subject, Cert: f.Cert, Chain: f.Chain, DNS: f.DNS, URI: f.URI}
+		out.Forward = &dag.ForwardClientCert{Subject: f.Subject, Cert: f.Cert, Chain: f.Chain, DNS: f.DNS, URI: f.URI}
 	}
 	lookup := func(ref, what string, get func(types.NamespacedName, string) ([]byte, error)) ([]byte, bool) {
 		name := secretReference(ref, "", proxy.Namespace)
@@ -557,7 +558,7 @@ func badGatewayRoute(proxy *contourv1.HTTPProxy, conds []contourv1.MatchConditio
 		PathMatch:      mergeIncludePath(conds),
 		HeaderMatch:    mergeHeaderMatch(conds),
 		QueryMatch:     mergeQueryMatch(conds),
-		DirectResponse: &DirectResponse{StatusCode: 502},
+		DirectResponse: &dag.DirectResponse{StatusCode: 502},
 		Kind:           "HTTPProxy", Namespace: proxy.Namespace, Name: proxy.Name,
 	}}
 }
@@ -637,7 +638,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	}
 	routeAuthorization(r, root, route, p.globalAuth())
 	if d := route.DirectResponsePolicy; d != nil {
-		r.DirectResponse = &DirectResponse{StatusCode: uint32(d.StatusCode), Body: d.Body}
+		r.DirectResponse = &dag.DirectResponse{StatusCode: uint32(d.StatusCode), Body: d.Body}
 	}
 	if rp := route.PathRewritePolicy; rp != nil && len(rp.ReplacePrefix) > 0 {
 		if r.PathMatch.Kind != dag.PathPrefix {
@@ -673,7 +674,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		}
 	}
 	if len(r.Clusters) == 0 && route.RequestRedirectPolicy == nil && route.DirectResponsePolicy == nil {
-		r.DirectResponse = &DirectResponse{StatusCode: 503}
+		r.DirectResponse = &dag.DirectResponse{StatusCode: 503}
 	}
 	if strings.HasPrefix(root.Spec.VirtualHost.Fqdn, "*.") {
 		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(root.Spec.VirtualHost.Fqdn))
@@ -691,8 +692,8 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 // shares.
 type clusterSettings struct {
 	lbPolicy       string
-	health         *HTTPHealthCheck
-	idleConnection Timeout
+	health         *dag.HTTPHealthCheck
+	idleConnection dag.Timeout
 }
 
 // cluster resolves one route service. A nil cluster with ok means the
@@ -746,7 +747,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	// own header policy sees the previous route's last service.
 	dynamic["CONTOUR_SERVICE_NAME"] = svc.Name
 	dynamic["CONTOUR_SERVICE_PORT"] = strconv.Itoa(svc.Port)
-	var defReq, defResp *HeadersPolicy
+	var defReq, defResp *dag.HeadersPolicy
 	if p.settings != nil {
 		defReq, defResp = p.settings.requestHeaders, p.settings.responseHeaders
 	}
@@ -791,7 +792,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 
 // upstreamSNI is the host a service's or else the route's request header
 // policy rewrites to.
-func upstreamSNI(route, service *HeadersPolicy) string {
+func upstreamSNI(route, service *dag.HeadersPolicy) string {
 	if service != nil && service.HostRewrite != "" {
 		return service.HostRewrite
 	}
@@ -803,15 +804,15 @@ func upstreamSNI(route, service *HeadersPolicy) string {
 
 // cookieRewrites converts cookie rewrite policies: one per cookie, each
 // rewriting at least one attribute.
-func cookieRewrites(in []contourv1.CookieRewritePolicy) ([]CookieRewrite, error) {
-	var out []CookieRewrite
+func cookieRewrites(in []contourv1.CookieRewritePolicy) ([]dag.CookieRewrite, error) {
+	var out []dag.CookieRewrite
 	seen := map[string]bool{}
 	for _, p := range in {
 		if seen[p.Name] {
 			return nil, fmt.Errorf("duplicate cookie rewrite rule for cookie %q", p.Name)
 		}
 		seen[p.Name] = true
-		c := CookieRewrite{Name: p.Name, Secure: p.Secure, SameSite: p.SameSite}
+		c := dag.CookieRewrite{Name: p.Name, Secure: p.Secure, SameSite: p.SameSite}
 		if p.PathRewrite != nil {
 			c.Path = &p.PathRewrite.Value
 		}
@@ -828,28 +829,28 @@ func cookieRewrites(in []contourv1.CookieRewritePolicy) ([]CookieRewrite, error)
 
 // httpProxyTimeouts parses a route's response and idle timeouts and its
 // clusters' idle connection timeout.
-func httpProxyTimeouts(tp *contourv1.TimeoutPolicy) (RouteTimeout, Timeout, error) {
+func httpProxyTimeouts(tp *contourv1.TimeoutPolicy) (dag.RouteTimeout, dag.Timeout, error) {
 	if tp == nil {
-		return RouteTimeout{}, Timeout{}, nil
+		return dag.RouteTimeout{}, dag.Timeout{}, nil
 	}
 	response, err := parseTimeout(tp.Response)
 	if err != nil {
-		return RouteTimeout{}, Timeout{}, fmt.Errorf("error parsing response timeout: %w", err)
+		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing response timeout: %w", err)
 	}
 	idle, err := parseTimeout(tp.Idle)
 	if err != nil {
-		return RouteTimeout{}, Timeout{}, fmt.Errorf("error parsing idle timeout: %w", err)
+		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing idle timeout: %w", err)
 	}
 	idleConnection, err := parseTimeout(tp.IdleConnection)
 	if err != nil {
-		return RouteTimeout{}, Timeout{}, fmt.Errorf("error parsing idle connection timeout: %w", err)
+		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing idle connection timeout: %w", err)
 	}
-	return RouteTimeout{Response: response, Idle: idle}, idleConnection, nil
+	return dag.RouteTimeout{Response: response, Idle: idle}, idleConnection, nil
 }
 
 // httpProxyRetryPolicy: retryOn defaults to 5xx; count -1 disables
 // retries, 0 and 1 mean 1; an unparsable perTryTimeout is left out.
-func httpProxyRetryPolicy(rp *contourv1.RetryPolicy) *RetryPolicy {
+func httpProxyRetryPolicy(rp *contourv1.RetryPolicy) *dag.RetryPolicy {
 	if rp == nil {
 		return nil
 	}
@@ -868,9 +869,9 @@ func httpProxyRetryPolicy(rp *contourv1.RetryPolicy) *RetryPolicy {
 	case 0:
 		n = 1
 	}
-	out := &RetryPolicy{RetryOn: on, NumRetries: uint32(n), RetriableStatusCodes: rp.RetriableStatusCodes}
+	out := &dag.RetryPolicy{RetryOn: on, NumRetries: uint32(n), RetriableStatusCodes: rp.RetriableStatusCodes}
 	if d, err := timeDuration(rp.PerTryTimeout); err == nil {
-		out.PerTryTimeout = Timeout{Set: true, Duration: d}
+		out.PerTryTimeout = dag.Timeout{Set: true, Duration: d}
 	}
 	return out
 }

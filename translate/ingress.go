@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/contourc/contourc/translate/dag"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The Ingress processor: networking.k8s.io/v1 Ingress -> virtual hosts and
@@ -268,26 +269,26 @@ func httpAllowed(ing *networkingv1.Ingress) bool {
 
 // ingressTimeout reads projectcontour.io/response-timeout (or its legacy
 // name request-timeout); a bad value leaves Envoy's default.
-func ingressTimeout(ing *networkingv1.Ingress) RouteTimeout {
+func ingressTimeout(ing *networkingv1.Ingress) dag.RouteTimeout {
 	value := contourAnnotation(ing, "response-timeout")
 	if value == "" {
 		value = contourAnnotation(ing, "request-timeout")
 	}
 	t, err := parseTimeout(value)
 	if err != nil {
-		return RouteTimeout{}
+		return dag.RouteTimeout{}
 	}
-	return RouteTimeout{Response: t}
+	return dag.RouteTimeout{Response: t}
 }
 
 // ingressRetryPolicy reads the retry-on, num-retries and per-try-timeout
 // annotations; there is no policy without retry-on.
-func ingressRetryPolicy(ing *networkingv1.Ingress) *RetryPolicy {
+func ingressRetryPolicy(ing *networkingv1.Ingress) *dag.RetryPolicy {
 	retryOn := contourAnnotation(ing, "retry-on")
 	if retryOn == "" {
 		return nil
 	}
-	rp := &RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(contourAnnotation(ing, "num-retries"))}
+	rp := &dag.RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(contourAnnotation(ing, "num-retries"))}
 	if t, err := parseTimeout(contourAnnotation(ing, "per-try-timeout")); err == nil {
 		rp.PerTryTimeout = t
 	}

@@ -3,7 +3,6 @@ package translate
 import (
 	"encoding/json"
 	"errors"
-	"github.com/contourc/contourc/translate/dag"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // TestMemoChangesNoResult translates every golden input, one after the
@@ -400,7 +400,7 @@ func TestVhostMemo(t *testing.T) {
 		vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
 		for _, p := range prefixes {
 			vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: p},
-				Clusters: []*Cluster{{Upstream: &Service{Namespace: "ns", Name: "app"}}}})
+				Clusters: []*Cluster{{Upstream: &dag.Service{Namespace: "ns", Name: "app"}}}})
 		}
 		vh.ordered()
 		return vh

@@ -1,11 +1,12 @@
 package translate
 
 import (
-	"github.com/contourc/contourc/translate/dag"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Route ordering within a virtual host, as Contour's sorter orders routes

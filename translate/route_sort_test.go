@@ -5,7 +5,6 @@ package translate
 
 import (
 	"fmt"
-	"github.com/contourc/contourc/translate/dag"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // TestIngressRouteOrder checks the order of an Ingress's routes in the

@@ -1,11 +1,11 @@
 package translate
 
 import (
-	"github.com/contourc/contourc/translate/dag"
 	"sort"
 	"sync"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/translate/dag"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
@@ -177,7 +177,7 @@ var (
 )
 
 // directResponse answers with a fixed status and optional body.
-func directResponse(d *DirectResponse) *routev3.Route_DirectResponse {
+func directResponse(d *dag.DirectResponse) *routev3.Route_DirectResponse {
 	action := &routev3.DirectResponseAction{Status: d.StatusCode}
 	if d.Body != "" {
 		action.Body = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: d.Body}}
@@ -354,7 +354,7 @@ func weightedClusters(r *Route) *routev3.WeightedCluster {
 	return wc
 }
 
-func retryPolicy(rp *RetryPolicy) *routev3.RetryPolicy {
+func retryPolicy(rp *dag.RetryPolicy) *routev3.RetryPolicy {
 	if rp == nil || rp.RetryOn == "" {
 		return nil
 	}
@@ -368,7 +368,7 @@ func retryPolicy(rp *RetryPolicy) *routev3.RetryPolicy {
 }
 
 // envoyTimeout is nil for Envoy's default, 0 for disabled, else the value.
-func envoyTimeout(t Timeout) *durationpb.Duration {
+func envoyTimeout(t dag.Timeout) *durationpb.Duration {
 	switch {
 	case !t.Set:
 		return nil
