@@ -9,6 +9,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The route rules: CTC1001, a route an earlier route of its virtual host
@@ -29,7 +30,7 @@ func shadowedRoutes(in *input) []Finding {
 	var out []Finding
 	for _, vh := range in.res.VirtualHostRoutes() {
 		// Each regex parsed once, not at each of the n² comparisons.
-		paths := make([]translate.PathMatch, len(vh.Routes))
+		paths := make([]dag.PathMatch, len(vh.Routes))
 		for i, r := range vh.Routes {
 			paths[i] = literalRegex(r.PathMatch)
 		}
@@ -55,13 +56,13 @@ func shadowedRoutes(in *input) []Finding {
 
 // covers says whether every request b matches is matched by a, whose
 // paths are pa and pb (after literalRegex).
-func covers(a, b *translate.Route, pa, pb translate.PathMatch) bool {
+func covers(a, b *translate.Route, pa, pb dag.PathMatch) bool {
 	return pathCovers(pa, pb) &&
-		all(a.HeaderMatch, func(ah translate.HeaderMatch) bool {
-			return some(b.HeaderMatch, func(bh translate.HeaderMatch) bool { return headerImplies(bh, ah) })
+		all(a.HeaderMatch, func(ah dag.HeaderMatch) bool {
+			return some(b.HeaderMatch, func(bh dag.HeaderMatch) bool { return headerImplies(bh, ah) })
 		}) &&
-		all(a.QueryMatch, func(aq translate.QueryMatch) bool {
-			return some(b.QueryMatch, func(bq translate.QueryMatch) bool { return queryImplies(bq, aq) })
+		all(a.QueryMatch, func(aq dag.QueryMatch) bool {
+			return some(b.QueryMatch, func(bq dag.QueryMatch) bool { return queryImplies(bq, aq) })
 		})
 }
 
@@ -69,30 +70,30 @@ func covers(a, b *translate.Route, pa, pb translate.PathMatch) bool {
 // both after literalRegex: a regex that is a literal, or a literal and
 // ".*", is the exact path or string prefix it amounts to (Envoy matches
 // the whole path); other regexes are compared only for equality.
-func pathCovers(a, b translate.PathMatch) bool {
+func pathCovers(a, b dag.PathMatch) bool {
 	if a == b {
 		return true
 	}
 	switch a.Kind {
-	case translate.PathPrefix:
-		return b.Kind != translate.PathRegex && strings.HasPrefix(b.Value, a.Value) || a.Value == "/"
-	case translate.PathSegmentPrefix:
-		if b.Kind == translate.PathRegex {
+	case dag.PathPrefix:
+		return b.Kind != dag.PathRegex && strings.HasPrefix(b.Value, a.Value) || a.Value == "/"
+	case dag.PathSegmentPrefix:
+		if b.Kind == dag.PathRegex {
 			return a.Value == "/"
 		}
-		if b.Kind == translate.PathSegmentPrefix && b.Value == a.Value {
+		if b.Kind == dag.PathSegmentPrefix && b.Value == a.Value {
 			return true
 		}
 		seg := strings.TrimSuffix(a.Value, "/") + "/"
-		return b.Value == strings.TrimSuffix(a.Value, "/") && b.Kind == translate.PathExact || strings.HasPrefix(b.Value, seg)
+		return b.Value == strings.TrimSuffix(a.Value, "/") && b.Kind == dag.PathExact || strings.HasPrefix(b.Value, seg)
 	}
 	return false
 }
 
 // literalRegex turns a regex path that is a literal string (an exact
 // path) or a literal followed by ".*" (a string prefix) into that match.
-func literalRegex(p translate.PathMatch) translate.PathMatch {
-	if p.Kind != translate.PathRegex {
+func literalRegex(p dag.PathMatch) dag.PathMatch {
+	if p.Kind != dag.PathRegex {
 		return p
 	}
 	re, err := syntax.Parse(p.Value, syntax.Perl)
@@ -110,12 +111,12 @@ func literalRegex(p translate.PathMatch) translate.PathMatch {
 		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0:
 			lit.WriteString(string(sub.Rune))
 		case i == len(subs)-1 && lit.Len() > 0 && isAnyString(sub):
-			return translate.PathMatch{Kind: translate.PathPrefix, Value: lit.String()}
+			return dag.PathMatch{Kind: dag.PathPrefix, Value: lit.String()}
 		default:
 			return p
 		}
 	}
-	return translate.PathMatch{Kind: translate.PathExact, Value: lit.String()}
+	return dag.PathMatch{Kind: dag.PathExact, Value: lit.String()}
 }
 
 // isAnyString says whether re is ".*" (paths hold no newline).
@@ -126,7 +127,7 @@ func isAnyString(re *syntax.Regexp) bool {
 // headerImplies says whether a request matching header condition b also
 // matches a: the same condition; "present" by any condition that needs the
 // header; "contains V" by an exact value containing V.
-func headerImplies(b, a translate.HeaderMatch) bool {
+func headerImplies(b, a dag.HeaderMatch) bool {
 	if !strings.EqualFold(a.Name, b.Name) {
 		return false
 	}
@@ -137,10 +138,10 @@ func headerImplies(b, a translate.HeaderMatch) bool {
 		return false
 	}
 	switch a.Type {
-	case translate.HeaderPresent:
+	case dag.HeaderPresent:
 		return true
-	case translate.HeaderContains:
-		if b.Type != translate.HeaderExact || (b.IgnoreCase && !a.IgnoreCase) {
+	case dag.HeaderContains:
+		if b.Type != dag.HeaderExact || (b.IgnoreCase && !a.IgnoreCase) {
 			return false
 		}
 		if a.IgnoreCase {
@@ -152,7 +153,7 @@ func headerImplies(b, a translate.HeaderMatch) bool {
 }
 
 // queryImplies is headerImplies for query parameters.
-func queryImplies(b, a translate.QueryMatch) bool {
+func queryImplies(b, a dag.QueryMatch) bool {
 	if a.Name != b.Name {
 		return false
 	}
@@ -180,7 +181,7 @@ func some[T any](xs []T, f func(T) bool) bool {
 // describeRoute writes a route's match as a person reads it:
 // "prefix /api, header x-env exact canary".
 func describeRoute(r *translate.Route) string {
-	kinds := map[translate.PathMatchKind]string{translate.PathPrefix: "prefix", translate.PathSegmentPrefix: "prefix", translate.PathExact: "exact", translate.PathRegex: "regex"}
+	kinds := map[dag.PathMatchKind]string{dag.PathPrefix: "prefix", dag.PathSegmentPrefix: "prefix", dag.PathExact: "exact", dag.PathRegex: "regex"}
 	parts := []string{kinds[r.PathMatch.Kind] + " " + r.PathMatch.Value}
 	for _, h := range r.HeaderMatch {
 		op := string(h.Type)

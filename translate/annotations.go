@@ -7,6 +7,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Contour's object annotations. Unparsable values fall back silently, as in
@@ -22,26 +24,26 @@ func contourAnnotation(o metav1.Object, key string) string {
 
 // parseTimeout reads a Contour timeout string: "" leaves Envoy's default,
 // "infinity"/"infinite" disables the timeout, "0s" is the default too.
-func parseTimeout(s string) (Timeout, error) {
+func parseTimeout(s string) (dag.Timeout, error) {
 	switch s {
 	case "":
-		return Timeout{}, nil
+		return dag.Timeout{}, nil
 	case "infinity", "infinite":
-		return Timeout{Set: true, Disabled: true}, nil
+		return dag.Timeout{Set: true, Disabled: true}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
+		return dag.Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
 	}
 	if d < 0 {
 		// Envoy rejects negative durations, which would take down the
 		// whole route configuration.
-		return Timeout{}, fmt.Errorf("timeout %q is negative", s)
+		return dag.Timeout{}, fmt.Errorf("timeout %q is negative", s)
 	}
 	if d == 0 {
-		return Timeout{}, nil
+		return dag.Timeout{}, nil
 	}
-	return Timeout{Set: true, Duration: d}, nil
+	return dag.Timeout{Set: true, Duration: d}, nil
 }
 
 // timeDuration parses a Go duration string.
@@ -89,8 +91,8 @@ func upstreamProtocols(o metav1.Object) map[string]string {
 }
 
 // circuitBreakers reads a Service's circuit-breaker annotations.
-func circuitBreakers(o metav1.Object) CircuitBreakers {
-	return CircuitBreakers{
+func circuitBreakers(o metav1.Object) dag.CircuitBreakers {
+	return dag.CircuitBreakers{
 		MaxConnections:        parseUint32(contourAnnotation(o, "max-connections")),
 		MaxPendingRequests:    parseUint32(contourAnnotation(o, "max-pending-requests")),
 		MaxRequests:           parseUint32(contourAnnotation(o, "max-requests")),

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // External authorization (ext_authz) of HTTPProxy virtual hosts, served by
@@ -19,24 +20,12 @@ type ExternalAuthorization struct {
 	Extension       *ExtensionCluster
 	HTTPService     bool // else gRPC
 	FailOpen        bool
-	ResponseTimeout Timeout
+	ResponseTimeout dag.Timeout
 	PathPrefix      string
 	// AllowedAuthorizationHeaders and AllowedUpstreamHeaders are header
 	// name matchers of the HTTP service.
-	AllowedAuthorizationHeaders, AllowedUpstreamHeaders []HeaderNameMatch
-	WithRequestBody                                     *RequestBodyBuffer
-}
-
-// HeaderNameMatch matches a header name: exact, prefix, suffix or contains.
-type HeaderNameMatch struct {
-	Type, Value string
-	IgnoreCase  bool
-}
-
-// RequestBodyBuffer sends the request body to the authorization server.
-type RequestBodyBuffer struct {
-	MaxRequestBytes                  uint32
-	AllowPartialMessage, PackAsBytes bool
+	AllowedAuthorizationHeaders, AllowedUpstreamHeaders []dag.HeaderNameMatch
+	WithRequestBody                                     *dag.RequestBodyBuffer
 }
 
 // defaultMaxRequestBytes is the CRD default of withRequestBody.maxRequestBytes.
@@ -100,7 +89,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {
-		out.WithRequestBody = &RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
 	return out, true
 }
@@ -138,11 +127,16 @@ func applyServiceType(a *ExternalAuthorization, policy *contourv1.AuthorizationP
 
 // headerNameMatches converts allowed header matchers, each of which must
 // set exactly one of exact, prefix, suffix and contains.
-func headerNameMatches(in []loader.AllowedHeader) ([]HeaderNameMatch, error) {
-	var out []HeaderNameMatch
+func headerNameMatches(in []loader.AllowedHeader) ([]dag.HeaderNameMatch, error) {
+	var out []dag.HeaderNameMatch
 	for _, h := range in {
-		var set []HeaderNameMatch
-		for _, m := range []HeaderNameMatch{{"exact", h.Exact, h.IgnoreCase}, {"prefix", h.Prefix, h.IgnoreCase}, {"suffix", h.Suffix, h.IgnoreCase}, {"contains", h.Contains, h.IgnoreCase}} {
+		var set []dag.HeaderNameMatch
+		for _, m := range []dag.HeaderNameMatch{
+			{Type: "exact", Value: h.Exact, IgnoreCase: h.IgnoreCase},
+			{Type: "prefix", Value: h.Prefix, IgnoreCase: h.IgnoreCase},
+			{Type: "suffix", Value: h.Suffix, IgnoreCase: h.IgnoreCase},
+			{Type: "contains", Value: h.Contains, IgnoreCase: h.IgnoreCase},
+		} {
 			if m.Value != "" {
 				set = append(set, m)
 			}

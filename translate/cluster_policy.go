@@ -8,6 +8,8 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Per-cluster HTTPProxy policies: active health checks, slow start and
@@ -15,11 +17,11 @@ import (
 
 // httpHealthCheck converts healthCheckPolicy; status ranges are half-open,
 // as in Envoy.
-func httpHealthCheck(hc *contourv1.HTTPHealthCheckPolicy) (*HTTPHealthCheck, error) {
+func httpHealthCheck(hc *contourv1.HTTPHealthCheckPolicy) (*dag.HTTPHealthCheck, error) {
 	if hc == nil {
 		return nil, nil
 	}
-	out := &HTTPHealthCheck{
+	out := &dag.HTTPHealthCheck{
 		Path:               hc.Path,
 		Host:               hc.Host,
 		Interval:           time.Duration(hc.IntervalSeconds) * time.Second,
@@ -40,11 +42,11 @@ func httpHealthCheck(hc *contourv1.HTTPHealthCheckPolicy) (*HTTPHealthCheck, err
 }
 
 // tcpHealthCheck converts a tcpproxy's healthCheckPolicy.
-func tcpHealthCheck(hc *contourv1.TCPHealthCheckPolicy) *TCPHealthCheck {
+func tcpHealthCheck(hc *contourv1.TCPHealthCheckPolicy) *dag.TCPHealthCheck {
 	if hc == nil {
 		return nil
 	}
-	return &TCPHealthCheck{
+	return &dag.TCPHealthCheck{
 		Interval:           time.Duration(hc.IntervalSeconds) * time.Second,
 		Timeout:            time.Duration(hc.TimeoutSeconds) * time.Second,
 		UnhealthyThreshold: hc.UnhealthyThresholdCount,
@@ -53,7 +55,7 @@ func tcpHealthCheck(hc *contourv1.TCPHealthCheckPolicy) *TCPHealthCheck {
 }
 
 // slowStart converts slowStartPolicy; aggression defaults to 1.0.
-func slowStart(s *contourv1.SlowStartPolicy) (*SlowStart, error) {
+func slowStart(s *contourv1.SlowStartPolicy) (*dag.SlowStart, error) {
 	window, err := time.ParseDuration(s.Window)
 	if err != nil {
 		return nil, fmt.Errorf("error parsing window: %s", err)
@@ -64,13 +66,13 @@ func slowStart(s *contourv1.SlowStartPolicy) (*SlowStart, error) {
 			return nil, fmt.Errorf("error parsing aggression: \"%s\" is not a decimal number", s.Aggression)
 		}
 	}
-	return &SlowStart{Window: window, Aggression: aggression, MinWeightPercent: s.MinimumWeightPercent}, nil
+	return &dag.SlowStart{Window: window, Aggression: aggression, MinWeightPercent: s.MinimumWeightPercent}, nil
 }
 
 // upstreamValidation resolves a service's CA Secret (delegation needed
 // across namespaces) and subject names; the first subject name must be
 // subjectName.
-func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespace string) (*UpstreamValidation, error) {
+func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespace string) (*dag.UpstreamValidation, error) {
 	name := secretReference(uv.CACertificate, "", fromNamespace)
 	ca, err := c.lookupCASecret(name, fromNamespace)
 	if _, denied := err.(errDelegationNotPermitted); err != nil && !denied {
@@ -79,7 +81,7 @@ func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespa
 	if err != nil {
 		return nil, err
 	}
-	out := &UpstreamValidation{CAName: name.Name, CANamespace: name.Namespace, CACert: ca}
+	out := &dag.UpstreamValidation{CAName: name.Name, CANamespace: name.Namespace, CACert: ca}
 	if uv.SubjectName == "" {
 		return nil, errors.New("missing subject alternative name")
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // HTTPProxy match conditions: merging the conditions of an include chain
@@ -27,7 +29,7 @@ var repeatedSlashes = sync.OnceValue(func() *regexp.Regexp { return regexp.MustC
 // outside the prefix the child was delegated. Grouped, a regex that was
 // valid on its own may no longer compile ("/x\Q" quotes the closing
 // parenthesis): that is errMergedRegexInvalid.
-func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
+func mergePathMatch(conds []contourv1.MatchCondition) (dag.PathMatch, error) {
 	isRegex := slices.ContainsFunc(conds, func(c contourv1.MatchCondition) bool { return c.Regex != "" })
 	merged, grouped := "", false
 	for _, c := range conds {
@@ -53,7 +55,7 @@ func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
 		merged = repeatedSlashes().ReplaceAllString(merged, "/")
 	}
 	if merged == "" {
-		return PathMatch{Kind: PathPrefix, Value: "/"}, nil
+		return dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, nil
 	}
 	last := conds[len(conds)-1]
 	switch {
@@ -62,13 +64,13 @@ func mergePathMatch(conds []contourv1.MatchCondition) (PathMatch, error) {
 		// route's own regex, which pathConditionsValid compiled already
 		// (collapsing "//", never special in RE2, cannot break it).
 		if grouped && !compiles(merged) {
-			return PathMatch{}, errMergedRegexInvalid
+			return dag.PathMatch{}, errMergedRegexInvalid
 		}
-		return PathMatch{Kind: PathRegex, Value: merged}, nil
+		return dag.PathMatch{Kind: dag.PathRegex, Value: merged}, nil
 	case last.Exact != "":
-		return PathMatch{Kind: PathExact, Value: merged}, nil
+		return dag.PathMatch{Kind: dag.PathExact, Value: merged}, nil
 	default:
-		return PathMatch{Kind: PathPrefix, Value: merged}, nil
+		return dag.PathMatch{Kind: dag.PathPrefix, Value: merged}, nil
 	}
 }
 
@@ -84,14 +86,14 @@ var errMergedRegexInvalid = errors.New("regex invalid after merging with include
 
 // mergeIncludePath is mergePathMatch for include conditions, which are
 // prefixes only (includeConditionsValid), so merging them cannot fail.
-func mergeIncludePath(conds []contourv1.MatchCondition) PathMatch {
+func mergeIncludePath(conds []contourv1.MatchCondition) dag.PathMatch {
 	m, _ := mergePathMatch(conds)
 	return m
 }
 
 // mergeHeaderMatch collects the header conditions of a chain, parents first.
-func mergeHeaderMatch(conds []contourv1.MatchCondition) []HeaderMatch {
-	var out []HeaderMatch
+func mergeHeaderMatch(conds []contourv1.MatchCondition) []dag.HeaderMatch {
+	var out []dag.HeaderMatch
 	for _, c := range conds {
 		if h := c.Header; h != nil {
 			if m, ok := headerCondition(*h); ok {
@@ -102,38 +104,38 @@ func mergeHeaderMatch(conds []contourv1.MatchCondition) []HeaderMatch {
 	return out
 }
 
-func headerCondition(h contourv1.HeaderMatchCondition) (HeaderMatch, bool) {
-	m := HeaderMatch{Name: h.Name, IgnoreCase: h.IgnoreCase}
+func headerCondition(h contourv1.HeaderMatchCondition) (dag.HeaderMatch, bool) {
+	m := dag.HeaderMatch{Name: h.Name, IgnoreCase: h.IgnoreCase}
 	switch {
 	case h.Present:
-		m = HeaderMatch{Name: h.Name, Type: HeaderPresent}
+		m = dag.HeaderMatch{Name: h.Name, Type: dag.HeaderPresent}
 	case h.NotPresent:
-		m = HeaderMatch{Name: h.Name, Type: HeaderPresent, Invert: true}
+		m = dag.HeaderMatch{Name: h.Name, Type: dag.HeaderPresent, Invert: true}
 	case h.Contains != "":
-		m.Type, m.Value = HeaderContains, h.Contains
+		m.Type, m.Value = dag.HeaderContains, h.Contains
 	case h.NotContains != "":
-		m.Type, m.Value, m.Invert, m.TreatMissingAsEmpty = HeaderContains, h.NotContains, true, h.TreatMissingAsEmpty
+		m.Type, m.Value, m.Invert, m.TreatMissingAsEmpty = dag.HeaderContains, h.NotContains, true, h.TreatMissingAsEmpty
 	case h.Exact != "":
-		m.Type, m.Value = HeaderExact, h.Exact
+		m.Type, m.Value = dag.HeaderExact, h.Exact
 	case h.NotExact != "":
-		m.Type, m.Value, m.Invert, m.TreatMissingAsEmpty = HeaderExact, h.NotExact, true, h.TreatMissingAsEmpty
+		m.Type, m.Value, m.Invert, m.TreatMissingAsEmpty = dag.HeaderExact, h.NotExact, true, h.TreatMissingAsEmpty
 	case h.Regex != "":
-		m = HeaderMatch{Name: h.Name, Type: HeaderRegex, Value: h.Regex}
+		m = dag.HeaderMatch{Name: h.Name, Type: dag.HeaderRegex, Value: h.Regex}
 	default:
-		return HeaderMatch{}, false
+		return dag.HeaderMatch{}, false
 	}
 	return m, true
 }
 
 // mergeQueryMatch collects the query-parameter conditions of a chain.
-func mergeQueryMatch(conds []contourv1.MatchCondition) []QueryMatch {
-	var out []QueryMatch
+func mergeQueryMatch(conds []contourv1.MatchCondition) []dag.QueryMatch {
+	var out []dag.QueryMatch
 	for _, c := range conds {
 		q := c.QueryParameter
 		if q == nil {
 			continue
 		}
-		m := QueryMatch{Name: q.Name, IgnoreCase: q.IgnoreCase}
+		m := dag.QueryMatch{Name: q.Name, IgnoreCase: q.IgnoreCase}
 		switch {
 		case q.Exact != "":
 			m.Type, m.Value = "exact", q.Exact
@@ -142,11 +144,11 @@ func mergeQueryMatch(conds []contourv1.MatchCondition) []QueryMatch {
 		case q.Suffix != "":
 			m.Type, m.Value = "suffix", q.Suffix
 		case q.Regex != "":
-			m = QueryMatch{Name: q.Name, Type: "regex", Value: q.Regex}
+			m = dag.QueryMatch{Name: q.Name, Type: "regex", Value: q.Regex}
 		case q.Contains != "":
 			m.Type, m.Value = "contains", q.Contains
 		case q.Present:
-			m = QueryMatch{Name: q.Name, Type: "present"}
+			m = dag.QueryMatch{Name: q.Name, Type: "present"}
 		default:
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // How the configuration changes what the DAG processors do: default header
@@ -25,7 +26,7 @@ import (
 // withDefaultGlobalRateLimit attaches the rate limit service's default
 // global policy to a virtual host that has no global policy of its own and
 // does not opt out.
-func withDefaultGlobalRateLimit(rl *RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *settings) (*RateLimitPolicy, error) {
+func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *settings) (*dag.RateLimitPolicy, error) {
 	if s == nil || s.rateLimit == nil || s.rateLimit.defaultPolicy == nil {
 		return rl, nil
 	}
@@ -41,7 +42,7 @@ func withDefaultGlobalRateLimit(rl *RateLimitPolicy, spec *contourv1.RateLimitPo
 		return nil, err
 	}
 	if rl == nil {
-		rl = &RateLimitPolicy{}
+		rl = &dag.RateLimitPolicy{}
 	}
 	rl.Global = global
 	return rl, nil
@@ -70,11 +71,11 @@ func (p *httpProxyProcessor) checkGlobalAuthorization(st *proxyStatus, proxy *co
 // withDefaultHeaders merges the configuration's default header policy into
 // a service's: the service's own values win, a default Host becomes the
 // host rewrite unless the service rewrites it.
-func withDefaultHeaders(def, user *HeadersPolicy, allowHost bool, dynamic map[string]string) (*HeadersPolicy, error) {
+func withDefaultHeaders(def, user *dag.HeadersPolicy, allowHost bool, dynamic map[string]string) (*dag.HeadersPolicy, error) {
 	if def == nil {
 		return user, nil
 	}
-	out := &HeadersPolicy{Set: map[string]string{}}
+	out := &dag.HeadersPolicy{Set: map[string]string{}}
 	if user != nil {
 		*out = *user
 		out.Set = map[string]string{}
@@ -193,7 +194,7 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 			// (validateGlobalAuth), which then are not used.
 			_ = applyServiceType(g, a.AuthPolicy, s.extAuthExt)
 			if b := a.WithRequestBody; b != nil {
-				g.WithRequestBody = &RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 			}
 			s.globalAuth = g
 		}
@@ -202,9 +203,9 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 }
 
 // parseConfigTimeoutOrEmpty is parseConfigTimeout with "" as the default.
-func parseConfigTimeoutOrEmpty(v string) (Timeout, error) {
+func parseConfigTimeoutOrEmpty(v string) (dag.Timeout, error) {
 	if v == "" {
-		return Timeout{}, nil
+		return dag.Timeout{}, nil
 	}
 	return parseConfigTimeout(v)
 }
@@ -291,7 +292,7 @@ func (c *cache) validateExternalName(svc *corev1.Service) error {
 
 // withDefaultCircuitBreakers fills a Service's unset thresholds from the
 // configuration's cluster.circuit-breakers.
-func (c *cache) withDefaultCircuitBreakers(s *Service) *Service {
+func (c *cache) withDefaultCircuitBreakers(s *dag.Service) *dag.Service {
 	if s == nil || c.settings == nil || c.settings.circuitBreakers == nil {
 		return s
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The settings Contour derives from its configuration (file, or a
@@ -65,7 +66,7 @@ type settings struct {
 	dnsLookupFamily                 string
 	clusterMaxRequestsPerConnection *uint32
 	clusterBufferLimit              *uint32
-	circuitBreakers                 *CircuitBreakers
+	circuitBreakers                 *dag.CircuitBreakers
 
 	// DAG behaviour. gateway, rootNamespaces and ingressClassNames come
 	// from a ContourConfiguration (the file's gateway is applied by
@@ -75,8 +76,8 @@ type settings struct {
 	ingressClassNames         []string
 	enableExternalNameService bool
 	disablePermitInsecure     bool
-	requestHeaders            *HeadersPolicy
-	responseHeaders           *HeadersPolicy
+	requestHeaders            *dag.HeadersPolicy
+	responseHeaders           *dag.HeadersPolicy
 	applyToIngress            bool
 
 	// Extension services, and the ExtensionServices they resolve to.
@@ -108,7 +109,7 @@ type tlsParams struct {
 
 // listenerTimeouts are the HTTP connection manager timeouts.
 type listenerTimeouts struct {
-	request, connectionIdle, streamIdle, maxConnectionDuration, delayedClose, shutdownGrace Timeout
+	request, connectionIdle, streamIdle, maxConnectionDuration, delayedClose, shutdownGrace dag.Timeout
 }
 
 type addressPort struct {
@@ -171,7 +172,7 @@ func defaultSettings() *settings {
 		allowChunked:    true,
 		mergeSlashes:    true,
 		adminPort:       defaultAdminPort,
-		timeouts:        listenerTimeouts{connectionIdle: Timeout{Set: true, Duration: 60 * time.Second}},
+		timeouts:        listenerTimeouts{connectionIdle: dag.Timeout{Set: true, Duration: 60 * time.Second}},
 		connectTimout:   defaultConnectTimeo,
 		dnsLookupFamily: "auto",
 		metrics:         metricsSettings{addressPort: addressPort{defaultHTTPAddress, defaultStatsPort}},
@@ -386,7 +387,7 @@ func samplingRate(s *string) float64 {
 // that is not set keeps the default already in place.
 func parseTimeouts(t *listenerTimeouts, connect *time.Duration, values map[string]string, prefix string) error {
 	var errs []error
-	set := func(key string, dst *Timeout) {
+	set := func(key string, dst *dag.Timeout) {
 		v, ok := values[key]
 		if !ok || v == "" {
 			return
@@ -417,33 +418,33 @@ func parseTimeouts(t *listenerTimeouts, connect *time.Duration, values map[strin
 
 // parseConfigTimeout is Contour's timeout.Parse: "" and 0 are Envoy's
 // default, "infinity"/"infinite" disable the timeout.
-func parseConfigTimeout(s string) (Timeout, error) {
+func parseConfigTimeout(s string) (dag.Timeout, error) {
 	switch s {
 	case "infinity", "infinite":
-		return Timeout{Set: true, Disabled: true}, nil
+		return dag.Timeout{Set: true, Disabled: true}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
+		return dag.Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
 	}
 	if d == 0 {
-		return Timeout{}, nil
+		return dag.Timeout{}, nil
 	}
-	return Timeout{Set: true, Duration: d}, nil
+	return dag.Timeout{Set: true, Duration: d}, nil
 }
 
-func configHeadersPolicy(set map[string]string, remove []string) *HeadersPolicy {
+func configHeadersPolicy(set map[string]string, remove []string) *dag.HeadersPolicy {
 	if len(set) == 0 && len(remove) == 0 {
 		return nil
 	}
-	return &HeadersPolicy{Set: set, Remove: remove}
+	return &dag.HeadersPolicy{Set: set, Remove: remove}
 }
 
-func configCircuitBreakers(cb *contourv1alpha1.CircuitBreakers) *CircuitBreakers {
+func configCircuitBreakers(cb *contourv1alpha1.CircuitBreakers) *dag.CircuitBreakers {
 	if cb == nil {
 		return nil
 	}
-	return &CircuitBreakers{
+	return &dag.CircuitBreakers{
 		MaxConnections: cb.MaxConnections, MaxPendingRequests: cb.MaxPendingRequests, MaxRequests: cb.MaxRequests,
 		MaxRetries: cb.MaxRetries, PerHostMaxConnections: cb.PerHostMaxConnections,
 	}

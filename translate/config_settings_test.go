@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Tests of where each setting comes from: a `contour serve` flag over the
@@ -55,12 +56,12 @@ func TestConfigPrecedence(t *testing.T) {
 		httpPort    uint32
 		proxyProto  bool
 		logFormat   string
-		idleTimeout Timeout
+		idleTimeout dag.Timeout
 		connect     time.Duration
 		adminPort   int
 		notice      string
 	}
-	idle60 := Timeout{Set: true, Duration: 60 * time.Second}
+	idle60 := dag.Timeout{Set: true, Duration: 60 * time.Second}
 	cases := []struct {
 		name  string
 		opts  Options
@@ -72,7 +73,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want{80, true, "json", idle60, 2 * time.Second, 9001, ""}},
 		{"empty file", Options{Config: &loader.ContourConfig{}}, "", want{8080, false, "envoy", idle60, 2 * time.Second, 9001, ""}},
 		{"file values", Options{Config: &loader.ContourConfig{AccessLogFormat: "json", Timeouts: loader.ConfigTimeouts{ConnectionIdleTimeout: "5s", ConnectTimeout: "1s"}, Network: loader.ConfigNetwork{EnvoyAdminPort: 9100}}}, "",
-			want{8080, false, "json", Timeout{Set: true, Duration: 5 * time.Second}, time.Second, 9100, ""}},
+			want{8080, false, "json", dag.Timeout{Set: true, Duration: 5 * time.Second}, time.Second, 9100, ""}},
 		{"flag over file", Options{Config: &loader.ContourConfig{}, Flags: ServeFlags{HTTPPort: 81, UseProxyProtocol: true}}, "",
 			want{81, true, "envoy", idle60, 2 * time.Second, 9001, ""}},
 		// Contour reads the file after its flags and replaces the
@@ -82,7 +83,7 @@ func TestConfigPrecedence(t *testing.T) {
 		// The CRD path: no idle or connect timeout by default, its own
 		// listener settings, flags ignored.
 		{"ContourConfiguration", Options{ContourConfiguration: testCRDName, Flags: ServeFlags{HTTPPort: 9999}}, testContourConfiguration,
-			want{8081, true, "json", Timeout{}, 0, 9001, "flags are ignored with a ContourConfiguration"}},
+			want{8081, true, "json", dag.Timeout{}, 0, 9001, "flags are ignored with a ContourConfiguration"}},
 		{"ConfigMap", Options{}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: contour, namespace: other}\ndata:\n  contour.yaml: \"accesslog-format: json\"\n",
 			want{8080, false, "json", idle60, 2 * time.Second, 9001, "using its contour.yaml"}},
 		{"file wins over ConfigMap", Options{Config: &loader.ContourConfig{}}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: contour, namespace: other}\ndata:\n  contour.yaml: \"accesslog-format: json\"\n",

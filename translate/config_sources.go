@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Where the configuration comes from: the configuration file (Options.Config),
@@ -248,7 +249,7 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 		return nil, err
 	}
 	s := defaultSettings()
-	s.timeouts.connectionIdle = Timeout{}
+	s.timeouts.connectionIdle = dag.Timeout{}
 	s.connectTimout = 0
 	var errs []error
 	if e := spec.Envoy; e != nil {

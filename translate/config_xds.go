@@ -23,6 +23,8 @@ import (
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Envoy forms of the configuration's settings: access logs, listener
@@ -33,7 +35,7 @@ import (
 // tracing settings use it: its cluster, SNI and response timeout.
 type extensionRef struct {
 	clusterName, sni string
-	timeout          Timeout
+	timeout          dag.Timeout
 }
 
 // hcmAccessLogs are the HTTP (or, secure, HTTPS) connection managers' and
@@ -141,7 +143,7 @@ func globalRateLimitFilter(r *rateLimitSettings, ext *extensionRef) *hcmv3.HttpF
 		Timeout:         envoyTimeout(ext.timeout),
 		FailureModeDeny: !r.failOpen,
 		RateLimitService: &ratelimitconfv3.RateLimitServiceConfig{
-			GrpcService:         grpcService(ext.clusterName, ext.sni, Timeout{}),
+			GrpcService:         grpcService(ext.clusterName, ext.sni, dag.Timeout{}),
 			TransportApiVersion: corev3.ApiVersion_V3,
 		},
 		EnableXRatelimitHeaders:        headers,

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The DAG is the protocol-neutral middle of the pipeline: processors (one
@@ -65,9 +64,9 @@ type Listener struct {
 // VirtualHost is a set of routes for one host name.
 type VirtualHost struct {
 	Name      string // the fqdn, or "*"
-	CORS      *CORSPolicy
-	RateLimit *RateLimitPolicy
-	IPFilter  *IPFilter
+	CORS      *dag.CORSPolicy
+	RateLimit *dag.RateLimitPolicy
+	IPFilter  *dag.IPFilter
 	// routes keyed by their match conditions: a later route with the same
 	// conditions replaces the earlier one, as in Contour.
 	routes map[string]*Route
@@ -111,12 +110,7 @@ type ClientValidation struct {
 	Optional              bool
 	// Forward, when set, passes client certificate details upstream in the
 	// x-forwarded-client-cert header.
-	Forward *ForwardClientCert
-}
-
-// ForwardClientCert selects the client certificate details to forward.
-type ForwardClientCert struct {
-	Subject, Cert, Chain, DNS, URI bool
+	Forward *dag.ForwardClientCert
 }
 
 // TCPProxy forwards connections to weighted clusters.
@@ -126,32 +120,32 @@ type TCPProxy struct {
 
 // Route is one match and what to do with a request that matches it.
 type Route struct {
-	PathMatch    PathMatch
-	HeaderMatch  []HeaderMatch
-	QueryMatch   []QueryMatch
+	PathMatch    dag.PathMatch
+	HeaderMatch  []dag.HeaderMatch
+	QueryMatch   []dag.QueryMatch
 	Clusters     []*Cluster
 	HTTPSUpgrade bool // plain-HTTP requests are redirected to HTTPS
 	Websocket    bool
-	Timeout      RouteTimeout
-	Retry        *RetryPolicy
+	Timeout      dag.RouteTimeout
+	Retry        *dag.RetryPolicy
 	// DirectResponse answers the request without an upstream.
-	DirectResponse *DirectResponse
+	DirectResponse *dag.DirectResponse
 	// Redirect answers with a redirect.
-	Redirect *Redirect
+	Redirect *dag.Redirect
 	// RequestHashPolicies choose an upstream by hashing the request
 	// (Cookie and RequestHash load-balancer strategies).
-	RequestHashPolicies []RequestHashPolicy
-	RequestHeaders      *HeadersPolicy
-	ResponseHeaders     *HeadersPolicy
-	PathRewrite         *PathRewrite
-	InternalRedirect    *InternalRedirectPolicy
+	RequestHashPolicies []dag.RequestHashPolicy
+	RequestHeaders      *dag.HeadersPolicy
+	ResponseHeaders     *dag.HeadersPolicy
+	PathRewrite         *dag.PathRewrite
+	InternalRedirect    *dag.InternalRedirectPolicy
 	Mirrors             []*MirrorPolicy
-	CookieRewrites      []CookieRewrite
-	RateLimit           *RateLimitPolicy
+	CookieRewrites      []dag.CookieRewrite
+	RateLimit           *dag.RateLimitPolicy
 	// IgnoreVirtualHostRateLimits opts the route out of its virtual host's
 	// global rate limits.
 	IgnoreVirtualHostRateLimits bool
-	IPFilter                    *IPFilter
+	IPFilter                    *dag.IPFilter
 	// AuthDisabled and AuthContext override the virtual host's external
 	// authorization for this route.
 	AuthDisabled bool
@@ -165,95 +159,23 @@ type Route struct {
 	Kind, Namespace, Name string
 }
 
-// DirectResponse is a fixed response.
-type DirectResponse struct {
-	StatusCode uint32
-	Body       string
-}
-
-// PathMatchKind tells how a route matches the request path.
-type PathMatchKind int
-
-const (
-	PathPrefix        PathMatchKind = iota // string prefix
-	PathSegmentPrefix                      // prefix on path-segment boundaries
-	PathExact
-	PathRegex
-)
-
-// PathMatch is a route's path condition.
-type PathMatch struct {
-	Kind  PathMatchKind
-	Value string
-}
-
-// HeaderMatchType is how a header condition compares.
-type HeaderMatchType string
-
-const (
-	HeaderExact    HeaderMatchType = "exact"
-	HeaderRegex    HeaderMatchType = "regex"
-	HeaderContains HeaderMatchType = "contains"
-	HeaderPresent  HeaderMatchType = "present"
-)
-
-// HeaderMatch is a route's header condition.
-type HeaderMatch struct {
-	Name                string
-	Type                HeaderMatchType
-	Value               string
-	Invert              bool
-	IgnoreCase          bool
-	TreatMissingAsEmpty bool
-}
-
-// QueryMatch is a route's query-parameter condition.
-type QueryMatch struct {
-	Name       string
-	Type       string // exact, regex, prefix, suffix, contains, present
-	Value      string
-	IgnoreCase bool
-}
-
-// Timeout is a timeout setting with Contour's three states.
-type Timeout struct {
-	Set      bool // false: leave Envoy's default
-	Duration time.Duration
-	// Disabled means "infinity": Envoy gets an explicit 0.
-	Disabled bool
-}
-
-// RouteTimeout holds a route's timeouts.
-type RouteTimeout struct {
-	Response Timeout
-	Idle     Timeout
-}
-
-// RetryPolicy is a route's retry policy.
-type RetryPolicy struct {
-	RetryOn              string
-	NumRetries           uint32
-	PerTryTimeout        Timeout
-	RetriableStatusCodes []uint32
-}
-
 // Cluster is an upstream a route sends traffic to.
 type Cluster struct {
-	Upstream *Service
+	Upstream *dag.Service
 	Protocol string // "", "h2", "h2c" or "tls"
 	SNI      string
 	Weight   uint32
 	// LoadBalancerPolicy as Contour names it ("" is round robin).
 	LoadBalancerPolicy string
-	RequestHeaders     *HeadersPolicy
-	ResponseHeaders    *HeadersPolicy
-	HealthCheck        *HTTPHealthCheck
-	TCPHealthCheck     *TCPHealthCheck
-	SlowStart          *SlowStart
+	RequestHeaders     *dag.HeadersPolicy
+	ResponseHeaders    *dag.HeadersPolicy
+	HealthCheck        *dag.HTTPHealthCheck
+	TCPHealthCheck     *dag.TCPHealthCheck
+	SlowStart          *dag.SlowStart
 	// IdleConnectionTimeout closes idle upstream connections.
-	IdleConnectionTimeout Timeout
-	Validation            *UpstreamValidation
-	CookieRewrites        []CookieRewrite
+	IdleConnectionTimeout dag.Timeout
+	Validation            *dag.UpstreamValidation
+	CookieRewrites        []dag.CookieRewrite
 	// OmitTLSParams leaves upstream TLS versions and ciphers to Envoy, as
 	// Contour does for Gateway API backends without a BackendTLSPolicy.
 	OmitTLSParams bool
@@ -281,116 +203,10 @@ func (c *Cluster) nameOnce() {
 	}
 }
 
-// CookieRewrite rewrites attributes of a Set-Cookie response header.
-type CookieRewrite struct {
-	Name         string
-	Path, Domain *string
-	Secure       *bool
-	SameSite     *string
-}
-
-// HeadersPolicy adds, sets and removes headers; Host is rewritten instead.
-type HeadersPolicy struct {
-	Set, Add          map[string]string
-	Remove            []string
-	HostRewrite       string // literal
-	HostRewriteHeader string // from another request header
-}
-
-func (h *HeadersPolicy) empty() bool {
-	return h == nil || (len(h.Set) == 0 && len(h.Add) == 0 && len(h.Remove) == 0 && h.HostRewrite == "")
-}
-
-// Redirect is a redirect response.
-type Redirect struct {
-	Scheme, Hostname string
-	Port             uint32
-	StatusCode       int
-	Path, Prefix     string
-	// PrefixRegexRemove removes the matched prefix (Gateway API
-	// ReplacePrefixMatch "/").
-	PrefixRegexRemove string
-}
-
-// PathRewrite rewrites the request path before it goes upstream: one of a
-// prefix replacement, a full-path replacement, or removal of a matched
-// prefix (a regex, since Envoy's prefix rewrite cannot remove it cleanly).
-type PathRewrite struct {
-	Prefix            string
-	FullPath          string
-	PrefixRegexRemove string
-}
-
-// RequestHashPolicy is one input to a consistent-hash load balancer.
-type RequestHashPolicy struct {
-	Terminal       bool
-	Cookie         bool // Contour's session-affinity cookie
-	Header         string
-	QueryParameter string
-	SourceIP       bool
-}
-
-// InternalRedirectPolicy lets Envoy follow upstream redirects itself.
-type InternalRedirectPolicy struct {
-	MaxInternalRedirects      uint32
-	RedirectResponseCodes     []uint32
-	AllowCrossScheme          string // Always, SafeOnly or Never
-	DenyRepeatedRouteRedirect bool
-}
-
 // MirrorPolicy copies a share of the requests to another cluster.
 type MirrorPolicy struct {
 	Cluster *Cluster
 	Percent uint32
-}
-
-// HTTPHealthCheck is an active HTTP health check of a cluster's hosts.
-type HTTPHealthCheck struct {
-	Path, Host                           string
-	Interval, Timeout                    time.Duration
-	UnhealthyThreshold, HealthyThreshold uint32
-	ExpectedStatuses                     [][2]int64
-}
-
-// TCPHealthCheck is an active TCP connect health check.
-type TCPHealthCheck struct {
-	Interval, Timeout                    time.Duration
-	UnhealthyThreshold, HealthyThreshold uint32
-}
-
-// SlowStart ramps traffic up to new hosts.
-type SlowStart struct {
-	Window           time.Duration
-	Aggression       float64
-	MinWeightPercent uint32
-}
-
-// UpstreamValidation verifies the upstream's certificate.
-type UpstreamValidation struct {
-	CAName string // the CA Secret's name, part of the cluster name
-	// CANamespace is the CA Secret's namespace, part of a remote JWKS
-	// cluster's name.
-	CANamespace  string
-	CACert       []byte
-	SubjectNames []string
-}
-
-// Service is a Kubernetes Service port a cluster points at.
-type Service struct {
-	Namespace, Name string
-	Port            corev1.ServicePort
-	HealthPort      corev1.ServicePort
-	Protocol        string
-	ExternalName    string
-	CircuitBreakers CircuitBreakers
-	// LocalityWeight is the endpoints' locality weight; 0 means 1. Gateway
-	// API backends carry their backendRef weight here, as in Contour.
-	LocalityWeight uint32
-}
-
-// CircuitBreakers are a Service's circuit-breaker thresholds; 0 is unset.
-type CircuitBreakers struct {
-	MaxConnections, MaxPendingRequests, MaxRequests, MaxRetries, PerHostMaxConnections uint32
 }
 
 // Secret is a validated TLS certificate and key.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // A virtual host's clusters are its routes' (mirrors included) in route
@@ -13,14 +15,14 @@ import (
 func TestClusterUses(t *testing.T) {
 	a, b, mirror, c := &Cluster{}, &Cluster{}, &Cluster{}, &Cluster{}
 	vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/"}, Clusters: []*Cluster{a, b}})
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/api"}, Clusters: []*Cluster{b},
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, Clusters: []*Cluster{a, b}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/api"}, Clusters: []*Cluster{b},
 		Mirrors: []*MirrorPolicy{{Cluster: mirror}}})
 	// /api sorts first: the longer prefix.
 	if got, want := vh.clusterUses(), []*Cluster{b, mirror, a}; !slices.Equal(got, want) {
 		t.Fatalf("uses %p, want %p", got, want)
 	}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathExact, Value: "/x"}, Clusters: []*Cluster{c}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathExact, Value: "/x"}, Clusters: []*Cluster{c}})
 	if got := vh.clusterUses(); !slices.Contains(got, c) || len(got) != 4 {
 		t.Errorf("after adding a route: uses %p, want the new cluster among 4", got)
 	}
@@ -32,11 +34,11 @@ func TestFirstNamed(t *testing.T) {
 	named := func(name string) *Cluster { return &Cluster{name: name} }
 	b1, b2, a, c := named("b"), named("b"), named("a"), named("c")
 	vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/api"}, Clusters: []*Cluster{b1, a, b2}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/api"}, Clusters: []*Cluster{b1, a, b2}})
 	if got, want := vh.firstNamed(), []*Cluster{b1, a}; !slices.Equal(got, want) {
 		t.Fatalf("firsts %p, want %p", got, want)
 	}
-	vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/"}, Clusters: []*Cluster{c, b2}})
+	vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, Clusters: []*Cluster{c, b2}})
 	if got, want := vh.firstNamed(), []*Cluster{b1, a, c}; !slices.Equal(got, want) {
 		t.Errorf("after adding a route: firsts %p, want %p", got, want)
 	}
@@ -46,7 +48,7 @@ func TestFirstNamed(t *testing.T) {
 // kept, whatever pointer the later uses hold.
 func TestFirstByName(t *testing.T) {
 	cluster := func(svc string) *Cluster {
-		return &Cluster{Upstream: &Service{Namespace: "ns", Name: svc, Port: corev1.ServicePort{Port: 80}}}
+		return &Cluster{Upstream: &dag.Service{Namespace: "ns", Name: svc, Port: corev1.ServicePort{Port: 80}}}
 	}
 	b1, a, b2, c := cluster("b"), cluster("a"), cluster("b"), cluster("c")
 	for _, tc := range []struct {

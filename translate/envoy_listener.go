@@ -1,7 +1,8 @@
 package translate
 
-// Builders for Envoy listeners, HTTP connection managers and downstream TLS,
-// as Contour's `contour serve` emits them with no configuration file.
+// Builders for Envoy listeners and HTTP connection managers, as Contour's
+// `contour serve` emits them with no configuration file (downstream TLS is in
+// envoy_downstream_tls.go, the cookie-rewriting Lua in lua_cookie_rewrite.go).
 // Pure functions: DAG-independent values in, one proto out.
 //
 // Private helpers in this file carry a "listener"/"hcm"/"downstream" flavour
@@ -30,7 +31,6 @@ import (
 	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
 	tlsinspectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
@@ -38,6 +38,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Names Envoy and Contour use for the extensions configured here. They are
@@ -286,7 +288,7 @@ type hcmOptions struct {
 	extraFilters []*hcmv3.HttpFilter
 	// forwardClientCert sanitises and sets x-forwarded-client-cert with
 	// the selected client certificate details (HTTPProxy clientValidation).
-	forwardClientCert *ForwardClientCert
+	forwardClientCert *dag.ForwardClientCert
 	// settings are the configuration's; nil is Contour's defaults.
 	settings *settings
 	// unpacked remembers the manager packed in the filter.
@@ -563,102 +565,6 @@ func tlsListener(name, address string, port uint32, chains []*listenerv3.FilterC
 	}
 }
 
-// sniFilterChain returns a filter chain matching serverName (or, for "*",
-// transport_protocol "tls") with the given filters and optional downstream
-// TLS context (nil for TLS passthrough).
-func sniFilterChain(serverName string, tls *tlsv3.DownstreamTlsContext, filters ...*listenerv3.Filter) *listenerv3.FilterChain {
-	fc := &listenerv3.FilterChain{Filters: filters}
-	// Envoy cannot match SNI "*", so Contour matches any TLS connection.
-	if serverName == "*" {
-		fc.FilterChainMatch = &listenerv3.FilterChainMatch{TransportProtocol: "tls"}
-	} else {
-		fc.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{serverName}}
-	}
-	if tls != nil {
-		fc.TransportSocket = &corev3.TransportSocket{
-			Name:       listenerTLSTransportSocketName,
-			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
-		}
-	}
-	return fc
-}
-
-// downstreamCipherSuites are Contour's default TLS cipher suites (equal-
-// preference groups in BoringSSL's bracket syntax).
-var downstreamCipherSuites = []string{
-	"[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]",
-	"[ECDHE-RSA-AES128-GCM-SHA256|ECDHE-RSA-CHACHA20-POLY1305]",
-	"ECDHE-ECDSA-AES256-GCM-SHA384",
-	"ECDHE-RSA-AES256-GCM-SHA384",
-}
-
-// downstreamTLSContext returns the DownstreamTlsContext Contour puts on a
-// secure virtual host's filter chain: TLS params (min/max, default ciphers),
-// the SDS secret reference, and ALPN protocols.
-func downstreamTLSContext(secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
-	return &tlsv3.DownstreamTlsContext{
-		CommonTlsContext: &tlsv3.CommonTlsContext{
-			TlsParams: &tlsv3.TlsParameters{
-				TlsMinimumProtocolVersion: minVersion,
-				TlsMaximumProtocolVersion: maxVersion,
-				CipherSuites:              append([]string(nil), downstreamCipherSuites...),
-			},
-			TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{
-				Name:      secretName,
-				SdsConfig: xdsConfigSource(),
-			}},
-			AlpnProtocols: alpn,
-		},
-	}
-}
-
-// downstreamClientValidation is the client-certificate validation of an
-// HTTPProxy's spec.virtualhost.tls.clientValidation (Contour's
-// dag.PeerValidationContext as used on a downstream context).
-type downstreamClientValidation struct {
-	CACertificate             []byte // trusted_ca, inline bytes (may be empty)
-	CRL                       []byte // crl, inline bytes (may be empty)
-	SkipClientCertValidation  bool   // trust_chain_verification ACCEPT_UNTRUSTED
-	OnlyVerifyLeafCertCRL     bool   // only_verify_leaf_cert_crl (with a CRL only)
-	OptionalClientCertificate bool   // require_client_certificate false
-}
-
-// withDownstreamClientValidation adds client-certificate validation to ctx
-// as Contour's DownstreamTLSContext does with a peer validation context:
-// an inline validation_context and require_client_certificate (always set,
-// false when the certificate is optional). It returns ctx.
-func withDownstreamClientValidation(ctx *tlsv3.DownstreamTlsContext, v downstreamClientValidation) *tlsv3.DownstreamTlsContext {
-	vc := &tlsv3.CertificateValidationContext{
-		TrustChainVerification: tlsv3.CertificateValidationContext_VERIFY_TRUST_CHAIN,
-	}
-	if v.SkipClientCertValidation {
-		vc.TrustChainVerification = tlsv3.CertificateValidationContext_ACCEPT_UNTRUSTED
-	}
-	if len(v.CACertificate) > 0 {
-		vc.TrustedCa = &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: v.CACertificate}}
-	}
-	if len(v.CRL) > 0 {
-		vc.Crl = &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: v.CRL}}
-		vc.OnlyVerifyLeafCertCrl = v.OnlyVerifyLeafCertCRL
-	}
-	ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: vc}
-	ctx.RequireClientCertificate = wrapperspb.Bool(!v.OptionalClientCertificate)
-	return ctx
-}
-
-// tlsCertificateSecret returns the SDS secret holding a serving certificate.
-func tlsCertificateSecret(name string, cert, key []byte) *tlsv3.Secret {
-	return &tlsv3.Secret{
-		Name: name,
-		Type: &tlsv3.Secret_TlsCertificate{
-			TlsCertificate: &tlsv3.TlsCertificate{
-				CertificateChain: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: cert}},
-				PrivateKey:       &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: key}},
-			},
-		},
-	}
-}
-
 // runtimeLayer returns Contour's RTDS layer "dynamic".
 func runtimeLayer() *runtimev3.Runtime {
 	// Contour raises RE2's program-size error threshold to 1 MiB and
@@ -671,107 +577,3 @@ func runtimeLayer() *runtimev3.Runtime {
 		}},
 	}
 }
-
-// cookieRewriteLua is the "cookie_rewrite.lua" entry of the Lua filter's
-// source_codes. Routes (or weighted clusters) with HTTPProxy
-// cookieRewritePolicies select it with a LuaPerRoute whose filter_context
-// is {"cookie_rewrite_rules": {<cookie name>: {Path?, Domain?, SameSite?,
-// Secure?}}}; the route builder produces that context.
-//
-// Behaviour reproduced from Contour's cookie rewriting: on the response,
-// every Set-Cookie header whose cookie name has a rule is rebuilt:
-// Path/Domain/SameSite replace the attribute of that name (or add it),
-// Secure=true adds the Secure flag and Secure=false removes it; all other
-// attributes are kept. Cookies without a rule, and routes without the
-// filter context, are left untouched. This script keeps the original
-// attribute order (Contour's order is unspecified) and matches attribute
-// names case-insensitively.
-const cookieRewriteLua = `
--- contourc: rewrite Set-Cookie attributes per route (cookie_rewrite_rules).
-local function trim(s)
-  return (string.gsub(s, "^%s*(.-)%s*$", "%1"))
-end
-
--- overrides maps a lower-cased attribute name to its replacement text, or
--- to false when the attribute must be removed.
-local function attribute_overrides(rule)
-  local o = {}
-  if rule.Path ~= nil then o["path"] = "Path=" .. tostring(rule.Path) end
-  if rule.Domain ~= nil then o["domain"] = "Domain=" .. tostring(rule.Domain) end
-  if rule.SameSite ~= nil then o["samesite"] = "SameSite=" .. tostring(rule.SameSite) end
-  if rule.Secure == true then
-    o["secure"] = "Secure"
-  elseif rule.Secure == false then
-    o["secure"] = false
-  end
-  return o
-end
-
-local function rewrite_set_cookie(value, rules)
-  local parts = {}
-  for part in string.gmatch(value, "[^;]+") do
-    part = trim(part)
-    if part ~= "" then
-      parts[#parts + 1] = part
-    end
-  end
-  local pair = parts[1]
-  if pair == nil then
-    return value
-  end
-  local eq = string.find(pair, "=", 1, true)
-  if eq == nil then
-    return value
-  end
-  local rule = rules[trim(string.sub(pair, 1, eq - 1))]
-  if type(rule) ~= "table" then
-    return value
-  end
-
-  local overrides = attribute_overrides(rule)
-  local out = { pair }
-  local applied = {}
-  for i = 2, #parts do
-    local attr = parts[i]
-    local key = string.lower(trim(string.match(attr, "^[^=]*")))
-    local replacement = overrides[key]
-    if replacement == nil then
-      out[#out + 1] = attr
-    elseif not applied[key] then
-      applied[key] = true
-      if replacement then
-        out[#out + 1] = replacement
-      end
-    end
-  end
-  for _, key in ipairs({ "path", "domain", "samesite", "secure" }) do
-    local replacement = overrides[key]
-    if replacement and not applied[key] then
-      out[#out + 1] = replacement
-    end
-  end
-  return table.concat(out, "; ")
-end
-
-function envoy_on_response(response_handle)
-  local rules = response_handle:filterContext():get("` + hcmCookieRewriteRulesKey + `")
-  if rules == nil then
-    return
-  end
-  local headers = response_handle:headers()
-  if headers:get("set-cookie") == nil then
-    return
-  end
-  -- Headers cannot change while being iterated: collect, then replace.
-  local cookies = {}
-  for name, value in pairs(headers) do
-    if name == "set-cookie" then
-      cookies[#cookies + 1] = rewrite_set_cookie(value, rules)
-    end
-  end
-  headers:remove("set-cookie")
-  for _, cookie in ipairs(cookies) do
-    headers:add("set-cookie", cookie)
-  end
-end
-`

@@ -5,6 +5,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The ExtensionService processor: each valid ExtensionService becomes an
@@ -18,11 +20,11 @@ type ExtensionCluster struct {
 	Protocol           string // h2 (TLS), h2c or http/1.1
 	SNI                string
 	LoadBalancerPolicy string
-	Validation         *UpstreamValidation
-	IdleConnection     Timeout
+	Validation         *dag.UpstreamValidation
+	IdleConnection     dag.Timeout
 	// ResponseTimeout is what the filters calling the extension use.
-	ResponseTimeout Timeout
-	CircuitBreakers CircuitBreakers
+	ResponseTimeout dag.Timeout
+	CircuitBreakers dag.CircuitBreakers
 	Targets         []ExtensionTarget
 	// ClientCertificate is the configuration's Envoy client certificate.
 	ClientCertificate *Secret
@@ -30,7 +32,7 @@ type ExtensionCluster struct {
 
 // ExtensionTarget is one Service port behind an extension.
 type ExtensionTarget struct {
-	Service *Service
+	Service *dag.Service
 	Weight  uint32
 }
 
@@ -86,7 +88,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 		out.CircuitBreakers = *s.circuitBreakers
 	}
 	if cb := ext.Spec.CircuitBreakerPolicy; cb != nil {
-		out.CircuitBreakers = CircuitBreakers{
+		out.CircuitBreakers = dag.CircuitBreakers{
 			MaxConnections: cb.MaxConnections, MaxPendingRequests: cb.MaxPendingRequests, MaxRequests: cb.MaxRequests,
 			MaxRetries: cb.MaxRetries, PerHostMaxConnections: cb.PerHostMaxConnections,
 		}
@@ -133,7 +135,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 			continue
 		}
 		out.Targets = append(out.Targets, ExtensionTarget{
-			Service: &Service{Namespace: svc.Namespace, Name: svc.Name, Port: port, HealthPort: port},
+			Service: &dag.Service{Namespace: svc.Namespace, Name: svc.Name, Port: port, HealthPort: port},
 			Weight:  target.Weight,
 		})
 	}
@@ -142,7 +144,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 
 // extensionTimeout is the gRPC timeout filters calling an extension use
 // when they set none: the extension's response timeout.
-func extensionTimeout(e *ExtensionCluster, own Timeout) Timeout {
+func extensionTimeout(e *ExtensionCluster, own dag.Timeout) dag.Timeout {
 	if own.Set {
 		return own
 	}

@@ -10,14 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Gateway API backend references, header filters and shared route helpers.
 
 // backendService resolves a backend reference to a Service port. A
 // failure is the ResolvedRefs=False condition to report.
-func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, field, routeKind, routeNamespace string) (*Service, *Condition) {
-	fail := func(reason, msg string) (*Service, *Condition) {
+func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, field, routeKind, routeNamespace string) (*dag.Service, *Condition) {
+	fail := func(reason, msg string) (*dag.Service, *Condition) {
 		return nil, &Condition{Type: "ResolvedRefs", Status: "False", Reason: reason, Message: msg}
 	}
 	switch {
@@ -59,7 +61,7 @@ func knownAppProtocol(p string) bool {
 
 // applyHeaderFilter sets *dst from a header modifier filter: only the first
 // filter of a kind counts, and invalid entries degrade the route.
-func applyHeaderFilter(dst **HeadersPolicy, f *gatewayv1.HTTPHeaderFilter, request bool, parent conditionSink) {
+func applyHeaderFilter(dst **dag.HeadersPolicy, f *gatewayv1.HTTPHeaderFilter, request bool, parent conditionSink) {
 	if f == nil || *dst != nil {
 		return
 	}
@@ -76,9 +78,9 @@ func applyHeaderFilter(dst **HeadersPolicy, f *gatewayv1.HTTPHeaderFilter, reque
 // gatewayHeadersPolicy converts a header modifier filter; for requests a
 // Host header becomes a host rewrite. Invalid entries are skipped and
 // reported together.
-func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*HeadersPolicy, error) {
+func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*dag.HeadersPolicy, error) {
 	var errs []string
-	out := &HeadersPolicy{}
+	out := &dag.HeadersPolicy{}
 	headers := func(in []gatewayv1.HTTPHeader, op string) map[string]string {
 		m := map[string]string{}
 		for _, h := range in {
@@ -132,9 +134,9 @@ func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*Headers
 
 // gatewayMatch is one match of a rule, as DAG conditions.
 type gatewayMatch struct {
-	path    PathMatch
-	headers []HeaderMatch
-	query   []QueryMatch
+	path    dag.PathMatch
+	headers []dag.HeaderMatch
+	query   []dag.QueryMatch
 }
 
 // matchRoutes makes one route per match (matches are ORed), all with the
@@ -156,7 +158,7 @@ func prefixRemoval(matches []gatewayMatch, prefix string) (regex string, ok bool
 		return "", false
 	}
 	for _, m := range matches {
-		if m.path.Kind == PathPrefix || m.path.Kind == PathSegmentPrefix {
+		if m.path.Kind == dag.PathPrefix || m.path.Kind == dag.PathSegmentPrefix {
 			return "^" + regexp.QuoteMeta(m.path.Value) + "/*", true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // BackendTLSPolicy: TLS to an HTTPRoute backend, verified against CA
@@ -15,7 +17,7 @@ import (
 
 // backendTLSPolicy finds the policy for a Service port: one naming the
 // port (sectionName) wins over one naming the whole Service.
-func (p *gatewayProcessor) backendTLSPolicy(svc *Service) *gatewayv1.BackendTLSPolicy {
+func (p *gatewayProcessor) backendTLSPolicy(svc *dag.Service) *gatewayv1.BackendTLSPolicy {
 	var fallback *gatewayv1.BackendTLSPolicy
 	for _, pol := range p.cache.backendTLSPolicies {
 		if pol.Namespace != svc.Namespace {
@@ -96,7 +98,7 @@ func (p *gatewayProcessor) backendTLS(c *Cluster, ref gatewayv1.ParentReference)
 	c.Protocol = "tls"
 	c.Upstream.Protocol = "tls"
 	c.OmitTLSParams = false
-	c.Validation = &UpstreamValidation{CAName: names[0], CACert: bundle, SubjectNames: []string{host}}
+	c.Validation = &dag.UpstreamValidation{CAName: names[0], CACert: bundle, SubjectNames: []string{host}}
 	ancestor.add("Accepted", "True", "Accepted", "Accepted BackendTLSPolicy")
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // GRPCRoute translation: methods become exact paths "/<service>/<method>".
@@ -27,7 +29,7 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 		}
 		// No matches match every request.
 		if len(rule.Matches) == 0 {
-			matches = append(matches, gatewayMatch{path: PathMatch{Kind: PathPrefix, Value: "/"}})
+			matches = append(matches, gatewayMatch{path: dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}})
 		}
 		hr := p.grpcFilters(route, rule.Filters, parent, l)
 		clusters, total, ok := p.grpcClusters(route, rule.BackendRefs, parent, l)
@@ -41,7 +43,7 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 				Priority: index, Kind: kindGRPCRoute, Namespace: route.Namespace, Name: route.Name,
 			}
 			if len(clusters) == 0 || total == 0 {
-				r.DirectResponse = &DirectResponse{StatusCode: 500}
+				r.DirectResponse = &dag.DirectResponse{StatusCode: 500}
 			}
 			return r
 		})
@@ -54,22 +56,22 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 
 // grpcMethodMatch supports only exact matches naming both service and
 // method.
-func grpcMethodMatch(m *gatewayv1.GRPCMethodMatch, parent *routeParent) (PathMatch, bool) {
+func grpcMethodMatch(m *gatewayv1.GRPCMethodMatch, parent *routeParent) (dag.PathMatch, bool) {
 	if m == nil {
-		return PathMatch{Kind: PathPrefix, Value: "/"}, true
+		return dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, true
 	}
 	if m.Type != nil && *m.Type != gatewayv1.GRPCMethodMatchExact {
 		parent.add("Accepted", "False", "UnsupportedValue", "GRPCRoute.Spec.Rules.Matches.Method: Only Exact match type is supported.")
-		return PathMatch{}, false
+		return dag.PathMatch{}, false
 	}
 	if m.Service == nil || strings.TrimSpace(*m.Service) == "" || m.Method == nil || strings.TrimSpace(*m.Method) == "" {
 		parent.add("Accepted", "False", "InvalidMethodMatch", "GRPCRoute.Spec.Rules.Matches.Method: Both Service and Method need be configured.")
-		return PathMatch{}, false
+		return dag.PathMatch{}, false
 	}
-	return PathMatch{Kind: PathExact, Value: "/" + *m.Service + "/" + *m.Method}, true
+	return dag.PathMatch{Kind: dag.PathExact, Value: "/" + *m.Service + "/" + *m.Method}, true
 }
 
-func grpcHeaderMatches(in []gatewayv1.GRPCHeaderMatch) ([]HeaderMatch, error) {
+func grpcHeaderMatches(in []gatewayv1.GRPCHeaderMatch) ([]dag.HeaderMatch, error) {
 	return gatewayHeaderMatches("GRPCRoute", in, func(m gatewayv1.GRPCHeaderMatch) (string, string, *string) {
 		return string(m.Name), m.Value, (*string)(m.Type)
 	})
@@ -139,7 +141,7 @@ func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatew
 
 // grpcDefaultProtocol speaks HTTP/2 to a gRPC backend whose Service does
 // not say: cleartext behind an HTTP listener, TLS behind an HTTPS one.
-func grpcDefaultProtocol(svc *Service, listenerProtocol gatewayv1.ProtocolType) {
+func grpcDefaultProtocol(svc *dag.Service, listenerProtocol gatewayv1.ProtocolType) {
 	if strings.TrimSpace(svc.Protocol) != "" {
 		return
 	}

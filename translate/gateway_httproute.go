@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // HTTPRoute translation: one DAG route per rule match, on every host the
@@ -14,12 +16,12 @@ import (
 
 // httpRule is what the filters of one rule ask for.
 type httpRule struct {
-	requestHeaders, responseHeaders *HeadersPolicy
-	redirect                        *Redirect
+	requestHeaders, responseHeaders *dag.HeadersPolicy
+	redirect                        *dag.Redirect
 	mirrors                         []*MirrorPolicy
 	rewrite                         *gatewayv1.HTTPPathModifier
 	hostRewrite                     string
-	timeout                         *Timeout
+	timeout                         *dag.Timeout
 }
 
 // httpRoute adds route's rules to the listener's virtual hosts for hosts,
@@ -77,7 +79,7 @@ func (p *gatewayProcessor) convertHTTPRule(route *gatewayv1.HTTPRoute, index int
 	if hr.hostRewrite != "" {
 		// URLRewrite's hostname wins over a Host header modifier.
 		if hr.requestHeaders == nil {
-			hr.requestHeaders = &HeadersPolicy{}
+			hr.requestHeaders = &dag.HeadersPolicy{}
 		}
 		hr.requestHeaders.HostRewrite = hr.hostRewrite
 	}
@@ -112,7 +114,7 @@ func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent con
 		}
 		// Envoy matches the method as the :method pseudo-header.
 		if m.Method != nil {
-			headers = append(headers, HeaderMatch{Name: ":method", Type: HeaderExact, Value: string(*m.Method)})
+			headers = append(headers, dag.HeaderMatch{Name: ":method", Type: dag.HeaderExact, Value: string(*m.Method)})
 		}
 		query, err := httpQueryMatches(m.QueryParams)
 		if err != nil {
@@ -124,17 +126,17 @@ func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent con
 	return out
 }
 
-func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent conditionSink) (PathMatch, bool) {
+func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent conditionSink) (dag.PathMatch, bool) {
 	if m == nil {
-		return PathMatch{Kind: PathPrefix, Value: "/"}, true
+		return dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, true
 	}
 	path := "/"
 	if m.Value != nil {
 		path = *m.Value
 	}
-	invalidPath := func(msg string) (PathMatch, bool) {
+	invalidPath := func(msg string) (dag.PathMatch, bool) {
 		parent.add("ValidMatches", "False", "InvalidPathMatch", msg)
-		return PathMatch{}, false
+		return dag.PathMatch{}, false
 	}
 	checkPath := func() (string, bool) {
 		switch {
@@ -152,27 +154,27 @@ func httpPathMatch(m *gatewayv1.HTTPPathMatch, parent conditionSink) (PathMatch,
 		}
 		// "/" needs no segment matching.
 		if path == "/" {
-			return PathMatch{Kind: PathPrefix, Value: path}, true
+			return dag.PathMatch{Kind: dag.PathPrefix, Value: path}, true
 		}
-		return PathMatch{Kind: PathSegmentPrefix, Value: strings.TrimRight(path, "/")}, true
+		return dag.PathMatch{Kind: dag.PathSegmentPrefix, Value: strings.TrimRight(path, "/")}, true
 	case *m.Type == gatewayv1.PathMatchExact:
 		if msg, ok := checkPath(); !ok {
 			return invalidPath(msg)
 		}
-		return PathMatch{Kind: PathExact, Value: path}, true
+		return dag.PathMatch{Kind: dag.PathExact, Value: path}, true
 	case *m.Type == gatewayv1.PathMatchRegularExpression:
 		if _, err := regexp.Compile(path); err != nil {
 			return invalidPath("Match.Path.Value is invalid for RegularExpression match type.")
 		}
-		return PathMatch{Kind: PathRegex, Value: path}, true
+		return dag.PathMatch{Kind: dag.PathRegex, Value: path}, true
 	}
 	parent.add("Accepted", "False", "UnsupportedValue", "HTTPRoute.Spec.Rules.PathMatch: Only Prefix match type, Exact match type and RegularExpression match type are supported.")
-	return PathMatch{}, false
+	return dag.PathMatch{}, false
 }
 
 // httpHeaderMatches converts header matches; for a header named twice
 // (case-insensitively) the first match wins.
-func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]HeaderMatch, error) {
+func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]dag.HeaderMatch, error) {
 	return gatewayHeaderMatches("HTTPRoute", in, func(m gatewayv1.HTTPHeaderMatch) (string, string, *string) {
 		return string(m.Name), m.Value, (*string)(m.Type)
 	})
@@ -182,12 +184,12 @@ func httpHeaderMatches(in []gatewayv1.HTTPHeaderMatch) ([]HeaderMatch, error) {
 // GRPCRoute (kind), whose types differ only in name: parts gives a match's
 // header name, value and match type (nil for Exact). For a header named
 // twice (case-insensitively) the first match wins.
-func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value string, typ *string)) ([]HeaderMatch, error) {
-	var out []HeaderMatch
+func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value string, typ *string)) ([]dag.HeaderMatch, error) {
+	var out []dag.HeaderMatch
 	seen := map[string]bool{}
 	for _, m := range in {
 		name, value, typ := parts(m)
-		h := HeaderMatch{Name: name, Type: HeaderExact, Value: value}
+		h := dag.HeaderMatch{Name: name, Type: dag.HeaderExact, Value: value}
 		if typ != nil {
 			switch *typ {
 			case "Exact":
@@ -195,7 +197,7 @@ func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value
 				if _, err := regexp.Compile(value); err != nil {
 					return nil, errors.New(kind + ".Spec.Rules.Matches.Headers: Invalid value for RegularExpression match type is specified")
 				}
-				h.Type = HeaderRegex
+				h.Type = dag.HeaderRegex
 			default:
 				return nil, errors.New(kind + ".Spec.Rules.Matches.Headers: Only Exact match type and RegularExpression match type are supported")
 			}
@@ -212,11 +214,11 @@ func gatewayHeaderMatches[M any](kind string, in []M, parts func(M) (name, value
 
 // httpQueryMatches converts query parameter matches; for a parameter named
 // twice the first match wins.
-func httpQueryMatches(in []gatewayv1.HTTPQueryParamMatch) ([]QueryMatch, error) {
-	var out []QueryMatch
+func httpQueryMatches(in []gatewayv1.HTTPQueryParamMatch) ([]dag.QueryMatch, error) {
+	var out []dag.QueryMatch
 	seen := map[string]bool{}
 	for _, m := range in {
-		q := QueryMatch{Name: string(m.Name), Type: "exact", Value: m.Value}
+		q := dag.QueryMatch{Name: string(m.Name), Type: "exact", Value: m.Value}
 		if m.Type != nil {
 			switch *m.Type {
 			case gatewayv1.QueryParamMatchExact:
@@ -240,21 +242,21 @@ func httpQueryMatches(in []gatewayv1.HTTPQueryParamMatch) ([]QueryMatch, error) 
 
 // httpRouteTimeout reads a rule's timeouts: "0s" disables, the backend
 // request timeout (which may not exceed the request timeout) wins.
-func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*Timeout, error) {
+func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*dag.Timeout, error) {
 	if t == nil || (t.Request == nil && t.BackendRequest == nil) {
 		return nil, nil
 	}
-	parse := func(d *gatewayv1.Duration, field string) (Timeout, error) {
+	parse := func(d *gatewayv1.Duration, field string) (dag.Timeout, error) {
 		v, err := parseTimeout(string(*d))
 		if err != nil {
-			return Timeout{}, fmt.Errorf("invalid HTTPRoute.Spec.Rules.Timeouts.%s: %v", field, err)
+			return dag.Timeout{}, fmt.Errorf("invalid HTTPRoute.Spec.Rules.Timeouts.%s: %v", field, err)
 		}
 		if v.Duration == 0 {
-			v = Timeout{Set: true, Disabled: true}
+			v = dag.Timeout{Set: true, Disabled: true}
 		}
 		return v, nil
 	}
-	var out Timeout
+	var out dag.Timeout
 	if t.Request != nil {
 		v, err := parse(t.Request, "Request")
 		if err != nil {
@@ -327,8 +329,8 @@ func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gat
 
 // httpRedirect converts a RequestRedirect filter; an empty replacement
 // means "/".
-func httpRedirect(r *gatewayv1.HTTPRequestRedirectFilter, parent conditionSink) (*Redirect, bool) {
-	out := &Redirect{}
+func httpRedirect(r *gatewayv1.HTTPRequestRedirectFilter, parent conditionSink) (*dag.Redirect, bool) {
+	out := &dag.Redirect{}
 	if r.Hostname != nil {
 		out.Hostname = string(*r.Hostname)
 	}
@@ -413,25 +415,25 @@ func httpClusterRoutes(matches []gatewayMatch, hr *httpRule, clusters []*Cluster
 			r.Timeout.Response = *hr.timeout
 		}
 		if len(clusters) == 0 || total == 0 {
-			r.DirectResponse = &DirectResponse{StatusCode: 500}
+			r.DirectResponse = &dag.DirectResponse{StatusCode: 500}
 		}
 		return r
 	})
 }
 
 // pathRewrite is a URLRewrite's path change for a rule's routes.
-func pathRewrite(pm *gatewayv1.HTTPPathModifier, matches []gatewayMatch) *PathRewrite {
+func pathRewrite(pm *gatewayv1.HTTPPathModifier, matches []gatewayMatch) *dag.PathRewrite {
 	if pm == nil {
 		return nil
 	}
 	if pm.Type == gatewayv1.FullPathHTTPPathModifier {
-		return &PathRewrite{FullPath: orSlash(pm.ReplaceFullPath)}
+		return &dag.PathRewrite{FullPath: orSlash(pm.ReplaceFullPath)}
 	}
 	prefix := orSlash(pm.ReplacePrefixMatch)
 	if regex, ok := prefixRemoval(matches, prefix); ok {
-		return &PathRewrite{PrefixRegexRemove: regex}
+		return &dag.PathRewrite{PrefixRegexRemove: regex}
 	}
-	return &PathRewrite{Prefix: prefix}
+	return &dag.PathRewrite{Prefix: prefix}
 }
 
 // httpRedirectRoutes builds a rule's redirect routes (query matches do not

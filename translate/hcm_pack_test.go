@@ -8,6 +8,8 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // TestHCMPackerMatchesWholeMarshal: managers a packer builds are the
@@ -27,7 +29,7 @@ func TestHCMPackerMatchesWholeMarshal(t *testing.T) {
 		"fallback":            {fallback: true, settings: s},
 		"websockets":          {secure: true, websockets: true, settings: s},
 		"extra filters":       {secure: true, settings: s, extraFilters: []*hcmv3.HttpFilter{extAuthzFilter(&ExternalAuthorization{Extension: &ExtensionCluster{Name: "ext"}})}},
-		"client certificates": {secure: true, settings: s, forwardClientCert: &ForwardClientCert{Cert: true}},
+		"client certificates": {secure: true, settings: s, forwardClientCert: &dag.ForwardClientCert{Cert: true}},
 		"other settings":      {secure: true, settings: other},
 	}
 	for name, o := range variants {

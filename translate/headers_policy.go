@@ -10,6 +10,8 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Header policies of HTTPProxy routes and services: header names are
@@ -23,11 +25,11 @@ var hostRewriteHeaderValue = sync.OnceValue(func() *regexp.Regexp { return regex
 
 // headersPolicy converts a route or service header policy; allowHost says
 // whether Host may be set (request headers only).
-func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[string]string) (*HeadersPolicy, error) {
+func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[string]string) (*dag.HeadersPolicy, error) {
 	if p == nil {
 		return nil, nil
 	}
-	out := &HeadersPolicy{}
+	out := &dag.HeadersPolicy{}
 	set := map[string]string{}
 	for _, h := range p.Set {
 		key := http.CanonicalHeaderKey(h.Name)

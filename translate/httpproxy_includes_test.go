@@ -8,6 +8,8 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Include chains and cycles of thousands of HTTPProxies (issue 23 item 5):
@@ -169,9 +171,11 @@ func TestIncludeCycleLong(t *testing.T) {
 // included ones, as Contour groups all of them.
 func TestExpandPrefixRewritesOwnRoutes(t *testing.T) {
 	rewritten := func(prefix string) *Route {
-		return &Route{PathMatch: PathMatch{Kind: PathPrefix, Value: prefix}, PathRewrite: &PathRewrite{Prefix: "/x/"}}
+		return &Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}, PathRewrite: &dag.PathRewrite{Prefix: "/x/"}}
 	}
-	plain := func(prefix string) *Route { return &Route{PathMatch: PathMatch{Kind: PathPrefix, Value: prefix}} }
+	plain := func(prefix string) *Route {
+		return &Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}}
+	}
 	describe := func(rs []*Route) []string {
 		var out []string
 		for _, r := range rs {

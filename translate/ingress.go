@@ -11,6 +11,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // The Ingress processor: networking.k8s.io/v1 Ingress -> virtual hosts and
@@ -217,7 +219,7 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 // ingressPathMatch turns an Ingress path and pathType into a path match.
 // An unset pathType is ImplementationSpecific, where a path that looks like
 // a regex ("^+*[]%") is one.
-func ingressPathMatch(path networkingv1.HTTPIngressPath) (PathMatch, error) {
+func ingressPathMatch(path networkingv1.HTTPIngressPath) (dag.PathMatch, error) {
 	value := path.Path
 	if value == "" {
 		value = "/"
@@ -229,28 +231,28 @@ func ingressPathMatch(path networkingv1.HTTPIngressPath) (PathMatch, error) {
 	switch pathType {
 	case networkingv1.PathTypePrefix:
 		if value == "/" {
-			return PathMatch{Kind: PathPrefix, Value: "/"}, nil
+			return dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}, nil
 		}
-		return PathMatch{Kind: PathSegmentPrefix, Value: strings.TrimRight(value, "/")}, nil
+		return dag.PathMatch{Kind: dag.PathSegmentPrefix, Value: strings.TrimRight(value, "/")}, nil
 	case networkingv1.PathTypeExact:
-		return PathMatch{Kind: PathExact, Value: value}, nil
+		return dag.PathMatch{Kind: dag.PathExact, Value: value}, nil
 	default:
 		if strings.ContainsAny(value, "^+*[]%") {
 			if _, err := regexp.Compile(value); err != nil {
-				return PathMatch{}, fmt.Errorf("path regex is not valid: %v", err)
+				return dag.PathMatch{}, fmt.Errorf("path regex is not valid: %v", err)
 			}
-			return PathMatch{Kind: PathRegex, Value: value}, nil
+			return dag.PathMatch{Kind: dag.PathRegex, Value: value}, nil
 		}
-		return PathMatch{Kind: PathPrefix, Value: value}, nil
+		return dag.PathMatch{Kind: dag.PathPrefix, Value: value}, nil
 	}
 }
 
 // wildcardAuthorityMatch limits a "*.example.com" virtual host to one DNS
 // label, since Envoy's wildcard domains match several; a port is allowed.
-func wildcardAuthorityMatch(host string) HeaderMatch {
-	return HeaderMatch{
+func wildcardAuthorityMatch(host string) dag.HeaderMatch {
+	return dag.HeaderMatch{
 		Name:  ":authority",
-		Type:  HeaderRegex,
+		Type:  dag.HeaderRegex,
 		Value: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?" + regexp.QuoteMeta(host[1:]) + "(:[0-9]+)?",
 	}
 }
@@ -267,26 +269,26 @@ func httpAllowed(ing *networkingv1.Ingress) bool {
 
 // ingressTimeout reads projectcontour.io/response-timeout (or its legacy
 // name request-timeout); a bad value leaves Envoy's default.
-func ingressTimeout(ing *networkingv1.Ingress) RouteTimeout {
+func ingressTimeout(ing *networkingv1.Ingress) dag.RouteTimeout {
 	value := contourAnnotation(ing, "response-timeout")
 	if value == "" {
 		value = contourAnnotation(ing, "request-timeout")
 	}
 	t, err := parseTimeout(value)
 	if err != nil {
-		return RouteTimeout{}
+		return dag.RouteTimeout{}
 	}
-	return RouteTimeout{Response: t}
+	return dag.RouteTimeout{Response: t}
 }
 
 // ingressRetryPolicy reads the retry-on, num-retries and per-try-timeout
 // annotations; there is no policy without retry-on.
-func ingressRetryPolicy(ing *networkingv1.Ingress) *RetryPolicy {
+func ingressRetryPolicy(ing *networkingv1.Ingress) *dag.RetryPolicy {
 	retryOn := contourAnnotation(ing, "retry-on")
 	if retryOn == "" {
 		return nil
 	}
-	rp := &RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(contourAnnotation(ing, "num-retries"))}
+	rp := &dag.RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(contourAnnotation(ing, "num-retries"))}
 	if t, err := parseTimeout(contourAnnotation(ing, "per-try-timeout")); err == nil {
 		rp.PerTryTimeout = t
 	}

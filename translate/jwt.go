@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // JWT verification of HTTPProxy virtual hosts: spec.virtualhost.jwtProviders
@@ -49,7 +50,7 @@ type DNSNameCluster struct {
 	// DNSLookupFamily is auto, v4, v6 or all.
 	DNSLookupFamily string
 	// Validation, when set, verifies the upstream's certificate (https).
-	Validation *UpstreamValidation
+	Validation *dag.UpstreamValidation
 }
 
 // clusterName is Contour v1.33.8's DNSNameClusterName:
@@ -155,7 +156,7 @@ func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPPr
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fail("RemoteJWKSSchemeInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.URI has invalid scheme %q, must be http or https", u.Scheme)
 	}
-	var validation *UpstreamValidation
+	var validation *dag.UpstreamValidation
 	if uv := rj.UpstreamValidation; uv != nil {
 		if u.Scheme == "http" {
 			return fail("RemoteJWKSUpstreamValidationInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation must not be specified when URI scheme is http.")

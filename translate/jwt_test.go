@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // ---- inputs ----------------------------------------------------------------
@@ -693,8 +694,8 @@ const jwksJWTExample = "dnsname/https/jwt.example.com/443/df1d10ce22e19db7e54e"
 
 // Contour v1.33.8's DNSNameClusterName vectors, from its own tests.
 func TestDNSNameClusterNameVectors(t *testing.T) {
-	caFor := func(ns, name string, subjects ...string) *UpstreamValidation {
-		return &UpstreamValidation{CANamespace: ns, CAName: name, SubjectNames: subjects}
+	caFor := func(ns, name string, subjects ...string) *dag.UpstreamValidation {
+		return &dag.UpstreamValidation{CANamespace: ns, CAName: name, SubjectNames: subjects}
 	}
 	for _, tc := range []struct {
 		c    DNSNameCluster

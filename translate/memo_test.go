@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // TestMemoChangesNoResult translates every golden input, one after the
@@ -398,8 +399,8 @@ func TestVhostMemo(t *testing.T) {
 	host := func(prefixes ...string) *VirtualHost {
 		vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
 		for _, p := range prefixes {
-			vh.addRoute(&Route{PathMatch: PathMatch{Kind: PathPrefix, Value: p},
-				Clusters: []*Cluster{{Upstream: &Service{Namespace: "ns", Name: "app"}}}})
+			vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: p},
+				Clusters: []*Cluster{{Upstream: &dag.Service{Namespace: "ns", Name: "app"}}}})
 		}
 		vh.ordered()
 		return vh

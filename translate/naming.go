@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Contour's naming rules for Envoy resources. Names must match Contour's
@@ -110,13 +112,13 @@ func clusterKey(c *Cluster) string {
 }
 
 // altStatName is <ns>_<svc>_<port>.
-func altStatName(svc *Service) string {
+func altStatName(svc *dag.Service) string {
 	return svc.Namespace + "_" + svc.Name + "_" + strconv.Itoa(int(svc.Port.Port))
 }
 
 // endpointsName is the EDS name of a service port: <ns>/<svc>/<port name>,
 // or <ns>/<svc> when the port has no name. It is never shortened.
-func endpointsName(svc *Service) string {
+func endpointsName(svc *dag.Service) string {
 	if svc.Port.Name == "" {
 		return svc.Namespace + "/" + svc.Name
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 func TestHashname(t *testing.T) {
@@ -28,7 +30,7 @@ func TestHashname(t *testing.T) {
 }
 
 func TestClusterNameHashesProtocol(t *testing.T) {
-	svc := &Service{Namespace: "default", Name: "backend", Port: corev1.ServicePort{Port: 80}}
+	svc := &dag.Service{Namespace: "default", Name: "backend", Port: corev1.ServicePort{Port: 80}}
 	for proto, want := range map[string]string{
 		"":    "default/backend/80/da39a3ee5e",
 		"tls": "default/backend/80/4929fca9d4",

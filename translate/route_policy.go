@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Per-route HTTPProxy policies: redirects, path rewrites, internal
@@ -14,14 +16,14 @@ import (
 
 // redirectPolicy converts requestRedirectPolicy; path and prefix exclude
 // each other.
-func redirectPolicy(r *contourv1.HTTPRequestRedirectPolicy) (*Redirect, error) {
+func redirectPolicy(r *contourv1.HTTPRequestRedirectPolicy) (*dag.Redirect, error) {
 	if r == nil {
 		return nil, nil
 	}
 	if r.Path != nil && r.Prefix != nil {
 		return nil, errors.New("cannot specify both redirect path and redirect prefix")
 	}
-	out := &Redirect{}
+	out := &dag.Redirect{}
 	if r.Hostname != nil {
 		out.Hostname = *r.Hostname
 	}
@@ -45,15 +47,15 @@ func redirectPolicy(r *contourv1.HTTPRequestRedirectPolicy) (*Redirect, error) {
 
 // prefixRewrite picks the replacement for a route's merged prefix: the
 // entry naming exactly that prefix, else the entry with no prefix.
-func prefixRewrite(replacements []contourv1.ReplacePrefix, routePrefix string) *PathRewrite {
+func prefixRewrite(replacements []contourv1.ReplacePrefix, routePrefix string) *dag.PathRewrite {
 	for _, r := range replacements {
 		if r.Prefix != "" && r.Prefix == routePrefix {
-			return &PathRewrite{Prefix: r.Replacement}
+			return &dag.PathRewrite{Prefix: r.Replacement}
 		}
 	}
 	for _, r := range replacements {
 		if r.Prefix == "" {
-			return &PathRewrite{Prefix: r.Replacement}
+			return &dag.PathRewrite{Prefix: r.Replacement}
 		}
 	}
 	return nil
@@ -95,7 +97,7 @@ func expandPrefixRewrites(routes []*Route, from int) []*Route {
 	}
 	var cands []candidate
 	for _, r := range routes[from:] {
-		if r.PathMatch.Kind == PathPrefix && r.PathRewrite != nil && r.PathMatch.Value != "/" {
+		if r.PathMatch.Kind == dag.PathPrefix && r.PathRewrite != nil && r.PathMatch.Value != "/" {
 			cands = append(cands, candidate{route: r, key: rewriteGroupKey(r.PathMatch.Value)})
 		}
 	}
@@ -103,7 +105,7 @@ func expandPrefixRewrites(routes []*Route, from int) []*Route {
 		return routes // no rewrite: the common case
 	}
 	for _, r := range routes {
-		if r.PathMatch.Kind != PathPrefix {
+		if r.PathMatch.Kind != dag.PathPrefix {
 			continue
 		}
 		key := rewriteGroupKey(r.PathMatch.Value)
@@ -121,13 +123,13 @@ func expandPrefixRewrites(routes []*Route, from int) []*Route {
 		r := c.route
 		trimmed := strings.TrimRight(r.PathRewrite.Prefix, "/")
 		withSlash := *r
-		withSlash.PathMatch = PathMatch{Kind: PathPrefix, Value: c.key + "/"}
-		withSlash.PathRewrite = &PathRewrite{Prefix: trimmed + "/"}
+		withSlash.PathMatch = dag.PathMatch{Kind: dag.PathPrefix, Value: c.key + "/"}
+		withSlash.PathRewrite = &dag.PathRewrite{Prefix: trimmed + "/"}
 		if trimmed == "" {
 			trimmed = "/"
 		}
-		r.PathMatch = PathMatch{Kind: PathPrefix, Value: c.key}
-		r.PathRewrite = &PathRewrite{Prefix: trimmed}
+		r.PathMatch = dag.PathMatch{Kind: dag.PathPrefix, Value: c.key}
+		r.PathRewrite = &dag.PathRewrite{Prefix: trimmed}
 		out = append(out, &withSlash)
 	}
 	return out
@@ -143,11 +145,11 @@ func rewriteGroupKey(prefix string) string {
 }
 
 // internalRedirectPolicy converts internalRedirectPolicy.
-func internalRedirectPolicy(p *contourv1.HTTPInternalRedirectPolicy) *InternalRedirectPolicy {
+func internalRedirectPolicy(p *contourv1.HTTPInternalRedirectPolicy) *dag.InternalRedirectPolicy {
 	if p == nil {
 		return nil
 	}
-	out := &InternalRedirectPolicy{
+	out := &dag.InternalRedirectPolicy{
 		AllowCrossScheme:          string(p.AllowCrossSchemeRedirect),
 		DenyRepeatedRouteRedirect: p.DenyRepeatedRouteRedirect,
 		MaxInternalRedirects:      p.MaxInternalRedirects,
@@ -161,7 +163,7 @@ func internalRedirectPolicy(p *contourv1.HTTPInternalRedirectPolicy) *InternalRe
 // loadBalancing returns a route's load-balancer strategy and hash
 // policies. Invalid request-hash entries are dropped with warnings; with
 // none left the strategy falls back to round robin.
-func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, []RequestHashPolicy) {
+func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, []dag.RequestHashPolicy) {
 	if lb == nil {
 		return "", nil
 	}
@@ -169,7 +171,7 @@ func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, [
 	case "WeightedLeastRequest", "Random":
 		return lb.Strategy, nil
 	case "Cookie":
-		return lb.Strategy, []RequestHashPolicy{{Cookie: true}}
+		return lb.Strategy, []dag.RequestHashPolicy{{Cookie: true}}
 	case "RequestHash":
 		return requestHashPolicies(lb.RequestHashPolicies, st)
 	default:
@@ -177,8 +179,8 @@ func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, [
 	}
 }
 
-func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (string, []RequestHashPolicy) {
-	var out []RequestHashPolicy
+func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (string, []dag.RequestHashPolicy) {
+	var out []dag.RequestHashPolicy
 	sourceIP := false
 	headers, params := map[string]bool{}, map[string]bool{}
 	ignore := func(format string, args ...any) { st.addWarning("SpecError", "IgnoredField", format, args...) }
@@ -193,7 +195,7 @@ func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (str
 			ignore("ignoring invalid request hash policy, must set exactly one of hashSourceIP or headerHashOptions or queryParameterHashOptions")
 			continue
 		}
-		p := RequestHashPolicy{Terminal: hp.Terminal}
+		p := dag.RequestHashPolicy{Terminal: hp.Terminal}
 		switch {
 		case hp.HashSourceIP:
 			if sourceIP {

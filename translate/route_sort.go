@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Route ordering within a virtual host, as Contour's sorter orders routes
@@ -61,30 +63,30 @@ func (s routeOrder) Less(i, j int) bool { return routeLess(s[i].route, s[j].rout
 func routeLess(a, b *Route) bool {
 	pa, pb := a.PathMatch, b.PathMatch
 	switch {
-	case pa.Kind == PathExact && pb.Kind == PathExact:
+	case pa.Kind == dag.PathExact && pb.Kind == dag.PathExact:
 		if pa.Value != pb.Value {
 			return pa.Value > pb.Value
 		}
 		return conditionsLess(a, b)
-	case pa.Kind == PathExact:
+	case pa.Kind == dag.PathExact:
 		return true
-	case pb.Kind == PathExact:
+	case pb.Kind == dag.PathExact:
 		return false
-	case pa.Kind == PathRegex && pb.Kind == PathRegex:
+	case pa.Kind == dag.PathRegex && pb.Kind == dag.PathRegex:
 		if c := longerOrGreater(pa.Value, pb.Value); c != 0 {
 			return c > 0
 		}
 		return conditionsLess(a, b)
-	case pa.Kind == PathRegex:
+	case pa.Kind == dag.PathRegex:
 		return true
-	case pb.Kind == PathRegex:
+	case pb.Kind == dag.PathRegex:
 		return false
 	default: // both prefixes
 		if c := longerOrGreater(pa.Value, pb.Value); c != 0 {
 			return c > 0
 		}
 		if pa.Kind != pb.Kind {
-			return pa.Kind == PathSegmentPrefix
+			return pa.Kind == dag.PathSegmentPrefix
 		}
 		return conditionsLess(a, b)
 	}
@@ -134,8 +136,8 @@ func conditionsLess(a, b *Route) bool {
 	return false
 }
 
-func splitMethodMatch(hs []HeaderMatch) (hasMethod bool, rest []HeaderMatch) {
-	rest = make([]HeaderMatch, 0, len(hs))
+func splitMethodMatch(hs []dag.HeaderMatch) (hasMethod bool, rest []dag.HeaderMatch) {
+	rest = make([]dag.HeaderMatch, 0, len(hs))
 	for _, h := range hs {
 		if h.Name == ":method" {
 			hasMethod = true
@@ -146,30 +148,30 @@ func splitMethodMatch(hs []HeaderMatch) (hasMethod bool, rest []HeaderMatch) {
 	return hasMethod, rest
 }
 
-type headerMatchOrder []HeaderMatch
+type headerMatchOrder []dag.HeaderMatch
 
 func (s headerMatchOrder) Len() int           { return len(s) }
 func (s headerMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
 func (s headerMatchOrder) Less(i, j int) bool { return headerLess(s[i], s[j]) }
 
-var headerTypeRank = map[HeaderMatchType]int{HeaderExact: 0, HeaderRegex: 1, HeaderContains: 2, HeaderPresent: 3}
+var headerTypeRank = map[dag.HeaderMatchType]int{dag.HeaderExact: 0, dag.HeaderRegex: 1, dag.HeaderContains: 2, dag.HeaderPresent: 3}
 
 // headerLess orders header conditions by name, then type (exact, regex,
 // contains, present), then value, then non-inverted first.
-func headerLess(a, b HeaderMatch) bool {
+func headerLess(a, b dag.HeaderMatch) bool {
 	if a.Name != b.Name {
 		return a.Name < b.Name
 	}
 	if ra, rb := headerTypeRank[a.Type], headerTypeRank[b.Type]; ra != rb {
 		return ra < rb
 	}
-	if a.Type != HeaderPresent && a.Value != b.Value {
+	if a.Type != dag.HeaderPresent && a.Value != b.Value {
 		return a.Value < b.Value
 	}
 	return !a.Invert && b.Invert
 }
 
-type queryMatchOrder []QueryMatch
+type queryMatchOrder []dag.QueryMatch
 
 func (s queryMatchOrder) Len() int           { return len(s) }
 func (s queryMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
@@ -179,7 +181,7 @@ var queryTypeRank = map[string]int{"exact": 0, "regex": 1, "prefix": 2, "suffix"
 
 // queryLess orders query conditions by name, type, value, then
 // case-sensitive first.
-func queryLess(a, b QueryMatch) bool {
+func queryLess(a, b dag.QueryMatch) bool {
 	if a.Name != b.Name {
 		return a.Name < b.Name
 	}

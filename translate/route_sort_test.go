@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // TestIngressRouteOrder checks the order of an Ingress's routes in the
@@ -104,9 +105,13 @@ func describeMatches(routes []*routev3.Route) string {
 // :method match first, then more headers, more query parameters, lower
 // priority, then the header/query conditions themselves.
 func TestSortRoutesConditions(t *testing.T) {
-	hdr := func(name, value string) HeaderMatch { return HeaderMatch{Name: name, Type: HeaderExact, Value: value} }
-	qry := func(name, value string) QueryMatch { return QueryMatch{Name: name, Type: "exact", Value: value} }
-	prefix := PathMatch{Kind: PathPrefix, Value: "/"}
+	hdr := func(name, value string) dag.HeaderMatch {
+		return dag.HeaderMatch{Name: name, Type: dag.HeaderExact, Value: value}
+	}
+	qry := func(name, value string) dag.QueryMatch {
+		return dag.QueryMatch{Name: name, Type: "exact", Value: value}
+	}
+	prefix := dag.PathMatch{Kind: dag.PathPrefix, Value: "/"}
 	named := func(name string, r Route) *Route { r.Name = name; return &r }
 
 	tests := []struct {
@@ -118,70 +123,70 @@ func TestSortRoutesConditions(t *testing.T) {
 			name: "method, then header count",
 			routes: []*Route{
 				named("none", Route{PathMatch: prefix}),
-				named("one", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-a", "1")}}),
-				named("two", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-a", "1"), hdr("x-b", "2")}}),
-				named("method", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr(":method", "GET")}}),
-				named("method+one", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-z", "1"), hdr(":method", "GET")}}),
+				named("one", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-a", "1")}}),
+				named("two", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-a", "1"), hdr("x-b", "2")}}),
+				named("method", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr(":method", "GET")}}),
+				named("method+one", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-z", "1"), hdr(":method", "GET")}}),
 			},
 			want: []string{"method+one", "method", "two", "one", "none"},
 		},
 		{
 			name: "query count after header count",
 			routes: []*Route{
-				named("h1", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-a", "1")}}),
-				named("q2", Route{PathMatch: prefix, QueryMatch: []QueryMatch{qry("a", "1"), qry("b", "2")}}),
-				named("q1", Route{PathMatch: prefix, QueryMatch: []QueryMatch{qry("a", "1")}}),
-				named("h1q1", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-a", "1")}, QueryMatch: []QueryMatch{qry("a", "1")}}),
+				named("h1", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-a", "1")}}),
+				named("q2", Route{PathMatch: prefix, QueryMatch: []dag.QueryMatch{qry("a", "1"), qry("b", "2")}}),
+				named("q1", Route{PathMatch: prefix, QueryMatch: []dag.QueryMatch{qry("a", "1")}}),
+				named("h1q1", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-a", "1")}, QueryMatch: []dag.QueryMatch{qry("a", "1")}}),
 			},
 			want: []string{"h1q1", "h1", "q2", "q1"},
 		},
 		{
 			name: "lower priority first",
 			routes: []*Route{
-				named("p2", Route{PathMatch: prefix, Priority: 2, HeaderMatch: []HeaderMatch{hdr("x", "0")}}),
-				named("p0", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x", "a")}}),
-				named("p1", Route{PathMatch: prefix, Priority: 1, HeaderMatch: []HeaderMatch{hdr("x", "b")}}),
+				named("p2", Route{PathMatch: prefix, Priority: 2, HeaderMatch: []dag.HeaderMatch{hdr("x", "0")}}),
+				named("p0", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x", "a")}}),
+				named("p1", Route{PathMatch: prefix, Priority: 1, HeaderMatch: []dag.HeaderMatch{hdr("x", "b")}}),
 			},
 			want: []string{"p0", "p1", "p2"},
 		},
 		{
 			name: "header name, then type, then value",
 			routes: []*Route{
-				named("b-exact", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-b", "1")}}),
-				named("a-present", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{{Name: "x-a", Type: HeaderPresent}}}),
-				named("a-exact-2", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-a", "2")}}),
-				named("a-exact-1", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x-a", "1")}}),
-				named("a-regex", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{{Name: "x-a", Type: HeaderRegex, Value: "0"}}}),
-				named("a-contains", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{{Name: "x-a", Type: HeaderContains, Value: "0"}}}),
+				named("b-exact", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-b", "1")}}),
+				named("a-present", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{{Name: "x-a", Type: dag.HeaderPresent}}}),
+				named("a-exact-2", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-a", "2")}}),
+				named("a-exact-1", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x-a", "1")}}),
+				named("a-regex", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{{Name: "x-a", Type: dag.HeaderRegex, Value: "0"}}}),
+				named("a-contains", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{{Name: "x-a", Type: dag.HeaderContains, Value: "0"}}}),
 			},
 			want: []string{"a-exact-1", "a-exact-2", "a-regex", "a-contains", "a-present", "b-exact"},
 		},
 		{
 			name: "non-inverted before inverted",
 			routes: []*Route{
-				named("inverted", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{{Name: "x", Type: HeaderExact, Value: "1", Invert: true}}}),
-				named("plain", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr("x", "1")}}),
+				named("inverted", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{{Name: "x", Type: dag.HeaderExact, Value: "1", Invert: true}}}),
+				named("plain", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr("x", "1")}}),
 			},
 			want: []string{"plain", "inverted"},
 		},
 		{
 			name: "query name, type, value, case-sensitive first",
 			routes: []*Route{
-				named("b", Route{PathMatch: prefix, QueryMatch: []QueryMatch{qry("b", "1")}}),
-				named("a-prefix", Route{PathMatch: prefix, QueryMatch: []QueryMatch{{Name: "a", Type: "prefix", Value: "1"}}}),
-				named("a-exact-ci", Route{PathMatch: prefix, QueryMatch: []QueryMatch{{Name: "a", Type: "exact", Value: "1", IgnoreCase: true}}}),
-				named("a-exact", Route{PathMatch: prefix, QueryMatch: []QueryMatch{qry("a", "1")}}),
+				named("b", Route{PathMatch: prefix, QueryMatch: []dag.QueryMatch{qry("b", "1")}}),
+				named("a-prefix", Route{PathMatch: prefix, QueryMatch: []dag.QueryMatch{{Name: "a", Type: "prefix", Value: "1"}}}),
+				named("a-exact-ci", Route{PathMatch: prefix, QueryMatch: []dag.QueryMatch{{Name: "a", Type: "exact", Value: "1", IgnoreCase: true}}}),
+				named("a-exact", Route{PathMatch: prefix, QueryMatch: []dag.QueryMatch{qry("a", "1")}}),
 			},
 			want: []string{"a-exact", "a-exact-ci", "a-prefix", "b"},
 		},
 		{
 			name: "path beats header count",
 			routes: []*Route{
-				named("prefix-many-headers", Route{PathMatch: prefix, HeaderMatch: []HeaderMatch{hdr(":method", "GET"), hdr("a", "1"), hdr("b", "2")}}),
-				named("regex", Route{PathMatch: PathMatch{Kind: PathRegex, Value: "/.*"}}),
-				named("exact", Route{PathMatch: PathMatch{Kind: PathExact, Value: "/x"}}),
-				named("segment", Route{PathMatch: PathMatch{Kind: PathSegmentPrefix, Value: "/x"}}),
-				named("string", Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/x"}, HeaderMatch: []HeaderMatch{hdr("a", "1")}}),
+				named("prefix-many-headers", Route{PathMatch: prefix, HeaderMatch: []dag.HeaderMatch{hdr(":method", "GET"), hdr("a", "1"), hdr("b", "2")}}),
+				named("regex", Route{PathMatch: dag.PathMatch{Kind: dag.PathRegex, Value: "/.*"}}),
+				named("exact", Route{PathMatch: dag.PathMatch{Kind: dag.PathExact, Value: "/x"}}),
+				named("segment", Route{PathMatch: dag.PathMatch{Kind: dag.PathSegmentPrefix, Value: "/x"}}),
+				named("string", Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/x"}, HeaderMatch: []dag.HeaderMatch{hdr("a", "1")}}),
 			},
 			want: []string{"exact", "regex", "segment", "string", "prefix-many-headers"},
 		},
@@ -209,9 +214,9 @@ func TestSortRoutesConditions(t *testing.T) {
 // conditions are sorted (Contour sorts them in place before sorting routes),
 // so the produced header matchers do not depend on input order.
 func TestSortRoutesHeaderConditionsSorted(t *testing.T) {
-	r := &Route{PathMatch: PathMatch{Kind: PathPrefix, Value: "/"},
-		HeaderMatch: []HeaderMatch{{Name: "x-b", Type: HeaderExact, Value: "1"}, {Name: ":method", Type: HeaderExact, Value: "GET"}, {Name: "x-a", Type: HeaderPresent}},
-		QueryMatch:  []QueryMatch{{Name: "z", Type: "exact", Value: "1"}, {Name: "a", Type: "present"}},
+	r := &Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: "/"},
+		HeaderMatch: []dag.HeaderMatch{{Name: "x-b", Type: dag.HeaderExact, Value: "1"}, {Name: ":method", Type: dag.HeaderExact, Value: "GET"}, {Name: "x-a", Type: dag.HeaderPresent}},
+		QueryMatch:  []dag.QueryMatch{{Name: "z", Type: "exact", Value: "1"}, {Name: "a", Type: "present"}},
 	}
 	sortRoutes([]*Route{r})
 	var hs, qs []string
@@ -236,9 +241,9 @@ func TestSortRoutesHeaderConditionsSorted(t *testing.T) {
 func routeRankForTest(a, b *Route) int {
 	kind := func(r *Route) int {
 		switch r.PathMatch.Kind {
-		case PathExact:
+		case dag.PathExact:
 			return 0
-		case PathRegex:
+		case dag.PathRegex:
 			return 1
 		default:
 			return 2
@@ -255,7 +260,7 @@ func routeRankForTest(a, b *Route) int {
 		return -strings.Compare(va, vb)
 	}
 	if kind(a) == 2 && a.PathMatch.Kind != b.PathMatch.Kind {
-		if a.PathMatch.Kind == PathSegmentPrefix {
+		if a.PathMatch.Kind == dag.PathSegmentPrefix {
 			return -1
 		}
 		return 1
@@ -294,9 +299,9 @@ func TestSortRoutesRandomized(t *testing.T) {
 	rng := rand.New(rand.NewSource(42))
 	values := []string{"/", "/a", "/b", "/ab", "/abc", "/a/b"}
 	headerNames := []string{":method", "x-a", "x-b"}
-	headerTypes := []HeaderMatchType{HeaderExact, HeaderRegex, HeaderContains, HeaderPresent}
+	headerTypes := []dag.HeaderMatchType{dag.HeaderExact, dag.HeaderRegex, dag.HeaderContains, dag.HeaderPresent}
 	randomRoute := func() *Route {
-		r := &Route{PathMatch: PathMatch{Kind: PathMatchKind(rng.Intn(4)), Value: values[rng.Intn(len(values))]}, Priority: rng.Intn(2)}
+		r := &Route{PathMatch: dag.PathMatch{Kind: dag.PathMatchKind(rng.Intn(4)), Value: values[rng.Intn(len(values))]}, Priority: rng.Intn(2)}
 		seen := map[string]bool{}
 		for i := rng.Intn(3); i > 0; i-- {
 			name := headerNames[rng.Intn(len(headerNames))]
@@ -304,10 +309,10 @@ func TestSortRoutesRandomized(t *testing.T) {
 				continue
 			}
 			seen[name] = true
-			r.HeaderMatch = append(r.HeaderMatch, HeaderMatch{Name: name, Type: headerTypes[rng.Intn(len(headerTypes))], Value: fmt.Sprint(rng.Intn(2)), Invert: rng.Intn(4) == 0})
+			r.HeaderMatch = append(r.HeaderMatch, dag.HeaderMatch{Name: name, Type: headerTypes[rng.Intn(len(headerTypes))], Value: fmt.Sprint(rng.Intn(2)), Invert: rng.Intn(4) == 0})
 		}
 		for i := rng.Intn(2); i > 0; i-- {
-			r.QueryMatch = append(r.QueryMatch, QueryMatch{Name: "q", Type: "exact", Value: fmt.Sprint(rng.Intn(2)), IgnoreCase: rng.Intn(2) == 0})
+			r.QueryMatch = append(r.QueryMatch, dag.QueryMatch{Name: "q", Type: "exact", Value: fmt.Sprint(rng.Intn(2)), IgnoreCase: rng.Intn(2) == 0})
 		}
 		return r
 	}
@@ -327,8 +332,8 @@ func TestSortRoutesRandomized(t *testing.T) {
 			routes := make([]*Route, len(base))
 			for i, r := range base {
 				c := *r
-				c.HeaderMatch = append([]HeaderMatch(nil), r.HeaderMatch...)
-				c.QueryMatch = append([]QueryMatch(nil), r.QueryMatch...)
+				c.HeaderMatch = append([]dag.HeaderMatch(nil), r.HeaderMatch...)
+				c.QueryMatch = append([]dag.QueryMatch(nil), r.QueryMatch...)
 				routes[i] = &c
 			}
 			rng.Shuffle(len(routes), func(i, j int) { routes[i], routes[j] = routes[j], routes[i] })
@@ -347,8 +352,8 @@ func TestSortRoutesRandomized(t *testing.T) {
 			vh := &VirtualHost{routes: map[string]*Route{}}
 			for _, r := range base {
 				c := *r
-				c.HeaderMatch = append([]HeaderMatch(nil), r.HeaderMatch...)
-				c.QueryMatch = append([]QueryMatch(nil), r.QueryMatch...)
+				c.HeaderMatch = append([]dag.HeaderMatch(nil), r.HeaderMatch...)
+				c.QueryMatch = append([]dag.QueryMatch(nil), r.QueryMatch...)
 				vh.addRoute(&c)
 			}
 			var held []string

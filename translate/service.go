@@ -6,12 +6,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // service resolves a Service port into a DAG Service, with the upstream
 // protocol and circuit breakers its annotations give. ExternalName Services
 // are refused: Contour disables them by default.
-func (c *cache) service(name types.NamespacedName, port intstr.IntOrString) (*Service, error) {
+func (c *cache) service(name types.NamespacedName, port intstr.IntOrString) (*dag.Service, error) {
 	svc, svcPort, err := c.lookupService(name, port)
 	if err != nil {
 		return nil, err
@@ -19,7 +21,7 @@ func (c *cache) service(name types.NamespacedName, port intstr.IntOrString) (*Se
 	if err := c.validateExternalName(svc); err != nil {
 		return nil, err
 	}
-	out := &Service{
+	out := &dag.Service{
 		Namespace:       svc.Namespace,
 		Name:            svc.Name,
 		Port:            svcPort,
@@ -35,7 +37,7 @@ func (c *cache) service(name types.NamespacedName, port intstr.IntOrString) (*Se
 
 // serviceWithHealthPort resolves a Service port and, when different, the
 // port active health checks use.
-func (c *cache) serviceWithHealthPort(name types.NamespacedName, port, healthPort int) (*Service, error) {
+func (c *cache) serviceWithHealthPort(name types.NamespacedName, port, healthPort int) (*dag.Service, error) {
 	s, err := c.service(name, intstr.FromInt(port))
 	if err != nil || healthPort == port {
 		return s, err

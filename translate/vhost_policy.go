@@ -11,85 +11,23 @@ import (
 	"time"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Virtual-host (and route) policies of HTTPProxy: CORS, rate limits and
 // IP filters.
 
-// CORSPolicy is a virtual host's CORS policy.
-type CORSPolicy struct {
-	AllowCredentials, AllowPrivateNetwork     bool
-	AllowHeaders, AllowMethods, ExposeHeaders []string
-	// AllowOrigin holds exact origins ("*" or scheme://host[:port]) and
-	// regexes.
-	AllowOrigin []OriginMatch
-	MaxAge      Timeout
-}
-
-// OriginMatch is one allowed CORS origin.
-type OriginMatch struct {
-	Value string
-	Regex bool
-}
-
-// RateLimitPolicy holds local (token bucket in Envoy) and global (rate
-// limit service) rate limits.
-type RateLimitPolicy struct {
-	Local  *LocalRateLimit
-	Global []RateLimitDescriptor
-}
-
-// LocalRateLimit is a token bucket.
-type LocalRateLimit struct {
-	MaxTokens, TokensPerFill uint32
-	FillInterval             time.Duration
-	ResponseStatusCode       uint32
-	ResponseHeaders          map[string]string
-}
-
-// RateLimitDescriptor is the list of entries of one global rate limit.
-type RateLimitDescriptor struct {
-	Entries []RateLimitEntry
-}
-
-// RateLimitEntry is one descriptor entry; exactly one field is set.
-type RateLimitEntry struct {
-	GenericKey       *[2]string // key, value
-	RequestHeader    *[2]string // header name, descriptor key
-	HeaderValueMatch *HeaderValueMatchEntry
-	RemoteAddress    bool
-}
-
-// HeaderValueMatchEntry adds Value when the headers match (or not).
-type HeaderValueMatchEntry struct {
-	Headers     []HeaderMatch
-	ExpectMatch bool
-	Value       string
-}
-
-// IPFilter allows or denies requests by client address.
-type IPFilter struct {
-	Allow bool
-	Rules []IPFilterRule
-}
-
-// IPFilterRule matches the peer (or, with Remote, the X-Forwarded-For
-// derived) address.
-type IPFilterRule struct {
-	Remote bool
-	CIDR   net.IPNet
-}
-
 // corsPolicy converts a CORS policy. An origin that is not exactly
 // scheme://host[:port] (or "*") is a regex.
-func corsPolicy(p *contourv1.CORSPolicy) (*CORSPolicy, error) {
+func corsPolicy(p *contourv1.CORSPolicy) (*dag.CORSPolicy, error) {
 	if p == nil {
 		return nil, nil
 	}
 	if len(p.AllowOrigin) == 0 {
 		return nil, errors.New("invalid allowed origin configuration with length 0")
 	}
-	out := &CORSPolicy{
+	out := &dag.CORSPolicy{
 		AllowCredentials:    p.AllowCredentials,
 		AllowPrivateNetwork: p.AllowPrivateNetwork,
 		AllowHeaders:        headerValueStrings(p.AllowHeaders),
@@ -114,37 +52,37 @@ func corsPolicy(p *contourv1.CORSPolicy) (*CORSPolicy, error) {
 	return out, nil
 }
 
-func originMatch(origin string) (OriginMatch, error) {
+func originMatch(origin string) (dag.OriginMatch, error) {
 	if origin == "*" {
-		return OriginMatch{Value: origin}, nil
+		return dag.OriginMatch{Value: origin}, nil
 	}
 	u, err := url.Parse(origin)
 	if err == nil && u.Scheme != "" && u.Host != "" && u.Scheme+"://"+u.Host == origin {
-		return OriginMatch{Value: origin}, nil
+		return dag.OriginMatch{Value: origin}, nil
 	}
 	if _, err := regexp.Compile(origin); err != nil {
-		return OriginMatch{}, errors.New("allowed origin is invalid exact match and invalid regex match")
+		return dag.OriginMatch{}, errors.New("allowed origin is invalid exact match and invalid regex match")
 	}
-	return OriginMatch{Value: origin, Regex: true}, nil
+	return dag.OriginMatch{Value: origin, Regex: true}, nil
 }
 
 // parseMaxAge reads a CORS max age: "" is Envoy's default, "0s" disables
 // caching.
-func parseMaxAge(s string) (Timeout, error) {
+func parseMaxAge(s string) (dag.Timeout, error) {
 	if s == "" {
-		return Timeout{}, nil
+		return dag.Timeout{}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
+		return dag.Timeout{}, fmt.Errorf("unable to parse timeout string %q: %w", s, err)
 	}
 	if d < 0 {
-		return Timeout{}, fmt.Errorf("invalid max age value %q", s)
+		return dag.Timeout{}, fmt.Errorf("invalid max age value %q", s)
 	}
 	if d == 0 {
-		return Timeout{Set: true, Disabled: true}, nil
+		return dag.Timeout{Set: true, Disabled: true}, nil
 	}
-	return Timeout{Set: true, Duration: d}, nil
+	return dag.Timeout{Set: true, Duration: d}, nil
 }
 
 func headerValueStrings(in []contourv1.CORSHeaderValue) []string {
@@ -157,11 +95,11 @@ func headerValueStrings(in []contourv1.CORSHeaderValue) []string {
 
 // rateLimitPolicy converts local and global rate limits; a policy with
 // neither a local limit nor global descriptors is no policy.
-func rateLimitPolicy(p *contourv1.RateLimitPolicy) (*RateLimitPolicy, error) {
+func rateLimitPolicy(p *contourv1.RateLimitPolicy) (*dag.RateLimitPolicy, error) {
 	if p == nil || (p.Local == nil && (p.Global == nil || len(p.Global.Descriptors) == 0)) {
 		return nil, nil
 	}
-	out := &RateLimitPolicy{}
+	out := &dag.RateLimitPolicy{}
 	var err error
 	if out.Local, err = localRateLimit(p.Local); err != nil {
 		return nil, err
@@ -174,7 +112,7 @@ func rateLimitPolicy(p *contourv1.RateLimitPolicy) (*RateLimitPolicy, error) {
 	return out, nil
 }
 
-func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*LocalRateLimit, error) {
+func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*dag.LocalRateLimit, error) {
 	if p == nil {
 		return nil, nil
 	}
@@ -185,7 +123,7 @@ func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*LocalRateLimit, error) 
 	if !ok {
 		return nil, fmt.Errorf("invalid unit %q in local rate limit policy", p.Unit)
 	}
-	out := &LocalRateLimit{MaxTokens: p.Requests + p.Burst, TokensPerFill: p.Requests, FillInterval: interval, ResponseStatusCode: p.ResponseStatusCode}
+	out := &dag.LocalRateLimit{MaxTokens: p.Requests + p.Burst, TokensPerFill: p.Requests, FillInterval: interval, ResponseStatusCode: p.ResponseStatusCode}
 	for _, h := range p.ResponseHeadersToAdd {
 		if out.ResponseHeaders == nil {
 			out.ResponseHeaders = map[string]string{}
@@ -202,12 +140,12 @@ func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*LocalRateLimit, error) 
 	return out, nil
 }
 
-func globalRateLimits(in []contourv1.RateLimitDescriptor) ([]RateLimitDescriptor, error) {
-	var out []RateLimitDescriptor
+func globalRateLimits(in []contourv1.RateLimitDescriptor) ([]dag.RateLimitDescriptor, error) {
+	var out []dag.RateLimitDescriptor
 	for _, d := range in {
-		var desc RateLimitDescriptor
+		var desc dag.RateLimitDescriptor
 		for _, e := range d.Entries {
-			var entry RateLimitEntry
+			var entry dag.RateLimitEntry
 			set := 0
 			if g := e.GenericKey; g != nil {
 				set++
@@ -219,7 +157,7 @@ func globalRateLimits(in []contourv1.RateLimitDescriptor) ([]RateLimitDescriptor
 			}
 			if m := e.RequestHeaderValueMatch; m != nil {
 				set++
-				hv := &HeaderValueMatchEntry{ExpectMatch: m.ExpectMatch, Value: m.Value}
+				hv := &dag.HeaderValueMatchEntry{ExpectMatch: m.ExpectMatch, Value: m.Value}
 				for _, h := range m.Headers {
 					if hm, ok := headerCondition(h); ok {
 						hv.Headers = append(hv.Headers, hm)
@@ -243,9 +181,9 @@ func globalRateLimits(in []contourv1.RateLimitDescriptor) ([]RateLimitDescriptor
 
 // ipFilter converts allow or deny policies; bare addresses are /32 or
 // /128. Unparsable CIDRs are reported and void the whole filter.
-func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*IPFilter, error) {
+func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*dag.IPFilter, error) {
 	var policies []contourv1.IPFilterPolicy
-	out := &IPFilter{}
+	out := &dag.IPFilter{}
 	switch {
 	case len(allow) > 0 && len(deny) > 0:
 		st.addError("IPFilterError", "IncompatibleIPAddressFilters", "cannot specify both `ipAllowPolicy` and `ipDenyPolicy`")
@@ -272,7 +210,7 @@ func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*IPFilte
 			st.addError("IPFilterError", "InvalidCIDR", "%s failed to parse: %s", p.CIDR, err)
 			continue
 		}
-		out.Rules = append(out.Rules, IPFilterRule{Remote: p.Source == contourv1.IPFilterSourceRemote, CIDR: *ipnet})
+		out.Rules = append(out.Rules, dag.IPFilterRule{Remote: p.Source == contourv1.IPFilterSourceRemote, CIDR: *ipnet})
 	}
 	if err != nil {
 		return nil, err

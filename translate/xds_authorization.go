@@ -11,6 +11,8 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Envoy forms of external authorization.
@@ -55,7 +57,7 @@ func extAuthzFilter(a *ExternalAuthorization) *hcmv3.HttpFilter {
 
 // grpcService calls an extension cluster over Envoy's gRPC client; the
 // authority is the SNI, or the cluster name with dots for slashes.
-func grpcService(cluster, sni string, timeout Timeout) *corev3.GrpcService {
+func grpcService(cluster, sni string, timeout dag.Timeout) *corev3.GrpcService {
 	authority := strings.ReplaceAll(cluster, "/", ".")
 	if sni != "" {
 		authority = sni
@@ -66,7 +68,7 @@ func grpcService(cluster, sni string, timeout Timeout) *corev3.GrpcService {
 	}
 }
 
-func headerNameMatchers(in []HeaderNameMatch) []*matcherv3.StringMatcher {
+func headerNameMatchers(in []dag.HeaderNameMatch) []*matcherv3.StringMatcher {
 	var out []*matcherv3.StringMatcher
 	for _, h := range in {
 		m := &matcherv3.StringMatcher{IgnoreCase: h.IgnoreCase}

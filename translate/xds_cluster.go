@@ -15,6 +15,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Envoy clusters from the DAG. Only clusters that a valid virtual host's
@@ -179,7 +181,7 @@ func clusterWith(c *Cluster, dnsDomain string, s *settings) *clusterv3.Cluster {
 	out.IgnoreHealthOnHostRemoval = len(out.HealthChecks) > 0
 	out.CircuitBreakers = circuitBreakerThresholds(svc.CircuitBreakers)
 	http2 := false
-	tlsSocket := func(sni string, v *UpstreamValidation, alpn ...string) *corev3.TransportSocket {
+	tlsSocket := func(sni string, v *dag.UpstreamValidation, alpn ...string) *corev3.TransportSocket {
 		ctx := upstreamTLSContext(sni, v, alpn...)
 		if !c.OmitTLSParams {
 			ctx.CommonTlsContext.TlsParams = upstreamTLSParams(s)
@@ -232,7 +234,7 @@ func upstreamTLSParams(s *settings) *tlsv3.TlsParameters {
 
 // explicitHTTP1Options pins the upstream to HTTP/1.1 even without an idle
 // timeout, as Contour does for http/1.1 extensions.
-func explicitHTTP1Options(idle Timeout) map[string]*anypb.Any {
+func explicitHTTP1Options(idle dag.Timeout) map[string]*anypb.Any {
 	opts := &httpv3.HttpProtocolOptions{UpstreamProtocolOptions: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_{
 		ExplicitHttpConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig{ProtocolConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{}},
 	}}
@@ -245,13 +247,13 @@ func explicitHTTP1Options(idle Timeout) map[string]*anypb.Any {
 // httpProtocolOptions pins the upstream HTTP version when it is HTTP/2 or
 // when an idle connection timeout needs the options at all; otherwise Envoy
 // keeps its defaults.
-func httpProtocolOptions(http2 bool, idle Timeout) map[string]*anypb.Any {
+func httpProtocolOptions(http2 bool, idle dag.Timeout) map[string]*anypb.Any {
 	return httpProtocolOptionsWith(http2, idle, nil)
 }
 
 // httpProtocolOptionsWith is httpProtocolOptions with the configuration's
 // cluster.max-requests-per-connection.
-func httpProtocolOptionsWith(http2 bool, idle Timeout, maxRequests *uint32) map[string]*anypb.Any {
+func httpProtocolOptionsWith(http2 bool, idle dag.Timeout, maxRequests *uint32) map[string]*anypb.Any {
 	if !http2 && !idle.Set && maxRequests == nil {
 		return nil
 	}
@@ -302,7 +304,7 @@ func httpHealthCheckConfig(c *Cluster) *corev3.HealthCheck {
 	}
 }
 
-func tcpHealthCheckConfig(hc *TCPHealthCheck) *corev3.HealthCheck {
+func tcpHealthCheckConfig(hc *dag.TCPHealthCheck) *corev3.HealthCheck {
 	return &corev3.HealthCheck{
 		Timeout:            durationpb.New(orDefault(hc.Timeout, healthCheckTimeout)),
 		Interval:           durationpb.New(orDefault(hc.Interval, healthCheckInterval)),
@@ -334,8 +336,8 @@ func lbPolicy(policy string) clusterv3.Cluster_LbPolicy {
 }
 
 // circuitBreakerThresholds is nil unless some threshold is set.
-func circuitBreakerThresholds(cb CircuitBreakers) *clusterv3.CircuitBreakers {
-	if cb == (CircuitBreakers{}) {
+func circuitBreakerThresholds(cb dag.CircuitBreakers) *clusterv3.CircuitBreakers {
+	if cb == (dag.CircuitBreakers{}) {
 		return nil
 	}
 	return &clusterv3.CircuitBreakers{
@@ -371,7 +373,7 @@ var defaultCipherSuites = []string{
 // upstreamTLSTransportSocket speaks TLS 1.2-1.3 with Contour's ciphers to
 // the upstream, with the given SNI and ALPN protocols, verifying its
 // certificate when validation is set.
-func upstreamTLSTransportSocket(sni string, validation *UpstreamValidation, alpn ...string) *corev3.TransportSocket {
+func upstreamTLSTransportSocket(sni string, validation *dag.UpstreamValidation, alpn ...string) *corev3.TransportSocket {
 	ctx := upstreamTLSContext(sni, validation, alpn...)
 	ctx.CommonTlsContext.TlsParams = &tlsv3.TlsParameters{
 		TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_2,
@@ -383,11 +385,11 @@ func upstreamTLSTransportSocket(sni string, validation *UpstreamValidation, alpn
 
 // upstreamTLSWithoutParams leaves TLS versions and ciphers to Envoy, as
 // Contour's extension clusters do.
-func upstreamTLSWithoutParams(sni string, validation *UpstreamValidation, alpn ...string) *corev3.TransportSocket {
+func upstreamTLSWithoutParams(sni string, validation *dag.UpstreamValidation, alpn ...string) *corev3.TransportSocket {
 	return upstreamTransportSocket(upstreamTLSContext(sni, validation, alpn...))
 }
 
-func upstreamTLSContext(sni string, validation *UpstreamValidation, alpn ...string) *tlsv3.UpstreamTlsContext {
+func upstreamTLSContext(sni string, validation *dag.UpstreamValidation, alpn ...string) *tlsv3.UpstreamTlsContext {
 	ctx := &tlsv3.UpstreamTlsContext{
 		CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: alpn},
 		Sni:              sni,

@@ -8,6 +8,8 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // ClusterLoadAssignments from EndpointSlices, as Contour's EndpointSlice
@@ -18,7 +20,7 @@ import (
 // matches the Service port's name (all of them for an unnamed port), using
 // each endpoint's first address, without duplicates. No endpoints gives a
 // CLA with only its name.
-func loadAssignment(svc *Service, slices []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
+func loadAssignment(svc *dag.Service, slices []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
 	cla := &endpointv3.ClusterLoadAssignment{ClusterName: endpointsName(svc)}
 	type hostPort struct {
 		addr string
@@ -82,7 +84,7 @@ func slicePortMatches(p discoveryv1.EndpointPort, svcPort corev1.ServicePort) bo
 }
 
 // hasEndpoints says whether the input holds any EndpointSlice for svc.
-func hasEndpoints(c *cache, svc *Service) bool {
+func hasEndpoints(c *cache, svc *dag.Service) bool {
 	return len(c.slices[namespacedName(svcObject{svc})]) > 0
 }
 
@@ -102,13 +104,13 @@ func (c *cache) someServiceWithoutEndpoints() bool {
 	return false
 }
 
-type svcObject struct{ s *Service }
+type svcObject struct{ s *dag.Service }
 
 func (o svcObject) GetNamespace() string { return o.s.Namespace }
 func (o svcObject) GetName() string      { return o.s.Name }
 
 // dnsTarget is how a Service is resolved by DNS: <svc>.<ns>.svc.<domain>:<port>.
-func dnsTarget(svc *Service, domain string) string {
+func dnsTarget(svc *dag.Service, domain string) string {
 	return svc.Name + "." + svc.Namespace + ".svc." + domain + ":" + strconv.Itoa(int(svc.Port.Port))
 }
 

@@ -10,6 +10,8 @@ import (
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Envoy listeners from the DAG. A listener exists only when it has something
@@ -72,7 +74,7 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked, p *h
 	alpn := alpnForVersions(s.defaultHTTP)
 	for _, svh := range l.secureVirtualHosts() {
 		var chainALPN []string
-		var forward *ForwardClientCert
+		var forward *dag.ForwardClientCert
 		if cv := svh.ClientValidation; cv != nil {
 			forward = cv.Forward
 		}
@@ -114,7 +116,7 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked, p *h
 // secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
 // HTTP connection manager behind the virtual host's TLS context. It reads
 // nothing of svh's routes (see reuse.filterChain).
-func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
+func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
 	var filter *listenerv3.Filter
 	if svh.TCPProxy != nil {
 		// No ALPN: the backend negotiates protocols in its ServerHello.

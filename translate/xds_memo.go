@@ -12,6 +12,8 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Reusing the Envoy messages of the previous translation (Memo): route
@@ -74,7 +76,7 @@ type builtCluster struct {
 // Service and of the EndpointSlice objects, which the loader's cache hands
 // out again as the same pointers when they did not change.
 type builtAssignment struct {
-	svc    Service
+	svc    dag.Service
 	slices []*discoveryv1.EndpointSlice
 	out    *endpointv3.ClusterLoadAssignment
 }
@@ -303,7 +305,7 @@ func (b *reuse) cluster(dc *Cluster, dns string, s *settings) *clusterv3.Cluster
 
 // assignment is loadAssignment(svc, slices), the previous one when it was
 // built from the same.
-func (b *reuse) assignment(svc *Service, eps []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
+func (b *reuse) assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
 	if b == nil {
 		return loadAssignment(svc, eps)
 	}

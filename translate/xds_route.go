@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/translate/dag"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
@@ -176,7 +177,7 @@ var (
 )
 
 // directResponse answers with a fixed status and optional body.
-func directResponse(d *DirectResponse) *routev3.Route_DirectResponse {
+func directResponse(d *dag.DirectResponse) *routev3.Route_DirectResponse {
 	action := &routev3.DirectResponseAction{Status: d.StatusCode}
 	if d.Body != "" {
 		action.Body = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: d.Body}}
@@ -207,13 +208,13 @@ func routeMetadata(r *Route) *corev3.Metadata {
 func routeMatch(r *Route) *routev3.RouteMatch {
 	m := &routev3.RouteMatch{}
 	switch r.PathMatch.Kind {
-	case PathExact:
+	case dag.PathExact:
 		m.PathSpecifier = &routev3.RouteMatch_Path{Path: r.PathMatch.Value}
-	case PathRegex:
+	case dag.PathRegex:
 		// Anchored: the regex starts at the path's beginning, which also
 		// keeps Envoy's regex program small.
 		m.PathSpecifier = &routev3.RouteMatch_SafeRegex{SafeRegex: safeRegex("^" + r.PathMatch.Value)}
-	case PathSegmentPrefix:
+	case dag.PathSegmentPrefix:
 		m.PathSpecifier = &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: r.PathMatch.Value}
 	default:
 		m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: r.PathMatch.Value}
@@ -231,7 +232,7 @@ func safeRegex(regex string) *matcherv3.RegexMatcher {
 	return &matcherv3.RegexMatcher{Regex: regex}
 }
 
-func headerMatcher(h HeaderMatch) *routev3.HeaderMatcher {
+func headerMatcher(h dag.HeaderMatch) *routev3.HeaderMatcher {
 	out := &routev3.HeaderMatcher{
 		Name:        h.Name,
 		InvertMatch: h.Invert,
@@ -239,11 +240,11 @@ func headerMatcher(h HeaderMatch) *routev3.HeaderMatcher {
 		TreatMissingHeaderAsEmpty: h.Invert && h.TreatMissingAsEmpty,
 	}
 	switch h.Type {
-	case HeaderPresent:
+	case dag.HeaderPresent:
 		out.HeaderMatchSpecifier = &routev3.HeaderMatcher_PresentMatch{PresentMatch: true}
-	case HeaderRegex:
+	case dag.HeaderRegex:
 		out.HeaderMatchSpecifier = stringMatch(&matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{SafeRegex: safeRegex(h.Value)}})
-	case HeaderContains:
+	case dag.HeaderContains:
 		out.HeaderMatchSpecifier = stringMatch(&matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Contains{Contains: h.Value}, IgnoreCase: h.IgnoreCase})
 	default:
 		out.HeaderMatchSpecifier = stringMatch(&matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h.Value}, IgnoreCase: h.IgnoreCase})
@@ -255,7 +256,7 @@ func stringMatch(m *matcherv3.StringMatcher) *routev3.HeaderMatcher_StringMatch 
 	return &routev3.HeaderMatcher_StringMatch{StringMatch: m}
 }
 
-func queryMatcher(q QueryMatch) *routev3.QueryParameterMatcher {
+func queryMatcher(q dag.QueryMatch) *routev3.QueryParameterMatcher {
 	out := &routev3.QueryParameterMatcher{Name: q.Name}
 	var pattern matcherv3.StringMatcher
 	switch q.Type {
@@ -326,7 +327,7 @@ func singleSimpleCluster(r *Route) bool {
 	}
 	c := r.Clusters[0]
 	resp := c.ResponseHeaders
-	return c.RequestHeaders.empty() && (resp == nil || (len(resp.Set) == 0 && len(resp.Remove) == 0)) && len(c.CookieRewrites) == 0
+	return c.RequestHeaders.Empty() && (resp == nil || (len(resp.Set) == 0 && len(resp.Remove) == 0)) && len(c.CookieRewrites) == 0
 }
 
 // weightedClusters spreads traffic by weight; when no weight is set at all
@@ -353,7 +354,7 @@ func weightedClusters(r *Route) *routev3.WeightedCluster {
 	return wc
 }
 
-func retryPolicy(rp *RetryPolicy) *routev3.RetryPolicy {
+func retryPolicy(rp *dag.RetryPolicy) *routev3.RetryPolicy {
 	if rp == nil || rp.RetryOn == "" {
 		return nil
 	}
@@ -367,7 +368,7 @@ func retryPolicy(rp *RetryPolicy) *routev3.RetryPolicy {
 }
 
 // envoyTimeout is nil for Envoy's default, 0 for disabled, else the value.
-func envoyTimeout(t Timeout) *durationpb.Duration {
+func envoyTimeout(t dag.Timeout) *durationpb.Duration {
 	switch {
 	case !t.Set:
 		return nil

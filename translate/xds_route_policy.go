@@ -15,13 +15,15 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Envoy forms of the per-route policies.
 
 // headerOptions returns the headers to add (set ones overwrite and come
 // first, added ones append; each group sorted by name) and to remove.
-func headerOptions(h *HeadersPolicy) ([]*corev3.HeaderValueOption, []string) {
+func headerOptions(h *dag.HeadersPolicy) ([]*corev3.HeaderValueOption, []string) {
 	if h == nil {
 		return nil, nil
 	}
@@ -57,7 +59,7 @@ func clusterWeight(r *Route, c *Cluster) *routev3.WeightedCluster_ClusterWeight 
 		cw.ResponseHeadersToAdd, cw.ResponseHeadersToRemove = headerOptions(c.ResponseHeaders)
 	}
 	if len(r.CookieRewrites) > 0 || len(c.CookieRewrites) > 0 {
-		cw.TypedPerFilterConfig = map[string]*anypb.Any{hcmLuaFilterName: cookieRewriteConfig(append(append([]CookieRewrite(nil), r.CookieRewrites...), c.CookieRewrites...))}
+		cw.TypedPerFilterConfig = map[string]*anypb.Any{hcmLuaFilterName: cookieRewriteConfig(append(append([]dag.CookieRewrite(nil), r.CookieRewrites...), c.CookieRewrites...))}
 	}
 	return cw
 }
@@ -65,7 +67,7 @@ func clusterWeight(r *Route, c *Cluster) *routev3.WeightedCluster_ClusterWeight 
 // cookieRewriteConfig selects the cookie-rewrite Lua script for a cluster
 // and hands it the rules, later policies for a cookie overriding earlier
 // ones attribute by attribute (service policies come after route ones).
-func cookieRewriteConfig(policies []CookieRewrite) *anypb.Any {
+func cookieRewriteConfig(policies []dag.CookieRewrite) *anypb.Any {
 	rules := map[string]any{}
 	for _, p := range policies {
 		rule, _ := rules[p.Name].(map[string]any)
@@ -95,7 +97,7 @@ func cookieRewriteConfig(policies []CookieRewrite) *anypb.Any {
 
 // redirectAction is a redirect; Envoy's default code is 301, so only
 // other codes are written.
-func redirectAction(r *Redirect) *routev3.Route_Redirect {
+func redirectAction(r *dag.Redirect) *routev3.Route_Redirect {
 	ra := &routev3.RedirectAction{HostRedirect: r.Hostname, PortRedirect: r.Port}
 	if r.Scheme != "" {
 		ra.SchemeRewriteSpecifier = &routev3.RedirectAction_SchemeRedirect{SchemeRedirect: r.Scheme}
@@ -124,7 +126,7 @@ func redirectAction(r *Redirect) *routev3.Route_Redirect {
 }
 
 // hashPolicies are the consistent-hash inputs of a route.
-func hashPolicies(in []RequestHashPolicy) []*routev3.RouteAction_HashPolicy {
+func hashPolicies(in []dag.RequestHashPolicy) []*routev3.RouteAction_HashPolicy {
 	var out []*routev3.RouteAction_HashPolicy
 	for _, p := range in {
 		hp := &routev3.RouteAction_HashPolicy{Terminal: p.Terminal}
@@ -160,7 +162,7 @@ func mirrorPolicies(in []*MirrorPolicy) []*routev3.RouteAction_RequestMirrorPoli
 
 // internalRedirect lets Envoy follow redirects; SafeOnly allows crossing
 // scheme only from http to https, via a predicate.
-func internalRedirect(p *InternalRedirectPolicy) *routev3.InternalRedirectPolicy {
+func internalRedirect(p *dag.InternalRedirectPolicy) *routev3.InternalRedirectPolicy {
 	if p == nil {
 		return nil
 	}

@@ -16,6 +16,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Envoy forms of the CORS, rate-limit and IP filter policies.
@@ -45,7 +47,7 @@ func routeFilterConfig(r *Route, vhostName string) map[string]*anypb.Any {
 	return tpfc
 }
 
-func envoyCORSPolicy(p *CORSPolicy) *corsv3.CorsPolicy {
+func envoyCORSPolicy(p *dag.CORSPolicy) *corsv3.CorsPolicy {
 	out := &corsv3.CorsPolicy{
 		AllowCredentials:          wrapperspb.Bool(p.AllowCredentials),
 		AllowHeaders:              strings.Join(p.AllowHeaders, ","),
@@ -76,7 +78,7 @@ func envoyCORSPolicy(p *CORSPolicy) *corsv3.CorsPolicy {
 
 // localRateLimitConfig is the local_ratelimit filter's per-route config;
 // Envoy answers 429 unless another status is set.
-func localRateLimitConfig(l *LocalRateLimit, statPrefix string) *anypb.Any {
+func localRateLimitConfig(l *dag.LocalRateLimit, statPrefix string) *anypb.Any {
 	enabled := &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{Numerator: 100, Denominator: typev3.FractionalPercent_HUNDRED}}
 	c := &localratelimitv3.LocalRateLimit{
 		StatPrefix: statPrefix,
@@ -97,7 +99,7 @@ func localRateLimitConfig(l *LocalRateLimit, statPrefix string) *anypb.Any {
 
 // envoyRateLimits turns global rate limit descriptors into rate limit
 // actions.
-func envoyRateLimits(descriptors []RateLimitDescriptor) []*routev3.RateLimit {
+func envoyRateLimits(descriptors []dag.RateLimitDescriptor) []*routev3.RateLimit {
 	var out []*routev3.RateLimit
 	for _, d := range descriptors {
 		rl := &routev3.RateLimit{}
@@ -126,7 +128,7 @@ func envoyRateLimits(descriptors []RateLimitDescriptor) []*routev3.RateLimit {
 
 // ipFilterConfig is the RBAC per-route config of an IP filter: a single
 // "ip-rules" policy allowing or denying the listed addresses.
-func ipFilterConfig(f *IPFilter) *anypb.Any {
+func ipFilterConfig(f *dag.IPFilter) *anypb.Any {
 	action := rbacv3.RBAC_DENY
 	if f.Allow {
 		action = rbacv3.RBAC_ALLOW
