@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -136,7 +137,7 @@ func (e *jsonEncoder) viaProtojson(dst []byte, m proto.Message, depth int) ([]by
 	if err != nil {
 		return dst, err
 	}
-	return appendIndented(dst, js, e.prefix+strings.Repeat(indentUnit, depth)), nil
+	return jsontext.AppendIndented(dst, js, e.prefix+strings.Repeat(jsontext.IndentUnit, depth)), nil
 }
 
 // member starts the next member of the object or array at depth: a comma
@@ -146,7 +147,7 @@ func (e *jsonEncoder) member(dst []byte, depth int, first bool) []byte {
 		dst = append(dst, ',')
 	}
 	if e.indent {
-		dst = newLine(dst, e.prefix, depth+1)
+		dst = jsontext.NewLine(dst, e.prefix, depth+1)
 	}
 	return dst
 }
@@ -155,7 +156,7 @@ func (e *jsonEncoder) member(dst []byte, depth int, first bool) []byte {
 // bracket of a non-empty one on a line of its own.
 func (e *jsonEncoder) end(dst []byte, depth int, c byte, empty bool) []byte {
 	if e.indent && !empty {
-		dst = newLine(dst, e.prefix, depth)
+		dst = jsontext.NewLine(dst, e.prefix, depth)
 	}
 	return append(dst, c)
 }
