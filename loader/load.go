@@ -8,6 +8,7 @@ import (
 	"github.com/contourc/contourc/loader/engines"
 	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/ignore"
+	"github.com/contourc/contourc/loader/internal/fastyaml"
 )
 
 // Options tune Load.
@@ -322,8 +323,8 @@ func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace name
 		parts[i] = cache.decode(name, func() string { return docKey(ch.line, ch.index, ch.text) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
 			// The chunk's tree is dead once its objects are decoded.
-			arena := getArena()
-			defer arena.release()
+			arena := fastyaml.GetArena()
+			defer arena.Release()
 			docs, err := parseYAMLChunk(name, ch, lim, arena)
 			if err != nil {
 				p.errs = []error{err}

@@ -10,7 +10,7 @@
 //
 // The pipeline, one file per step: walk.go (paths to files, leaving out
 // what walkfilter.go says: Helm charts, --exclude), text.go (bytes, BOM,
-// line ends), substitute.go (Flux variables), yaml.go and json.go (text to yaml.Node documents, with
+// line ends), substitute.go (Flux variables), yaml.go (with internal/fastyaml) and json.go (text to yaml.Node documents, with
 // bounds.go refusing alias bombs and deep nesting), split.go (documents and
 // Lists to objects), classify.go, kinds.go and kinds_other.go (what each
 // kind is; unserved kinds and versions of the read groups refused),

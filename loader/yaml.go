@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/fastyaml"
 )
 
 // document is one YAML (or JSON) document of an input.
@@ -116,7 +118,7 @@ func hasContent(text []byte) bool {
 //
 // With an arena, the trees are built in its memory and are valid until the
 // arena is released; a nil arena allocates them.
-func parseYAMLChunk(name string, c chunk, lim limits, arena *nodeArena) (docs []document, err error) {
+func parseYAMLChunk(name string, c chunk, lim limits, arena *fastyaml.Arena) (docs []document, err error) {
 	defer func() {
 		// The parser is not expected to panic, but a manifest must never
 		// take the whole program down.
@@ -124,7 +126,7 @@ func parseYAMLChunk(name string, c chunk, lim limits, arena *nodeArena) (docs []
 			docs, err = nil, &Error{Source: Source{File: name, Line: c.line, Doc: c.index}, Msg: fmt.Sprintf("YAML parser failed: %v", r)}
 		}
 	}()
-	next := chunkDocuments(c.text, c.src, arena) // fastyaml.go, falling back to yaml.v3
+	next := fastyaml.Documents(c.text, c.src, arena) // internal/fastyaml, falling back to yaml.v3
 	for {
 		n, err := next()
 		if errors.Is(err, io.EOF) {

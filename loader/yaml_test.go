@@ -1,6 +1,10 @@
 package loader
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/contourc/contourc/loader/internal/fastyaml/fastyamltest"
+)
 
 // TestViewChunks checks that each chunk's string view is its text, also
 // for a stream that starts inside its buffer (after a byte order mark),
@@ -26,7 +30,7 @@ func TestViewChunks(t *testing.T) {
 			t.Fatalf("chunk %d: %d documents (%v) from the view, %d (%v) from a copy", i, len(viewed), err1, len(copied), err2)
 		}
 		for d := range viewed {
-			if diff := diffNodes("doc", viewed[d].root, copied[d].root); diff != "" {
+			if diff := fastyamltest.Diff("doc", viewed[d].root, copied[d].root); diff != "" {
 				t.Errorf("chunk %d: the view parses differently at %s", i, diff)
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/jsontext"
 )
 
 // staticItemIndent is where the "- " of a static resource goes: under
@@ -40,7 +41,7 @@ func (p staticPrint) encoder() *jsonEncoder {
 	return e
 }
 
-// writeBootstrapYAML prints b as YAML (yaml.go) after the bootstrap header,
+// writeBootstrapYAML prints b as YAML (internal/jsontext) after the bootstrap header,
 // handing emit the segments to write one after the other, in order, each
 // as soon as it and those before it are printed; the same bootstrap always
 // gives the same bytes. With lent, emit is done with a segment when it
@@ -54,7 +55,7 @@ func writeBootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint, emit func([]byt
 	if err != nil {
 		return err
 	}
-	rest, err := jsonToYAML(restJSON)
+	rest, err := jsontext.ToYAML(restJSON)
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func chainJobs(l *listenerv3.Listener, p staticPrint) ([]yamlJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	whole, err := appendYAMLSequenceItem(nil, js, staticItemIndent)
+	whole, err := jsontext.AppendYAMLSequenceItem(nil, js, staticItemIndent)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +201,7 @@ func printYAMLJobs(jobs []yamlJob, p staticPrint, emit func([]byte) error, lent 
 			js, err := we.marshal(scratch[:0], jb.m)
 			if err == nil {
 				scratch = js
-				item, err = appendYAMLSequenceItem(item[:0], js, jb.indent)
+				item, err = jsontext.AppendYAMLSequenceItem(item[:0], js, jb.indent)
 			}
 			if err != nil {
 				out.fail(n, &ResourceError{Kind: jb.kind, Name: jb.name, Err: err})
@@ -212,28 +213,6 @@ func printYAMLJobs(jobs []yamlJob, p staticPrint, emit func([]byte) error, lent 
 		}
 	})
 	return out.err
-}
-
-// appendYAMLSequenceItem appends one JSON object converted into a block
-// sequence item whose "- " is at indent.
-func appendYAMLSequenceItem(dst, doc []byte, indent int) ([]byte, error) {
-	if cap(dst) == 0 {
-		dst = make([]byte, 0, len(doc)+len(doc)/2)
-	}
-	y := &yamlWriter{src: doc, out: dst}
-	i := skipSpace(doc, 0)
-	if i >= len(doc) || doc[i] != '{' {
-		return nil, errors.New("yaml: resource is not a JSON object")
-	}
-	y.indent(indent)
-	if y.isEmpty(i) {
-		return append(y.out, "- {}\n"...), nil
-	}
-	y.out = append(y.out, '-', ' ')
-	if _, err := y.mapping(i, indent+2, true); err != nil {
-		return nil, err
-	}
-	return y.out, nil
 }
 
 // afterFirstKey is the offset just past the block of the top-level key

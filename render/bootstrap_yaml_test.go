@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -23,7 +24,7 @@ func singlePassYAML(t *testing.T, b *bootstrapv3.Bootstrap) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := jsonToYAML(j)
+	y, err := jsontext.ToYAML(j)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -28,7 +29,7 @@ var protoJSON = protojson.MarshalOptions{UseProtoNames: true}
 
 // elementPrefix starts each line of a resource: resources sit two levels
 // deep, in the list under their type URL.
-const elementPrefix = indentUnit + indentUnit
+const elementPrefix = jsontext.IndentUnit + jsontext.IndentUnit
 
 // typeSection is the resources of one type, in output order.
 type typeSection struct {
@@ -161,7 +162,7 @@ func (l *jsonLayout) closeBefore(section int) {
 	for ; l.current < section; l.current++ {
 		l.openCurrent()
 		if len(l.sections[l.current].items) > 0 {
-			l.bw.WriteString("\n" + indentUnit)
+			l.bw.WriteString("\n" + jsontext.IndentUnit)
 		}
 		l.bw.WriteByte(']')
 		if l.current < len(l.sections)-1 {
@@ -177,7 +178,7 @@ func (l *jsonLayout) openCurrent() {
 		return
 	}
 	key, _ := json.Marshal(l.sections[l.current].typeURL) // a string always marshals
-	l.bw.WriteString(indentUnit)
+	l.bw.WriteString(jsontext.IndentUnit)
 	l.bw.Write(key)
 	l.bw.WriteString(": [")
 	l.open = true

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -179,7 +180,7 @@ func TestJSONSegmentsMatchJoined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(got.Bytes(), appendIndented(nil, js, elementPrefix)) {
+	if !bytes.Contains(got.Bytes(), jsontext.AppendIndented(nil, js, elementPrefix)) {
 		t.Error("the resource left to protojson is not printed as protojson prints it")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/contourc/contourc/render/internal/jsontext"
 )
 
 // MessageJSON prints m with proto field names, indented by two spaces and
@@ -30,5 +32,5 @@ func MessageYAML(m proto.Message) ([]byte, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("render: empty message")
 	}
-	return jsonToYAML(raw)
+	return jsontext.ToYAML(raw)
 }

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -36,7 +37,7 @@ func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 	if wantErr != nil {
 		return
 	}
-	w, g := appendIndented(nil, want, ""), appendIndented(nil, got, "")
+	w, g := jsontext.AppendIndented(nil, want, ""), jsontext.AppendIndented(nil, got, "")
 	if !bytes.Equal(w, g) {
 		t.Fatalf("%T:\n got %s\nwant %s", m, g, w)
 	}
@@ -47,7 +48,7 @@ func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 	if err != nil {
 		t.Fatalf("%T: indented: %v", m, err)
 	}
-	if w := appendIndented(nil, want, prefix); !bytes.Equal(w, ind) {
+	if w := jsontext.AppendIndented(nil, want, prefix); !bytes.Equal(w, ind) {
 		t.Fatalf("%T: indented:\n got %s\nwant %s", m, ind, w)
 	}
 	// A worker's encoder prints messages met before from its table: the

@@ -1,9 +1,11 @@
-package loader
+package fastyaml
 
 import (
 	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/contourc/contourc/loader/internal/fastyaml/fastyamltest"
 )
 
 // TestArenaReuse parses text after text into one arena, resetting it in
@@ -19,23 +21,23 @@ func TestArenaReuse(t *testing.T) {
 	for range 2000 {
 		texts = append(texts, structuredYAML(rng))
 	}
-	texts = append(texts, scaleCorpus(3))
+	texts = append(texts, fastyamltest.ScaleCorpus(3))
 	rng.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
 
-	arena := &nodeArena{}
+	arena := &Arena{}
 	reused := 0
 	for i, text := range texts {
 		if arena.nextSlab < len(arena.slabs) {
 			reused++
 		}
-		arena.reset()
-		got, ok := fastParseYAML(text, "", arena)
-		want, wantOK := fastParseYAML(text, "", nil)
+		arena.Reset()
+		got, ok := Parse(text, "", arena)
+		want, wantOK := Parse(text, "", nil)
 		if ok != wantOK || len(got) != len(want) {
 			t.Fatalf("text %d: accepted %v with %d documents in an arena, %v with %d without:\n%s", i, ok, len(got), wantOK, len(want), text)
 		}
 		for d := range got {
-			if diff := diffNodes(fmt.Sprintf("text %d doc %d", i, d), got[d], want[d]); diff != "" {
+			if diff := fastyamltest.Diff(fmt.Sprintf("text %d doc %d", i, d), got[d], want[d]); diff != "" {
 				t.Fatalf("parsed in a used arena, differs at %s\ninput:\n%s", diff, text)
 			}
 		}
@@ -48,16 +50,16 @@ func TestArenaReuse(t *testing.T) {
 // TestArenaKeepsOneChunk checks that an arena holds what the largest chunk
 // needed, not the sum of every chunk it served.
 func TestArenaKeepsOneChunk(t *testing.T) {
-	arena := &nodeArena{}
-	big := scaleCorpus(20)
-	fastParseYAML(big, "", arena)
+	arena := &Arena{}
+	big := fastyamltest.ScaleCorpus(20)
+	Parse(big, "", arena)
 	slabs, arrays := len(arena.slabs), len(arena.arrays)
 	rng := rand.New(rand.NewSource(1))
 	for range 500 {
-		arena.reset()
-		fastParseYAML(structuredYAML(rng), "", arena)
-		arena.reset()
-		fastParseYAML(big, "", arena)
+		arena.Reset()
+		Parse(structuredYAML(rng), "", arena)
+		arena.Reset()
+		Parse(big, "", arena)
 	}
 	if len(arena.slabs) != slabs || len(arena.arrays) != arrays {
 		t.Errorf("after 1,000 more chunks the arena holds %d slabs and %d arrays; the largest chunk needed %d and %d",

@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 // A fast re-indenter for JSON that is known to be valid.
 //
@@ -13,11 +13,11 @@ package render
 
 import "bytes"
 
-const indentUnit = "  "
+const IndentUnit = "  "
 
-// appendIndented appends src, one valid JSON value, to dst laid out with
+// AppendIndented appends src, one valid JSON value, to dst laid out with
 // two-space indentation, each line after the first starting with prefix.
-func appendIndented(dst, src []byte, prefix string) []byte {
+func AppendIndented(dst, src []byte, prefix string) []byte {
 	depth := 0
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
@@ -36,14 +36,14 @@ func appendIndented(dst, src []byte, prefix string) []byte {
 			}
 			depth++
 			dst = append(dst, c)
-			dst = newLine(dst, prefix, depth)
+			dst = NewLine(dst, prefix, depth)
 		case '}', ']':
 			depth--
-			dst = newLine(dst, prefix, depth)
+			dst = NewLine(dst, prefix, depth)
 			dst = append(dst, c)
 		case ',':
 			dst = append(dst, ',')
-			dst = newLine(dst, prefix, depth)
+			dst = NewLine(dst, prefix, depth)
 		case ':':
 			dst = append(dst, ':', ' ')
 		default:
@@ -83,13 +83,13 @@ func skipSpace(src []byte, i int) int {
 	return i
 }
 
-// newLine starts a line at depth: a newline, prefix, then depth indent
+// NewLine starts a line at depth: a newline, prefix, then depth indent
 // units, copied from a run of spaces rather than appended one unit at a
 // time (the output has millions of lines, a dozen levels deep).
-func newLine(dst []byte, prefix string, depth int) []byte {
+func NewLine(dst []byte, prefix string, depth int) []byte {
 	dst = append(dst, '\n')
 	dst = append(dst, prefix...)
-	return appendSpaces(dst, depth*len(indentUnit))
+	return appendSpaces(dst, depth*len(IndentUnit))
 }
 
 // appendSpaces appends n spaces, copied from indentSpaces.

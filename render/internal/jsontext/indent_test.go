@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// appendIndented lays out JSON exactly as json.Indent does, whatever
+// AppendIndented lays out JSON exactly as json.Indent does, whatever
 // whitespace the input has.
 func TestAppendIndentedMatchesJSONIndent(t *testing.T) {
 	inputs := []string{
@@ -24,17 +24,17 @@ func TestAppendIndentedMatchesJSONIndent(t *testing.T) {
 		}
 		// json.Indent keeps trailing space; the renderer never has any.
 		wantS := string(bytes.TrimRight(want.Bytes(), " "))
-		if got := string(appendIndented(nil, []byte(in), "    ")); got != wantS {
+		if got := string(AppendIndented(nil, []byte(in), "    ")); got != wantS {
 			t.Errorf("%s:\ngot\n%s\nwant\n%s", in, got, wantS)
 		}
 	}
 }
 
-// newLine indents any depth, deeper than its run of spaces too.
+// NewLine indents any depth, deeper than its run of spaces too.
 func TestNewLineDepths(t *testing.T) {
 	for _, depth := range []int{0, 1, 31, 32, 33, 70} {
-		want := "\n>" + strings.Repeat(indentUnit, depth)
-		if got := string(newLine(nil, ">", depth)); got != want {
+		want := "\n>" + strings.Repeat(IndentUnit, depth)
+		if got := string(NewLine(nil, ">", depth)); got != want {
 			t.Errorf("depth %d: %q, want %q", depth, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 // Block YAML written straight from protojson's output.
 //
@@ -27,10 +27,10 @@ import (
 	"unsafe"
 )
 
-// jsonToYAML converts one JSON object, as protojson prints it, to block
+// ToYAML converts one JSON object, as protojson prints it, to block
 // YAML. JSON numbers, true, false and null are copied as they are: they mean
 // the same in YAML.
-func jsonToYAML(src []byte) ([]byte, error) {
+func ToYAML(src []byte) ([]byte, error) {
 	y := &yamlWriter{src: src, out: make([]byte, 0, len(src))}
 	i := skipSpace(src, 0)
 	if i >= len(src) || src[i] != '{' {
@@ -40,6 +40,28 @@ func jsonToYAML(src []byte) ([]byte, error) {
 		return append(y.out, "{}\n"...), nil
 	}
 	if _, err := y.mapping(i, 0, false); err != nil {
+		return nil, err
+	}
+	return y.out, nil
+}
+
+// AppendYAMLSequenceItem appends one JSON object converted into a block
+// sequence item whose "- " is at indent.
+func AppendYAMLSequenceItem(dst, doc []byte, indent int) ([]byte, error) {
+	if cap(dst) == 0 {
+		dst = make([]byte, 0, len(doc)+len(doc)/2)
+	}
+	y := &yamlWriter{src: doc, out: dst}
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return nil, errors.New("yaml: resource is not a JSON object")
+	}
+	y.indent(indent)
+	if y.isEmpty(i) {
+		return append(y.out, "- {}\n"...), nil
+	}
+	y.out = append(y.out, '-', ' ')
+	if _, err := y.mapping(i, indent+2, true); err != nil {
 		return nil, err
 	}
 	return y.out, nil

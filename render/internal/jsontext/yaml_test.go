@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ func TestYAMLStringsReadBack(t *testing.T) {
 	}
 	for _, s := range tricky {
 		j, _ := json.Marshal(map[string]string{s: s})
-		y, err := jsonToYAML(j)
+		y, err := ToYAML(j)
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
@@ -65,7 +65,7 @@ func TestYAMLShapes(t *testing.T) {
 		{` { "k" :  { "m" : "v" } , "l" : [ "x" ] } `, "k:\n  m: v\nl:\n- x\n"},
 	}
 	for _, tc := range tests {
-		got, err := jsonToYAML([]byte(tc.json))
+		got, err := ToYAML([]byte(tc.json))
 		if err != nil {
 			t.Errorf("%s: %v", tc.json, err)
 			continue
@@ -79,7 +79,7 @@ func TestYAMLShapes(t *testing.T) {
 
 func TestYAMLMalformed(t *testing.T) {
 	for _, bad := range []string{``, `[]`, `{"a"`, `{"a":}`, `{"a":1 "b":2}`, `{"a":[1 2]}`, `{"a":"b`, `{"`, `{"a":"`, `{"a":["`} {
-		if y, err := jsonToYAML([]byte(bad)); err == nil {
+		if y, err := ToYAML([]byte(bad)); err == nil {
 			t.Errorf("%q: no error, got %q", bad, y)
 		}
 	}

@@ -1,4 +1,4 @@
-package loader
+package fastyaml
 
 import (
 	"sync"
@@ -11,7 +11,7 @@ import (
 // and errors hold lines). Yet at 5,000 HTTPProxies the trees were half of
 // all a `check` allocated (195 of 384 MB), and the collector paced itself
 // by them. So each chunk is parsed into the memory of a tree already
-// decoded: a nodeArena hands out the parser's node slabs and Content
+// decoded: an Arena hands out the parser's node slabs and Content
 // pointer arrays, and reset makes them available again.
 //
 // Reused nodes are not cleared on reset: newNode overwrites a node whole
@@ -19,7 +19,7 @@ import (
 // slice of them is read. What a released arena still points at (the last
 // chunk's text) is bounded by one chunk, and sync.Pool drops idle arenas
 // at garbage collections.
-type nodeArena struct {
+type Arena struct {
 	slabs    [][]yaml.Node
 	nextSlab int
 	arrays   [][]*yaml.Node
@@ -30,24 +30,24 @@ type nodeArena struct {
 	parents []*yaml.Node
 }
 
-var arenas = sync.Pool{New: func() any { return new(nodeArena) }}
+var arenas = sync.Pool{New: func() any { return new(Arena) }}
 
-// getArena returns an arena whose memory is free to reuse.
-func getArena() *nodeArena { return arenas.Get().(*nodeArena) }
+// GetArena returns an arena whose memory is free to reuse.
+func GetArena() *Arena { return arenas.Get().(*Arena) }
 
 // release returns a's memory for the next chunk; every node it handed out
 // must be dead by then.
-func (a *nodeArena) release() {
-	a.reset()
+func (a *Arena) Release() {
+	a.Reset()
 	arenas.Put(a)
 }
 
 // reset makes all of a's memory available again.
-func (a *nodeArena) reset() { a.nextSlab, a.nextPtrs = 0, 0 }
+func (a *Arena) Reset() { a.nextSlab, a.nextPtrs = 0, 0 }
 
 // nodes returns an empty slab for n nodes. A nil arena always allocates
 // (tests and one-off parses).
-func (a *nodeArena) nodes(n int) []yaml.Node {
+func (a *Arena) nodes(n int) []yaml.Node {
 	if a == nil {
 		return make([]yaml.Node, 0, n)
 	}
@@ -55,7 +55,7 @@ func (a *nodeArena) nodes(n int) []yaml.Node {
 }
 
 // stack returns an empty parser stack. A nil arena always allocates.
-func (a *nodeArena) stack() []*yaml.Node {
+func (a *Arena) stack() []*yaml.Node {
 	if a == nil || a.parents == nil {
 		return make([]*yaml.Node, 0, 64)
 	}
@@ -64,7 +64,7 @@ func (a *nodeArena) stack() []*yaml.Node {
 
 // keepStack keeps the parser's stack, emptied, for the next chunk; what it
 // points to is dead with the chunk's tree, which reset releases anyway.
-func (a *nodeArena) keepStack(s []*yaml.Node) {
+func (a *Arena) keepStack(s []*yaml.Node) {
 	if a != nil {
 		a.parents = s[:0]
 	}
@@ -72,7 +72,7 @@ func (a *nodeArena) keepStack(s []*yaml.Node) {
 
 // pointers is nodes for the arrays Content slices are carved from: one
 // with room for at least min pointers, of capacity n when it is new.
-func (a *nodeArena) pointers(min, n int) []*yaml.Node {
+func (a *Arena) pointers(min, n int) []*yaml.Node {
 	if a == nil {
 		return make([]*yaml.Node, 0, n)
 	}
