@@ -224,8 +224,11 @@ func (h *helper) close() {
 	h.cmd = nil
 }
 
+// installHint names the ways that install both programs; a bare `go
+// install .../cmd/contourc-engines` outside a checkout needs a version.
 const installHint = "make build puts it beside contourc in bin/; " +
-	"go install github.com/contourc/contourc/cmd/" + Name
+	"go install github.com/contourc/contourc/cmd/...@VERSION installs both programs, " +
+	"and every release archive holds both"
 
 // find looks for the helper where make build and go install put it:
 // $CONTOURC_ENGINES, beside the running executable, then on PATH.

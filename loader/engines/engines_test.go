@@ -147,7 +147,8 @@ func TestHelperMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	err := Call("pid", struct{}{}, new(int))
 	want := "this needs the contourc-engines program, beside contourc, on PATH or named by $CONTOURC_ENGINES " +
-		"(make build puts it beside contourc in bin/; go install github.com/contourc/contourc/cmd/contourc-engines)"
+		"(make build puts it beside contourc in bin/; go install github.com/contourc/contourc/cmd/...@VERSION installs both programs, " +
+		"and every release archive holds both)"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
 	}
