@@ -54,13 +54,7 @@ func newCheckCmd(s IOStreams, g *globalFlags) *cobra.Command {
 			"  contourc check                # in a repository with a .contourc.yaml\n" +
 			"  contourc check -o json ./manifests\n" +
 			"  contourc check -o github --fail-on warning ./manifests",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := o.input.pathsOrConfig(cmd, args)
-			if err != nil {
-				return err
-			}
-			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
-		},
+		RunE: o.input.runOnPaths(func(paths []string) error { return o.run(paths, g, s) }, g, s),
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json, yaml or github (GitHub Actions annotations)")

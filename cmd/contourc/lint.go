@@ -90,13 +90,7 @@ func newLintCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Example: "  contourc lint ./manifests\n" +
 			"  contourc lint -o sarif ./manifests > contourc.sarif\n" +
 			"  contourc lint --fail-on warning --disable CTC1401 ./manifests",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := o.input.pathsOrConfig(cmd, args)
-			if err != nil {
-				return err
-			}
-			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
-		},
+		RunE: o.input.runOnPaths(func(paths []string) error { return o.run(paths, g, s) }, g, s),
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.format, "output-format", "o", "table", "output format: table, json, github (GitHub Actions annotations) or sarif (SARIF 2.1.0, for code scanning)")

@@ -54,13 +54,7 @@ func newRenderCmd(s IOStreams, g *globalFlags) *cobra.Command {
 		Example: "  contourc render ./manifests > envoy.yaml\n" +
 			"  contourc render -o json --output xds.json ./manifests\n" +
 			"  kubectl get ingress,svc,endpointslices,secrets -A -o yaml | contourc render -",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := o.input.pathsOrConfig(cmd, args)
-			if err != nil {
-				return err
-			}
-			return endWithSkipSummary(o.run(paths, g, s), &o.input.source, g.verbose, s.ErrOut)
-		},
+		RunE: o.input.runOnPaths(func(paths []string) error { return o.run(paths, g, s) }, g, s),
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.format, "output-format", "o", "yaml", "output format: yaml (static Envoy bootstrap) or json (xDS resources)")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -160,6 +161,19 @@ func skipSummary(files []loader.SkippedFile, verbose bool) string {
 		line += "; -v lists them"
 	}
 	return line
+}
+
+// runOnPaths is the RunE of the commands that read the PATHs given, or
+// the repository config file's paths without them, and end with the skip
+// summary (render, check, lint).
+func (f *inputFlags) runOnPaths(run func(paths []string) error, g *globalFlags, s IOStreams) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		paths, err := f.pathsOrConfig(cmd, args)
+		if err != nil {
+			return err
+		}
+		return endWithSkipSummary(run(paths), &f.source, g.verbose, s.ErrOut)
+	}
 }
 
 // endWithSkipSummary makes the skip summary the last line render and check
