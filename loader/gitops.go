@@ -37,22 +37,3 @@ func appendGitOps(out, objs []Object) []Object {
 	}
 	return out
 }
-
-// splitGitOps takes the GitOps objects out of objs, keeping the order of
-// both. Nothing is copied when there are none.
-func splitGitOps(objs []Object) (kept, gitops []Object) {
-	for i, o := range objs {
-		if IsGitOps(o) {
-			kept = append(kept, objs[:i]...)
-			for _, o := range objs[i:] {
-				if IsGitOps(o) {
-					gitops = append(gitops, o)
-				} else {
-					kept = append(kept, o)
-				}
-			}
-			return kept, gitops
-		}
-	}
-	return objs, nil
-}

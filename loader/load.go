@@ -139,9 +139,9 @@ func Load(paths []string, opts Options) (*Result, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sorted, res.GitOps = splitGitOps(sorted)
-	res.Objects, res.SecretSources = splitSecretSources(sorted)
-	res.SecretSources, res.Workloads = splitWorkloads(res.SecretSources)
+	sorted, res.GitOps = partition(sorted, IsGitOps)
+	res.Objects, res.SecretSources = partition(sorted, isSecretSourceObject)
+	res.SecretSources, res.Workloads = partition(res.SecretSources, isWorkloadObject)
 	res.Read = len(objs) - len(res.SecretSources) - len(res.GitOps) - len(res.Workloads)
 	if opts.Follow == nil {
 		for _, o := range res.GitOps {
@@ -382,4 +382,23 @@ func loadObject(raw rawObject, namespace namespaceRule, skipped map[string]int) 
 		return nil, errs
 	}
 	return []Object{obj}, nil
+}
+
+// partition takes the objects match says out of objs, keeping the order of
+// both; nothing is copied when none matches (the common case: an input
+// without GitOps objects, secret sources or workloads).
+func partition(objs []Object, match func(Object) bool) (rest, matched []Object) {
+	i := slices.IndexFunc(objs, match)
+	if i < 0 {
+		return objs, nil
+	}
+	rest = slices.Clone(objs[:i])
+	for _, o := range objs[i:] {
+		if match(o) {
+			matched = append(matched, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	return rest, matched
 }

@@ -2,7 +2,6 @@ package loader
 
 import (
 	"encoding/json"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -62,24 +61,6 @@ func loadSecretSource(raw rawObject) ([]Object, []error) {
 		u.SetNamespace("default")
 	}
 	return []Object{{Kind: raw.kind, Source: raw.source, Obj: u, APIVersion: raw.apiVersion}}, nil
-}
-
-// splitSecretSources takes the secret sources out of objs, keeping the
-// order of both. Nothing is copied when there are none.
-func splitSecretSources(objs []Object) (kept, sources []Object) {
-	i := slices.IndexFunc(objs, isSecretSourceObject)
-	if i < 0 {
-		return objs, nil
-	}
-	kept = slices.Clone(objs[:i])
-	for _, o := range objs[i:] {
-		if isSecretSourceObject(o) {
-			sources = append(sources, o)
-		} else {
-			kept = append(kept, o)
-		}
-	}
-	return kept, sources
 }
 
 func isSecretSourceObject(o Object) bool {

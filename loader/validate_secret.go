@@ -118,10 +118,7 @@ func validateConfigKey(errs field.ErrorList, key string, at func() *field.Path) 
 	if configKey(key) {
 		return errs
 	}
-	for _, msg := range validation.IsConfigMapKey(key) {
-		errs = append(errs, field.Invalid(at(), key, msg))
-	}
-	return errs
+	return appendInvalid(errs, at(), key, validation.IsConfigMapKey(key))
 }
 
 // configKey accepts what validation.IsConfigMapKey does: [-._a-zA-Z0-9]+,

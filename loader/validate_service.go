@@ -253,8 +253,5 @@ func validateQualifiedName(errs field.ErrorList, s string, at func() *field.Path
 	if qualifiedName(s) {
 		return errs
 	}
-	for _, msg := range validation.IsQualifiedName(s) {
-		errs = append(errs, field.Invalid(at(), s, msg))
-	}
-	return errs
+	return appendInvalid(errs, at(), s, validation.IsQualifiedName(s))
 }

@@ -38,15 +38,3 @@ func isWorkloadObject(o Object) bool {
 	group, _ := splitAPIVersion(u.GetAPIVersion())
 	return isWorkloadKind(group, u.GetKind())
 }
-
-// splitWorkloads takes the workloads out of the kept unstructured objects.
-func splitWorkloads(kept []Object) (sources, workloads []Object) {
-	for _, o := range kept {
-		if isWorkloadObject(o) {
-			workloads = append(workloads, o)
-		} else {
-			sources = append(sources, o)
-		}
-	}
-	return sources, workloads
-}
