@@ -43,24 +43,27 @@ func deferFirstCollection() {
 }
 
 // heapPerInputByte is about the most heap a run builds per byte of input
-// before it prints: 14 for check at 5,000 and 20,000 HTTPProxies (200 and
-// 750 MiB for 14 and 56 MB of YAML), and for render -o json about as much
-// when it starts printing.
-const heapPerInputByte = 16
+// before it starts printing, garbage included: 27 for render -o json of
+// 5,000 HTTPProxies (378 MiB for 14.6 MB of YAML), 23 for 5,000 HTTPRoutes.
+const heapPerInputByte = 32
 
 // deferFirstCollectionForInput puts a run's first collection off further,
 // to heapPerInputByte times the input's size when that is more than
-// firstCollectionAt. Until a run prints, its heap is the objects, the DAG
-// and the resources it builds, nearly all of it live, so collecting on
-// the way finds little: at 20,000 HTTPProxies check collected twice, a
-// quarter of its CPU, where at 5,000 it never did, and render -o json
-// collected four times before printing. Deferred, check takes 2.3-2.8
-// instead of 3.0-3.8 s of CPU (its peak rises from 590 to 750 MiB) and
-// render -o json 9.7 instead of 10.4 s (966 instead of 1,195 MiB, with
-// boundHeapWhileWriting's collection); at 5,000 nothing changes. A
-// quarter of the memory the process may use (its machine's or cgroup's)
-// bounds it, and a run that has collected or whose user set the pacing is
-// left alone.
+// firstCollectionAt, so that a run of a few thousand objects collects
+// once, while it prints, or not at all. Until a run prints its heap is the
+// objects, the DAG and the resources it builds, nearly all of it live, and
+// the garbage of loading (YAML trees, the values admission reads); a
+// collection on the way marks all that is live to free little, with one
+// CPU of two marking and the other helping. At 5,000 HTTPProxies, with
+// the first collection at 16 bytes per byte of input, render -o json
+// collected five times for 400 ms of CPU (GODEBUG=gctrace=1) and check
+// once; at 32 render collects once, while it writes (180 ms), and check
+// not at all: 14% less CPU for the whole run, with the peak at 490 MiB
+// instead of 310. The least of 1 GiB and a quarter of the memory the
+// process may use (its machine's or cgroup's) bounds it: at 20,000
+// HTTPProxies (56 MB) it is the 1 GiB, where 16 bytes per byte put it at
+// 900 MiB. A run that has collected or whose user set the pacing is left
+// alone.
 func deferFirstCollectionForInput(inputBytes int64) {
 	if userPacing() || collected.Load() {
 		return
@@ -72,14 +75,18 @@ func deferFirstCollectionForInput(inputBytes int64) {
 
 // inputCollectionAt is where deferFirstCollectionForInput puts the first
 // collection, given the input's size and the memory the process may use
-// (0 when unknown, which bounds it at 1 GiB).
+// (0 when unknown).
 func inputCollectionAt(inputBytes, physical int64) int64 {
-	bound := int64(1 << 30)
+	bound := int64(inputCollectionBound)
 	if physical > 0 {
-		bound = physical / 4
+		bound = min(bound, physical/4)
 	}
 	return max(firstCollectionAt, min(heapPerInputByte*inputBytes, bound))
 }
+
+// inputCollectionBound is the furthest deferFirstCollectionForInput puts
+// the first collection off, whatever the input's size.
+const inputCollectionBound = 1 << 30
 
 // physicalMemory is the memory this process may use, in bytes: the
 // machine's (/proc/meminfo), or its container's when a cgroup limits it to

@@ -109,10 +109,12 @@ func TestInputCollectionAt(t *testing.T) {
 		input, physical, want int64
 	}{
 		{input: 0, physical: 8 << 30, want: firstCollectionAt},
-		{input: 14 * mib, physical: 8 << 30, want: firstCollectionAt}, // 224 MiB: below it
-		{input: 56 * mib, physical: 8 << 30, want: 896 * mib},
-		{input: 56 * mib, physical: 2 << 30, want: 512 * mib}, // a quarter of the machine
-		{input: 80 * mib, physical: 0, want: 1 << 30},         // unknown: 1 GiB at most
+		{input: 6 * mib, physical: 8 << 30, want: firstCollectionAt}, // 192 MiB: below it
+		{input: 14 * mib, physical: 8 << 30, want: 448 * mib},
+		{input: 24 * mib, physical: 64 << 30, want: 768 * mib},
+		{input: 56 * mib, physical: 8 << 30, want: inputCollectionBound}, // 1 GiB at most
+		{input: 56 * mib, physical: 2 << 30, want: 512 * mib},            // a quarter of the machine
+		{input: 80 * mib, physical: 0, want: inputCollectionBound},       // unknown
 		{input: 56 * mib, physical: 512 * mib, want: firstCollectionAt},
 	} {
 		if got := inputCollectionAt(tc.input, tc.physical); got != tc.want {
@@ -130,7 +132,7 @@ func TestDeferFirstCollectionForInput(t *testing.T) {
 	if physicalMemory() < 4<<30 {
 		t.Skip("needs a machine of 4 GiB or more")
 	}
-	const input = 40 << 20
+	const input = 24 << 20
 	collected.Store(false)
 	deferFirstCollection()
 	deferFirstCollectionForInput(input)
