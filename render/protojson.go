@@ -93,7 +93,7 @@ func indentedEncoder(prefix string) *jsonEncoder {
 // encoder leaves to it.
 func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
 	if e.validate {
-		if err := validateOne(m); err != nil {
+		if err := validateSpread(m); err != nil {
 			return dst, &invalidError{err}
 		}
 	}
