@@ -1,6 +1,8 @@
 package flux
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -75,10 +77,15 @@ func releaseOptions(in *loader.FollowInput, co checkout, u *unstructured.Unstruc
 	if opts.Namespace == "" {
 		opts.Namespace = u.GetNamespace()
 	}
+	// source-controller builds the chart with its valuesFiles, paths in
+	// the source, merged in order as the chart's values: its values.yaml
+	// counts only when listed.
 	files, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "chart", "spec", "valuesFiles")
 	for _, f := range files {
 		opts.ValueFiles = append(opts.ValueFiles, filepath.Join(co.root, filepath.FromSlash(f)))
 	}
+	opts.ReplaceChartValues = len(files) > 0
+	opts.IgnoreMissingValueFiles, _, _ = unstructured.NestedBool(u.Object, "spec", "chart", "spec", "ignoreMissingValuesFiles")
 	values, why := releaseValues(in, u)
 	opts.Values = values
 	return opts, why
@@ -86,15 +93,32 @@ func releaseOptions(in *loader.FollowInput, co checkout, u *unstructured.Unstruc
 
 // releaseName is helm-controller's: spec.releaseName, else the
 // HelmRelease's name, prefixed with the target namespace when there is
-// one.
+// one; shortened to Helm's limit of 53 characters.
 func releaseName(u *unstructured.Unstructured, target string) string {
-	if name, _, _ := unstructured.NestedString(u.Object, "spec", "releaseName"); name != "" {
+	name, _, _ := unstructured.NestedString(u.Object, "spec", "releaseName")
+	switch {
+	case name != "":
+	case target != "":
+		name = target + "-" + u.GetName()
+	default:
+		name = u.GetName()
+	}
+	return shortReleaseName(name)
+}
+
+// maxReleaseName is the longest release name Helm accepts.
+const maxReleaseName = 53
+
+// shortReleaseName is how helm-controller fits a longer name into
+// maxReleaseName: its first 40 characters, a hyphen, and the first 12 hex
+// digits of the whole name's SHA-256.
+func shortReleaseName(name string) string {
+	if len(name) <= maxReleaseName {
 		return name
 	}
-	if target != "" {
-		return target + "-" + u.GetName()
-	}
-	return u.GetName()
+	const hashDigits = 12
+	sum := sha256.Sum256([]byte(name))
+	return name[:maxReleaseName-hashDigits-1] + "-" + hex.EncodeToString(sum[:])[:hashDigits]
 }
 
 // releaseValues merges the values of spec.valuesFrom, in order, and

@@ -86,7 +86,39 @@ func TestReleaseOptions(t *testing.T) {
 			if !reflect.DeepEqual(normalise(t, opts.Values), want) {
 				t.Errorf("values %v, want %v", opts.Values, want)
 			}
+			if replace := len(tc.valueFiles) > 0; opts.ReplaceChartValues != replace {
+				t.Errorf("ReplaceChartValues %v, want %v: valuesFiles are the chart's values", opts.ReplaceChartValues, replace)
+			}
 		})
+	}
+}
+
+// helm-controller shortens a release name over Helm's 53 characters to
+// its first 40, a hyphen and 12 hex digits of its SHA-256 (checked with
+// Python's hashlib).
+func TestReleaseNameShortened(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"{releaseName: " + strings.Repeat("a", 53) + "}", strings.Repeat("a", 53)},
+		{"{targetNamespace: production-eu-west-1-frontend-storefront-checkout-service}", "production-eu-west-1-frontend-storefront-216f43c85109"},
+	} {
+		var spec map[string]any
+		if err := yaml.Unmarshal([]byte(tc.spec), &spec); err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "web"}, "spec": spec}}
+		if got := releaseName(u, str(spec, "targetNamespace")); got != tc.want {
+			t.Errorf("%s: release %q, want %q", tc.spec, got, tc.want)
+		}
+	}
+}
+
+// spec.chart.spec.ignoreMissingValuesFiles is passed on.
+func TestIgnoreMissingValuesFiles(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "web"},
+		"spec": map[string]any{"chart": map[string]any{"spec": map[string]any{"valuesFiles": []any{"charts/web/absent.yaml"}, "ignoreMissingValuesFiles": true}}}}}
+	opts, why := releaseOptions(&loader.FollowInput{}, checkout{root: t.TempDir()}, u)
+	if why != "" || !opts.IgnoreMissingValueFiles || !opts.ReplaceChartValues {
+		t.Errorf("options %+v (%s): want IgnoreMissingValueFiles and ReplaceChartValues", opts, why)
 	}
 }
 

@@ -44,6 +44,10 @@ type Options struct {
 	// the files before it (helm template -f). Relative paths are from the
 	// working directory, as helm reads them.
 	ValueFiles []string `json:"valueFiles,omitempty"`
+	// ReplaceChartValues makes the value files the chart's values instead
+	// of going over its values.yaml, which then counts only when listed
+	// among them: Flux builds a chart with spec.chart.spec.valuesFiles so.
+	ReplaceChartValues bool `json:"replaceChartValues,omitempty"`
 	// IgnoreMissingValueFiles leaves out value files that do not exist
 	// (Argo CD's helm.ignoreMissingValueFiles) instead of failing.
 	IgnoreMissingValueFiles bool `json:"ignoreMissingValueFiles,omitempty"`

@@ -71,6 +71,9 @@ func render(chartDir string, opts helmchart.Options) (*helmchart.Result, *fileMa
 	if err != nil {
 		return nil, files, err
 	}
+	if opts.ReplaceChartValues && len(opts.ValueFiles) > 0 {
+		chrt.Values = map[string]any{}
+	}
 	if err := chartutil.ProcessDependenciesWithMerge(chrt, vals); err != nil {
 		return nil, files, err
 	}

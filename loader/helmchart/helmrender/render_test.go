@@ -100,6 +100,9 @@ func TestValueOrder(t *testing.T) {
 	b := filepath.Join(dir, "b.yaml")
 	write(t, a, "host: a.example.com\nservice: {port: 81}\n")
 	write(t, b, "host: b.example.com\n")
+	// All the templates need, but replicas, which values.yaml sets to 1.
+	whole := filepath.Join(dir, "whole.yaml")
+	write(t, whole, "host: w.example.com\nimage: {repository: w, tag: v1}\nservice: {port: 82}\ntls: {secretName: \"\"}\nbackend: {enabled: false, port: 9000}\n")
 	for _, tc := range []struct {
 		name string
 		opts helmchart.Options
@@ -118,6 +121,9 @@ func TestValueOrder(t *testing.T) {
 		{"release name default", helmchart.Options{}, []string{"name: release-name-web\n"}},
 		{"subchart value from parent", helmchart.Options{Set: []string{"backend.port=9100"}}, []string{"port: 9100"}},
 		{"condition false drops subchart route", helmchart.Options{Set: []string{"backend.enabled=false"}}, []string{"fqdn: web.example.com"}},
+		{"files over chart values", helmchart.Options{ValueFiles: []string{whole}}, []string{"fqdn: w.example.com", "port: 82", "replicas: 1\n"}},
+		{"files replace chart values", helmchart.Options{ValueFiles: []string{whole}, ReplaceChartValues: true, SkipSchemaValidation: true},
+			[]string{"fqdn: w.example.com", "port: 82", "replicas: \n"}},
 		{"missing value file ignored", helmchart.Options{ValueFiles: []string{filepath.Join(dir, "none.yaml")},
 			IgnoreMissingValueFiles: true}, []string{"fqdn: web.example.com"}},
 	} {
