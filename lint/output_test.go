@@ -64,6 +64,25 @@ func TestOutputGoldens(t *testing.T) {
 	}
 }
 
+func TestSlashPathURI(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		abs  bool
+		want string
+	}{
+		{"manifests/app.yaml", false, "manifests/app.yaml"},
+		{"./manifests/app.yaml", false, "manifests/app.yaml"},
+		{"../shared/a b#1.yaml", false, "../shared/a%20b%231.yaml"},
+		{"a:b/app.yaml", false, "./a:b/app.yaml"}, // not the scheme a
+		{"/srv/repo/app.yaml", true, "file:///srv/repo/app.yaml"},
+		{"C:/repo/app.yaml", true, "file:///C:/repo/app.yaml"}, // Windows: not the host C:
+	} {
+		if got := slashPathURI(c.path, c.abs); got != c.want {
+			t.Errorf("slashPathURI(%q, %v) = %q, want %q", c.path, c.abs, got, c.want)
+		}
+	}
+}
+
 // TestSARIFStructure checks the log against what the SARIF 2.1.0 schema
 // (OASIS, sarif-schema-2.1.0.json) requires of the parts written: no JSON
 // Schema library is among the module's dependencies, and the schema file
