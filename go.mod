@@ -14,6 +14,8 @@ require (
 	github.com/google/cel-go v0.29.2
 	github.com/projectcontour/contour v1.33.8
 	github.com/prometheus/client_golang v1.24.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/securego/gosec/v2 v2.28.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	go.yaml.in/yaml/v3 v3.0.5
@@ -88,7 +90,6 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.70.0 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect

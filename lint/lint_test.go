@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,13 @@ var testNow = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 // lintYAML loads docs, translates them as check does and lints them.
 func lintYAML(t *testing.T, docs string, opts Options) []Finding {
 	t.Helper()
-	loaded, err := loader.Load([]string{"-"}, loader.Options{Stdin: strings.NewReader(docs)})
+	return lintPaths(t, []string{"-"}, strings.NewReader(docs), opts)
+}
+
+// lintPaths is lintYAML for files and directories (and stdin as "-").
+func lintPaths(t *testing.T, paths []string, stdin io.Reader, opts Options) []Finding {
+	t.Helper()
+	loaded, err := loader.Load(paths, loader.Options{Stdin: stdin})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}

@@ -161,11 +161,19 @@ func WriteSARIF(w io.Writer, fs []Finding) error {
 // the repository, as code scanning resolves them), with / separators and
 // the characters a URI cannot hold escaped.
 func fileURI(path string) string {
-	p := filepath.ToSlash(path)
-	p = strings.TrimPrefix(p, "./")
-	u := &url.URL{Path: p}
-	if filepath.IsAbs(path) {
+	return slashPathURI(filepath.ToSlash(path), filepath.IsAbs(path))
+}
+
+// slashPathURI is fileURI of a /-separated path. An absolute one is a file
+// URI with an empty authority (RFC 8089): file:///C:/x for Windows' C:\x,
+// whose drive letter would otherwise be read as the URI's host.
+func slashPathURI(p string, abs bool) string {
+	u := &url.URL{Path: strings.TrimPrefix(p, "./")}
+	if abs {
 		u.Scheme = "file"
+		if !strings.HasPrefix(u.Path, "/") {
+			u.Path = "/" + u.Path
+		}
 	}
 	return u.String()
 }
