@@ -19,6 +19,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // cache indexes the loaded objects the processors look up, the way Contour's
@@ -309,12 +310,12 @@ func (c *cache) lookupSecret(name types.NamespacedName, fromNamespace string, va
 
 // lookupTLSSecret returns the validated serving certificate name refers to,
 // as seen from fromNamespace.
-func (c *cache) lookupTLSSecret(name types.NamespacedName, fromNamespace string) (*Secret, error) {
+func (c *cache) lookupTLSSecret(name types.NamespacedName, fromNamespace string) (*dag.Secret, error) {
 	s, err := c.lookupSecret(name, fromNamespace, validTLSSecret)
 	if err != nil {
 		return nil, err
 	}
-	return &Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data[corev1.TLSCertKey], Key: s.Data[corev1.TLSPrivateKeyKey]}, nil
+	return &dag.Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data[corev1.TLSCertKey], Key: s.Data[corev1.TLSPrivateKeyKey]}, nil
 }
 
 // lookupCASecret returns a validated CA bundle (ca.crt).

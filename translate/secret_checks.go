@@ -92,8 +92,8 @@ func (c *cache) checkServingSecretsAhead() {
 }
 
 // servingSecretNames lists, in the order they are named, the Secrets in
-// the input that are named as serving certificates: a virtual host's tls.secretName, an
-// Ingress's tls[].secretName (both "name" or "namespace/name") and a Gateway
+// the input that are named as serving certificates: a virtual host's tls.SecretName, an
+// Ingress's tls[].SecretName (both "name" or "namespace/name") and a Gateway
 // listener's certificateRefs.
 func (c *cache) servingSecretNames() []types.NamespacedName {
 	// In the order they are first named, HTTPProxies and Ingresses by
