@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -369,7 +370,7 @@ func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q referent is invalid: Secret not found", ref.Name))
 		return nil
 	}
-	if err := validTLSSecret(s); err != nil {
+	if err := index.ValidTLSSecret(s); err != nil {
 		g.addListenerCondition(listener, "ResolvedRefs", "False", "InvalidCertificateRef",
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q referent is invalid: %s", ref.Name, err))
 		return nil

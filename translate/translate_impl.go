@@ -12,6 +12,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The listeners of `contour serve` with no configuration file.
@@ -90,7 +91,7 @@ func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices
 	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
 	wg.Go(func() {
 		r.Secrets = append(secrets(d, built), metricsSecrets(s.metrics)...)
-		sortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
+		index.SortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
 	})
 	claSeen := map[string]bool{}
 	for _, dc := range referencedClusters(d) {
@@ -122,8 +123,8 @@ func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices
 	for _, jc := range jwksClusters(d) {
 		r.Clusters = append(r.Clusters, dnsNameClusterWith(jc, s))
 	}
-	sortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
-	sortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
+	index.SortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
+	index.SortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
 	wg.Wait()
 	return r
 }
@@ -255,7 +256,7 @@ func listStatuses(proxies statuses, gateway *gatewayStatuses, ingresses []Object
 		if a.Kind != b.Kind {
 			return a.Kind < b.Kind
 		}
-		return lessQualified(a.Namespace, a.Name, b.Namespace, b.Name)
+		return index.LessQualified(a.Namespace, a.Name, b.Namespace, b.Name)
 	})
 	return out
 }

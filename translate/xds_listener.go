@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Envoy listeners from the DAG. A listener exists only when it has something
@@ -56,7 +57,7 @@ func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.
 			}
 		}
 	}
-	sortByName(out, func(l *listenerv3.Listener) string { return l.Name })
+	index.SortByName(out, func(l *listenerv3.Listener) string { return l.Name })
 	return out
 }
 

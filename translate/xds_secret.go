@@ -2,6 +2,7 @@ package translate
 
 import (
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 )
 
@@ -33,6 +34,6 @@ func secrets(d *dag.DAG, b *reuse) []*tlsv3.Secret {
 	for _, c := range referencedClusters(d) {
 		add(c.ClientCertificate)
 	}
-	sortByName(out, func(s *tlsv3.Secret) string { return s.Name })
+	index.SortByName(out, func(s *tlsv3.Secret) string { return s.Name })
 	return out
 }
