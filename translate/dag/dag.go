@@ -28,7 +28,7 @@ type DAG struct {
 	// Extensions are the valid ExtensionServices' clusters.
 	Extensions map[types.NamespacedName]*ExtensionCluster
 
-	// Frozen says the DAG is complete (see freeze); referenced is then
+	// Frozen says the DAG is complete (see Freeze); Referenced is then
 	// referencedClusters' answer.
 	Frozen     bool
 	Referenced []*Cluster
@@ -53,7 +53,7 @@ type Listener struct {
 	VHosts       map[string]*VirtualHost
 	SecureVHosts map[string]*SecureVirtualHost
 	// frozen says the DAG is frozen: valid and validSecure are then
-	// VirtualHosts' and secureVirtualHosts' answers, which the resource
+	// VirtualHosts' and SecureVirtualHosts' answers, which the resource
 	// builders ask for again and again.
 	frozen      bool
 	valid       []*VirtualHost
@@ -188,14 +188,14 @@ type Cluster struct {
 	// gives no per-connection request or buffer limits.
 	HTTPProxyTCP bool
 	// FrozenName caches ClusterName once the DAG is frozen; naming is claimed
-	// by the goroutine of freeze that names it (see nameOnce).
+	// by the goroutine of Freeze that names it (see nameOnce).
 	FrozenName string
 	naming     uint32 // set atomically; the Memo copies clusters once frozen
 }
 
 // nameOnce names c, unless it was claimed already: by another goroutine
-// of freeze (the virtual hosts of a secure HTTPProxy share their
-// clusters), or by an earlier freeze (a replayed virtual host's).
+// of Freeze (the virtual hosts of a secure HTTPProxy share their
+// clusters), or by an earlier Freeze (a replayed virtual host's).
 func (c *Cluster) nameOnce() {
 	if atomic.CompareAndSwapUint32(&c.naming, 0, 1) {
 		c.FrozenName = ClusterName(c)
@@ -213,7 +213,7 @@ type Secret struct {
 	Namespace, Name string
 	Cert, Key       []byte
 	// name is the Envoy resource name, a hash of the certificate, worked
-	// out by freeze for the serving certificates (see SecretName).
+	// out by Freeze for the serving certificates (see SecretName).
 	name string
 }
 
