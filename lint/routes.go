@@ -56,7 +56,7 @@ func shadowedRoutes(in *input) []Finding {
 
 // covers says whether every request b matches is matched by a, whose
 // paths are pa and pb (after literalRegex).
-func covers(a, b *translate.Route, pa, pb dag.PathMatch) bool {
+func covers(a, b *dag.Route, pa, pb dag.PathMatch) bool {
 	return pathCovers(pa, pb) &&
 		all(a.HeaderMatch, func(ah dag.HeaderMatch) bool {
 			return some(b.HeaderMatch, func(bh dag.HeaderMatch) bool { return headerImplies(bh, ah) })
@@ -180,7 +180,7 @@ func some[T any](xs []T, f func(T) bool) bool {
 
 // describeRoute writes a route's match as a person reads it:
 // "prefix /api, header x-env exact canary".
-func describeRoute(r *translate.Route) string {
+func describeRoute(r *dag.Route) string {
 	kinds := map[dag.PathMatchKind]string{dag.PathPrefix: "prefix", dag.PathSegmentPrefix: "prefix", dag.PathExact: "exact", dag.PathRegex: "regex"}
 	parts := []string{kinds[r.PathMatch.Kind] + " " + r.PathMatch.Value}
 	for _, h := range r.HeaderMatch {

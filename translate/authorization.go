@@ -15,25 +15,12 @@ import (
 // httpSettings are not in the published Contour API module (v1.33): they
 // come from the loader's extensions (loader.AuthorizationExtensions).
 
-// ExternalAuthorization is a secure virtual host's authorization server.
-type ExternalAuthorization struct {
-	Extension       *ExtensionCluster
-	HTTPService     bool // else gRPC
-	FailOpen        bool
-	ResponseTimeout dag.Timeout
-	PathPrefix      string
-	// AllowedAuthorizationHeaders and AllowedUpstreamHeaders are header
-	// name matchers of the HTTP service.
-	AllowedAuthorizationHeaders, AllowedUpstreamHeaders []dag.HeaderNameMatch
-	WithRequestBody                                     *dag.RequestBodyBuffer
-}
-
 // defaultMaxRequestBytes is the CRD default of withRequestBody.maxRequestBytes.
 const defaultMaxRequestBytes = 1024
 
 // externalAuthorization resolves a virtual host's authorization settings;
 // nil with no error reported means there is none.
-func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) (*ExternalAuthorization, bool) {
+func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
 	auth := proxy.Spec.VirtualHost.Authorization
 	if auth == nil || auth.ExtensionServiceRef.Name == "" {
 		// The configuration's global authorization server, if any,
@@ -56,7 +43,7 @@ func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
 
 // resolveAuthorization resolves an authorization server, with its
 // extension fields (nil: gRPC), against the valid ExtensionServices.
-func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*ExternalAuthorization, bool) {
+func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*dag.ExternalAuthorization, bool) {
 	ref := auth.ExtensionServiceRef
 	if ref.APIVersion == "" {
 		ref.APIVersion = "projectcontour.io/v1alpha1"
@@ -69,7 +56,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 	if name.Namespace == "" {
 		name.Namespace = proxy.Namespace
 	}
-	cluster := p.dag.extensions[name]
+	cluster := p.dag.Extensions[name]
 	if cluster == nil {
 		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 		return nil, false
@@ -79,7 +66,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		st.addError("AuthError", "AuthResponseTimeoutInvalid", "Spec.Virtualhost.Authorization.ResponseTimeout is invalid: %s", err)
 		return nil, false
 	}
-	out := &ExternalAuthorization{
+	out := &dag.ExternalAuthorization{
 		Extension:       cluster,
 		FailOpen:        auth.FailOpen,
 		ResponseTimeout: extensionTimeout(cluster, timeout),
@@ -105,7 +92,7 @@ func (e *authError) Error() string { return e.msg }
 // policy's context, and the header matchers are checked whatever the
 // protocol. The CRD's CEL rule refusing httpSettings on a gRPC server is
 // not checked by Contour's code: as there, they then only go unused.
-func applyServiceType(a *ExternalAuthorization, policy *contourv1.AuthorizationPolicy, ext *loader.AuthorizationExtensions) *authError {
+func applyServiceType(a *dag.ExternalAuthorization, policy *contourv1.AuthorizationPolicy, ext *loader.AuthorizationExtensions) *authError {
 	a.HTTPService = ext.HTTP()
 	if a.HTTPService && policy != nil && len(policy.Context) > 0 {
 		return &authError{"AuthContextForHTTP", "Spec.Virtualhost.Authorization.AuthPolicy.Context are only applied to grpc service type"}
@@ -159,7 +146,7 @@ func headerNameMatches(in []loader.AllowedHeader) ([]dag.HeaderNameMatch, error)
 //
 // With the configuration's global authorization server (global), its
 // policy is the default below the virtual host's.
-func routeAuthorization(r *Route, root *contourv1.HTTPProxy, route contourv1.Route, global *contourv1.AuthorizationServer) {
+func routeAuthorization(r *dag.Route, root *contourv1.HTTPProxy, route contourv1.Route, global *contourv1.AuthorizationServer) {
 	auth := root.Spec.VirtualHost.Authorization
 	if auth == nil && global == nil {
 		return

@@ -19,6 +19,8 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // cache indexes the loaded objects the processors look up, the way Contour's
@@ -134,7 +136,7 @@ func kindCounts(objs []loader.Object) counts {
 // sortByQualifiedName sorts objects by "namespace/name", Contour's order.
 func sortByQualifiedName[T metav1.Object](objs []T) {
 	sort.Slice(objs, func(i, j int) bool {
-		return lessQualified(objs[i].GetNamespace(), objs[i].GetName(), objs[j].GetNamespace(), objs[j].GetName())
+		return index.LessQualified(objs[i].GetNamespace(), objs[i].GetName(), objs[j].GetNamespace(), objs[j].GetName())
 	})
 }
 
@@ -309,12 +311,12 @@ func (c *cache) lookupSecret(name types.NamespacedName, fromNamespace string, va
 
 // lookupTLSSecret returns the validated serving certificate name refers to,
 // as seen from fromNamespace.
-func (c *cache) lookupTLSSecret(name types.NamespacedName, fromNamespace string) (*Secret, error) {
-	s, err := c.lookupSecret(name, fromNamespace, validTLSSecret)
+func (c *cache) lookupTLSSecret(name types.NamespacedName, fromNamespace string) (*dag.Secret, error) {
+	s, err := c.lookupSecret(name, fromNamespace, index.ValidTLSSecret)
 	if err != nil {
 		return nil, err
 	}
-	return &Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data[corev1.TLSCertKey], Key: s.Data[corev1.TLSPrivateKeyKey]}, nil
+	return &dag.Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data[corev1.TLSCertKey], Key: s.Data[corev1.TLSPrivateKeyKey]}, nil
 }
 
 // lookupCASecret returns a validated CA bundle (ca.crt).
@@ -344,7 +346,7 @@ func (c *cache) lookupJWKS(name types.NamespacedName, key string) ([]byte, error
 	if !ok {
 		return nil, errors.New("Secret not found")
 	}
-	if err := validJWKSSecret(s, key); err != nil {
+	if err := index.ValidJWKSSecret(s, key); err != nil {
 		return nil, err
 	}
 	return s.Data[key], nil

@@ -14,6 +14,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Patching the object index (Memo).
@@ -243,7 +244,7 @@ func patchSorted[T interface {
 	}
 	for _, a := range added {
 		at, _ := slices.BinarySearchFunc(out, a, func(x, a T) int {
-			return compareQualified(x.GetNamespace(), x.GetName(), a.GetNamespace(), a.GetName())
+			return index.CompareQualified(x.GetNamespace(), x.GetName(), a.GetNamespace(), a.GetName())
 		})
 		out = slices.Insert(out, at, a)
 	}

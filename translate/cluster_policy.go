@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Per-cluster HTTPProxy policies: active health checks, slow start and
@@ -118,7 +119,7 @@ func validCRLSecret(s *corev1.Secret) error {
 		return fmt.Errorf("empty %q key", crlKey)
 	}
 	found := false
-	err := pemBlocks(data, func(b *pemBlock) error {
+	err := index.PEMBlocks(data, func(b *index.PEMBlock) error {
 		found = found || b.Type == "X509 CRL"
 		return nil
 	})
@@ -139,9 +140,9 @@ func validCASecret(s *corev1.Secret) error {
 		return fmt.Errorf("empty %q key", caCertificateKey)
 	}
 	n := 0
-	if err := pemBlocks(data, func(b *pemBlock) error {
+	if err := index.PEMBlocks(data, func(b *index.PEMBlock) error {
 		if b.Type != "CERTIFICATE" {
-			return unexpectedBlock(b.Type)
+			return index.UnexpectedBlock(b.Type)
 		}
 		n++
 		return nil

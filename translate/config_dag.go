@@ -63,7 +63,7 @@ func (p *httpProxyProcessor) checkGlobalAuthorization(st *proxyStatus, proxy *co
 	if name.Namespace == "" {
 		name.Namespace = proxy.Namespace
 	}
-	if p.dag.extensions[name] == nil {
+	if p.dag.Extensions[name] == nil {
 		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 	}
 }
@@ -128,7 +128,7 @@ func withDefaultHeaders(def, user *dag.HeadersPolicy, allowHost bool, dynamic ma
 
 // clientCertificate is the configuration's Envoy client certificate, nil
 // when none is configured; admins configure it, so no delegation applies.
-func (c *cache) clientCertificate() (*Secret, error) {
+func (c *cache) clientCertificate() (*dag.Secret, error) {
 	if c.settings == nil || c.settings.clientCert == nil {
 		return nil, nil
 	}
@@ -185,8 +185,8 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 			if !timeout.Set {
 				timeout = ref.timeout
 			}
-			g := &ExternalAuthorization{
-				Extension:       &ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.sni},
+			g := &dag.ExternalAuthorization{
+				Extension:       &dag.ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.sni},
 				FailOpen:        a.FailOpen,
 				ResponseTimeout: timeout,
 			}

@@ -90,7 +90,7 @@ type settings struct {
 	// contourv1.AuthorizationServer lacks (nil: gRPC).
 	extAuthExt *loader.AuthorizationExtensions
 	// globalAuth is extAuth resolved against its ExtensionService.
-	globalAuth *ExternalAuthorization
+	globalAuth *dag.ExternalAuthorization
 
 	// Static listeners.
 	metrics          metricsSettings
@@ -310,7 +310,7 @@ func settingsFromFile(cfg *loader.ContourConfig) (*settings, error) {
 // not need its ExtensionService. Contour makes them on globalExtAuth at
 // start-up, where a problem stops it.
 func validateGlobalAuth(auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) error {
-	if err := applyServiceType(&ExternalAuthorization{}, auth.AuthPolicy, ext); err != nil {
+	if err := applyServiceType(&dag.ExternalAuthorization{}, auth.AuthPolicy, ext); err != nil {
 		return fmt.Errorf("globalExtAuth: %s", err.msg)
 	}
 	return nil

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Envoy forms of the configuration's settings: access logs, listener
@@ -281,7 +282,7 @@ func staticListenersFor(s *settings) []*listenerv3.Listener {
 	if s.adminPort > 0 {
 		out = append(out, adminProxyListener("envoy-admin", "envoy-admin", "127.0.0.1", uint32(s.adminPort), envoyAdminPaths))
 	}
-	sortByName(out, func(l *listenerv3.Listener) string { return l.Name })
+	index.SortByName(out, func(l *listenerv3.Listener) string { return l.Name })
 	return out
 }
 

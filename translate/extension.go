@@ -14,42 +14,15 @@ import (
 // lists, one weighted locality each. An ExtensionService with any error
 // produces no cluster.
 
-// ExtensionCluster is an ExtensionService's cluster.
-type ExtensionCluster struct {
-	Namespace, Name    string
-	Protocol           string // h2 (TLS), h2c or http/1.1
-	SNI                string
-	LoadBalancerPolicy string
-	Validation         *dag.UpstreamValidation
-	IdleConnection     dag.Timeout
-	// ResponseTimeout is what the filters calling the extension use.
-	ResponseTimeout dag.Timeout
-	CircuitBreakers dag.CircuitBreakers
-	Targets         []ExtensionTarget
-	// ClientCertificate is the configuration's Envoy client certificate.
-	ClientCertificate *Secret
-}
-
-// ExtensionTarget is one Service port behind an extension.
-type ExtensionTarget struct {
-	Service *dag.Service
-	Weight  uint32
-}
-
-// clusterName is "extension/<ns>/<name>", also its EDS name.
-func (e *ExtensionCluster) clusterName() string {
-	return "extension/" + e.Namespace + "/" + e.Name
-}
-
 type extensionProcessor struct {
 	cache  *cache
 	status statuses
 	// clusters are the valid extensions, by namespace/name.
-	clusters map[types.NamespacedName]*ExtensionCluster
+	clusters map[types.NamespacedName]*dag.ExtensionCluster
 }
 
 func (p *extensionProcessor) run() {
-	p.clusters = map[types.NamespacedName]*ExtensionCluster{}
+	p.clusters = map[types.NamespacedName]*dag.ExtensionCluster{}
 	for _, ext := range p.cache.extensions {
 		key := namespacedName(ext)
 		st := &proxyStatus{generation: ext.Generation}
@@ -60,8 +33,8 @@ func (p *extensionProcessor) run() {
 	}
 }
 
-func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *proxyStatus) *ExtensionCluster {
-	out := &ExtensionCluster{Namespace: ext.Namespace, Name: ext.Name, Protocol: "h2"}
+func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *proxyStatus) *dag.ExtensionCluster {
+	out := &dag.ExtensionCluster{Namespace: ext.Namespace, Name: ext.Name, Protocol: "h2"}
 	if tp := ext.Spec.TimeoutPolicy; tp != nil {
 		response, errResp := parseTimeout(tp.Response)
 		_, errIdle := parseTimeout(tp.Idle)
@@ -134,7 +107,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 			st.addError("ServiceError", "UnsupportedServiceType", "Service %q is of unsupported type %q.", name, corev1.ServiceTypeExternalName)
 			continue
 		}
-		out.Targets = append(out.Targets, ExtensionTarget{
+		out.Targets = append(out.Targets, dag.ExtensionTarget{
 			Service: &dag.Service{Namespace: svc.Namespace, Name: svc.Name, Port: port, HealthPort: port},
 			Weight:  target.Weight,
 		})
@@ -144,7 +117,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 
 // extensionTimeout is the gRPC timeout filters calling an extension use
 // when they set none: the extension's response timeout.
-func extensionTimeout(e *ExtensionCluster, own dag.Timeout) dag.Timeout {
+func extensionTimeout(e *dag.ExtensionCluster, own dag.Timeout) dag.Timeout {
 	if own.Set {
 		return own
 	}

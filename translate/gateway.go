@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contourc/contourc/translate/dag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,7 +18,7 @@ import (
 // attached to it, with the status Contour writes on each.
 
 type gatewayProcessor struct {
-	dag     *DAG
+	dag     *dag.DAG
 	cache   *cache
 	status  *gatewayStatuses
 	gateway *gatewayv1.Gateway
@@ -74,13 +75,13 @@ func gatewayOf(c *cache, name *types.NamespacedName, controller string, noDefaul
 // addGatewayListeners adds one Envoy listener per distinct Gateway port,
 // on 0.0.0.0 and the container port, with websocket upgrades allowed, and
 // room for about hosts virtual hosts.
-func addGatewayListeners(d *DAG, gw *gatewayv1.Gateway, hosts int) {
-	d.dynamicListeners = true
+func addGatewayListeners(d *dag.DAG, gw *gatewayv1.Gateway, hosts int) {
+	d.DynamicListeners = true
 	for _, port := range validateListeners(gw.Spec.Listeners).ports {
-		d.addListener(&Listener{
+		d.AddListener(&dag.Listener{
 			Name: port.name, Protocol: port.protocol, Address: "0.0.0.0", Port: port.containerPort,
 			RouteConfigName: port.name, EnableWebsockets: true,
-		}).sizeFor(hosts)
+		}).SizeFor(hosts)
 	}
 }
 

@@ -141,8 +141,8 @@ type gatewayMatch struct {
 
 // matchRoutes makes one route per match (matches are ORed), all with the
 // same action.
-func matchRoutes(matches []gatewayMatch, make func(m gatewayMatch) *Route) []*Route {
-	var out []*Route
+func matchRoutes(matches []gatewayMatch, make func(m gatewayMatch) *dag.Route) []*dag.Route {
+	var out []*dag.Route
 	for _, m := range matches {
 		out = append(out, make(m))
 	}
@@ -169,38 +169,38 @@ func prefixRemoval(matches []gatewayMatch, prefix string) (regex string, ok bool
 // the listener's virtual hosts for hosts, unless a route of the same kind
 // already has one of its matches; false means the rule conflicted and was
 // dropped.
-func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, routes []*Route, keys []string) bool {
-	dl := p.dag.listeners[l.envoyListener]
-	vhost := func(host string) *VirtualHost {
+func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, routes []*dag.Route, keys []string) bool {
+	dl := p.dag.Listeners[l.envoyListener]
+	vhost := func(host string) *dag.VirtualHost {
 		if l.secret != nil {
-			svh := dl.ensureSecureVirtualHost(host)
+			svh := dl.EnsureSecureVirtualHost(host)
 			return &svh.VirtualHost
 		}
-		return dl.ensureVirtualHost(host)
+		return dl.EnsureVirtualHost(host)
 	}
 	for _, h := range hosts {
 		for i, r := range routes {
-			if vhost(h).conflicts(keys[i], r.Kind) {
+			if vhost(h).Conflicts(keys[i], r.Kind) {
 				return false
 			}
 		}
 	}
 	for _, h := range hosts {
 		if l.secret != nil {
-			dl.ensureSecureVirtualHost(h).Secret = l.secret
+			dl.EnsureSecureVirtualHost(h).Secret = l.secret
 		}
 		for i, r := range routes {
-			vhost(h).addKeyedRoute(keys[i], r)
+			vhost(h).AddKeyedRoute(keys[i], r)
 		}
 	}
 	return true
 }
 
 // conditionsKeys are the conditionsKeys of routes.
-func conditionsKeys(routes []*Route) []string {
+func conditionsKeys(routes []*dag.Route) []string {
 	keys := make([]string, len(routes))
 	for i, r := range routes {
-		keys[i] = conditionsKey(r)
+		keys[i] = dag.ConditionsKey(r)
 	}
 	return keys
 }

@@ -41,7 +41,7 @@ func (p *gatewayProcessor) backendTLSPolicy(svc *dag.Service) *gatewayv1.Backend
 // backendTLS applies the BackendTLSPolicy of a backend, if any, to its
 // cluster: the cluster speaks TLS with Contour's parameters and verifies
 // the backend. An invalid policy is reported on the policy and ignored.
-func (p *gatewayProcessor) backendTLS(c *Cluster, ref gatewayv1.ParentReference) {
+func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentReference) {
 	if len(p.cache.backendTLSPolicies) == 0 {
 		return // without reading c, made on another CPU
 	}

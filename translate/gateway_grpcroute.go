@@ -36,8 +36,8 @@ func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routePa
 		if !ok {
 			continue
 		}
-		routes := matchRoutes(matches, func(m gatewayMatch) *Route {
-			r := &Route{
+		routes := matchRoutes(matches, func(m gatewayMatch) *dag.Route {
+			r := &dag.Route{
 				PathMatch: m.path, HeaderMatch: m.headers, Clusters: clusters,
 				RequestHeaders: hr.requestHeaders, ResponseHeaders: hr.responseHeaders, Mirrors: hr.mirrors,
 				Priority: index, Kind: kindGRPCRoute, Namespace: route.Namespace, Name: route.Name,
@@ -97,7 +97,7 @@ func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gat
 			// The Service gets the default protocol, but Contour's mirror
 			// cluster itself carries none.
 			grpcDefaultProtocol(svc, l.spec.Protocol)
-			hr.mirrors = append(hr.mirrors, &MirrorPolicy{Cluster: &Cluster{Upstream: svc, OmitTLSParams: true}, Percent: 100})
+			hr.mirrors = append(hr.mirrors, &dag.MirrorPolicy{Cluster: &dag.Cluster{Upstream: svc, OmitTLSParams: true}, Percent: 100})
 		default:
 			parent.add("Accepted", "False", "UnsupportedValue", fmt.Sprintf("GRPCRoute.Spec.Rules.Filters: invalid type %q: only RequestHeaderModifier, ResponseHeaderModifier and RequestMirror are supported.", f.Type))
 		}
@@ -105,12 +105,12 @@ func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gat
 	return hr
 }
 
-func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatewayv1.GRPCBackendRef, parent *routeParent, l *gatewayListener) ([]*Cluster, uint32, bool) {
+func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatewayv1.GRPCBackendRef, parent *routeParent, l *gatewayListener) ([]*dag.Cluster, uint32, bool) {
 	if len(refs) == 0 {
 		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
 		return nil, 0, false
 	}
-	var clusters []*Cluster
+	var clusters []*dag.Cluster
 	var total uint32
 	for _, ref := range refs {
 		svc, c := p.backendService(ref.BackendObjectReference, "Spec.Rules.BackendRef", kindGRPCRoute, route.Namespace)
@@ -118,7 +118,7 @@ func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatew
 			parent.add(c.Type, c.Status, c.Reason, c.Message)
 			continue
 		}
-		cl := &Cluster{OmitTLSParams: true}
+		cl := &dag.Cluster{OmitTLSParams: true}
 		for _, f := range ref.Filters {
 			switch f.Type {
 			case gatewayv1.GRPCRouteFilterRequestHeaderModifier:

@@ -18,7 +18,7 @@ import (
 type httpRule struct {
 	requestHeaders, responseHeaders *dag.HeadersPolicy
 	redirect                        *dag.Redirect
-	mirrors                         []*MirrorPolicy
+	mirrors                         []*dag.MirrorPolicy
 	rewrite                         *gatewayv1.HTTPPathModifier
 	hostRewrite                     string
 	timeout                         *dag.Timeout
@@ -49,10 +49,10 @@ func (p *gatewayProcessor) httpRoute(route *gatewayv1.HTTPRoute, parent *routePa
 // and listener it is added for.
 type convertedRule struct {
 	conditions conditionRecord // what converting it reported
-	routes     []*Route
-	keys       []string   // the routes' conditionsKeys
-	backends   []*Cluster // the rule's valid backends
-	dropped    bool       // nothing of the rule is added
+	routes     []*dag.Route
+	keys       []string       // the routes' conditionsKeys
+	backends   []*dag.Cluster // the rule's valid backends
+	dropped    bool           // nothing of the rule is added
 }
 
 // convertHTTPRules converts each rule of route; it reads only the cache,
@@ -304,7 +304,7 @@ func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gat
 				continue
 			}
 			// Contour mirrors everything, whatever percent is asked.
-			hr.mirrors = append(hr.mirrors, &MirrorPolicy{Cluster: &Cluster{Upstream: svc, OmitTLSParams: true}, Percent: 100})
+			hr.mirrors = append(hr.mirrors, &dag.MirrorPolicy{Cluster: &dag.Cluster{Upstream: svc, OmitTLSParams: true}, Percent: 100})
 		case gatewayv1.HTTPRouteFilterURLRewrite:
 			if f.URLRewrite == nil || hr.rewrite != nil {
 				continue
@@ -366,12 +366,12 @@ func orSlash(s *string) string {
 
 // httpClusters resolves a rule's backendRefs; invalid ones are reported and
 // dropped. ok is false when the rule has no backendRefs at all.
-func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent conditionSink) ([]*Cluster, uint32, bool) {
+func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent conditionSink) ([]*dag.Cluster, uint32, bool) {
 	if len(refs) == 0 {
 		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
 		return nil, 0, false
 	}
-	var clusters []*Cluster
+	var clusters []*dag.Cluster
 	var total uint32
 	for _, ref := range refs {
 		svc, c := p.backendService(ref.BackendObjectReference, "Spec.Rules.BackendRef", kindHTTPRoute, route.Namespace)
@@ -379,7 +379,7 @@ func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatew
 			parent.add(c.Type, c.Status, c.Reason, c.Message)
 			continue
 		}
-		cl := &Cluster{Upstream: svc, Protocol: svc.Protocol, OmitTLSParams: true}
+		cl := &dag.Cluster{Upstream: svc, Protocol: svc.Protocol, OmitTLSParams: true}
 		for _, f := range ref.Filters {
 			switch f.Type {
 			case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
@@ -403,9 +403,9 @@ func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatew
 
 // httpClusterRoutes builds a rule's forwarding routes; without a valid or
 // weighted backend they answer 500.
-func httpClusterRoutes(matches []gatewayMatch, hr *httpRule, clusters []*Cluster, total uint32, priority int, route *gatewayv1.HTTPRoute) []*Route {
-	return matchRoutes(matches, func(m gatewayMatch) *Route {
-		r := &Route{
+func httpClusterRoutes(matches []gatewayMatch, hr *httpRule, clusters []*dag.Cluster, total uint32, priority int, route *gatewayv1.HTTPRoute) []*dag.Route {
+	return matchRoutes(matches, func(m gatewayMatch) *dag.Route {
+		r := &dag.Route{
 			PathMatch: m.path, HeaderMatch: m.headers, QueryMatch: m.query,
 			Clusters: clusters, RequestHeaders: hr.requestHeaders, ResponseHeaders: hr.responseHeaders,
 			Mirrors: hr.mirrors, Priority: priority, PathRewrite: pathRewrite(hr.rewrite, matches),
@@ -438,13 +438,13 @@ func pathRewrite(pm *gatewayv1.HTTPPathModifier, matches []gatewayMatch) *dag.Pa
 
 // httpRedirectRoutes builds a rule's redirect routes (query matches do not
 // apply to redirects in Contour).
-func httpRedirectRoutes(matches []gatewayMatch, hr *httpRule, priority int, route *gatewayv1.HTTPRoute) []*Route {
+func httpRedirectRoutes(matches []gatewayMatch, hr *httpRule, priority int, route *gatewayv1.HTTPRoute) []*dag.Route {
 	redirect := *hr.redirect
 	if regex, ok := prefixRemoval(matches, redirect.Prefix); ok {
 		redirect.Prefix, redirect.PrefixRegexRemove = "", regex
 	}
-	return matchRoutes(matches, func(m gatewayMatch) *Route {
-		return &Route{
+	return matchRoutes(matches, func(m gatewayMatch) *dag.Route {
+		return &dag.Route{
 			PathMatch: m.path, HeaderMatch: m.headers, Redirect: &redirect, Priority: priority,
 			RequestHeaders: hr.requestHeaders, ResponseHeaders: hr.responseHeaders,
 			Kind: kindHTTPRoute, Namespace: route.Namespace, Name: route.Name,

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"github.com/contourc/contourc/translate/dag"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -9,8 +10,8 @@ import (
 
 // tcpBackends resolves L4 backendRefs; invalid ones are reported and
 // dropped, and nil means nothing can be programmed.
-func (p *gatewayProcessor) tcpBackends(kind, namespace string, refs []gatewayv1.BackendRef, parent *routeParent) *TCPProxy {
-	proxy := &TCPProxy{}
+func (p *gatewayProcessor) tcpBackends(kind, namespace string, refs []gatewayv1.BackendRef, parent *routeParent) *dag.TCPProxy {
+	proxy := &dag.TCPProxy{}
 	var total uint32
 	for _, ref := range refs {
 		svc, c := p.backendService(ref.BackendObjectReference, "Spec.Rules.BackendRef", kind, namespace)
@@ -21,7 +22,7 @@ func (p *gatewayProcessor) tcpBackends(kind, namespace string, refs []gatewayv1.
 		weight := backendWeight(ref.Weight)
 		total += weight
 		svc.LocalityWeight = weight
-		proxy.Clusters = append(proxy.Clusters, &Cluster{Upstream: svc, Weight: weight, OmitTLSParams: true})
+		proxy.Clusters = append(proxy.Clusters, &dag.Cluster{Upstream: svc, Weight: weight, OmitTLSParams: true})
 	}
 	if len(proxy.Clusters) == 0 {
 		return nil
@@ -34,7 +35,7 @@ func (p *gatewayProcessor) tcpBackends(kind, namespace string, refs []gatewayv1.
 }
 
 func (p *gatewayProcessor) tlsRoute(route *gatewayv1.TLSRoute, parent *routeParent, l *gatewayListener, hosts []string) {
-	dl := p.dag.listeners[l.envoyListener]
+	dl := p.dag.Listeners[l.envoyListener]
 	for _, rule := range route.Spec.Rules {
 		if len(rule.BackendRefs) == 0 {
 			parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
@@ -45,7 +46,7 @@ func (p *gatewayProcessor) tlsRoute(route *gatewayv1.TLSRoute, parent *routePare
 			continue
 		}
 		for _, h := range hosts {
-			svh := dl.ensureSecureVirtualHost(h)
+			svh := dl.EnsureSecureVirtualHost(h)
 			if l.secret != nil {
 				svh.Secret = l.secret
 			}
@@ -68,10 +69,10 @@ func (p *gatewayProcessor) tcpRoute(route *gatewayv1.TCPRoute, parent *routePare
 	if proxy == nil {
 		return
 	}
-	dl := p.dag.listeners[l.envoyListener]
+	dl := p.dag.Listeners[l.envoyListener]
 	if l.secret != nil {
 		// A TLS-terminating listener forwards every SNI.
-		svh := dl.ensureSecureVirtualHost("*")
+		svh := dl.EnsureSecureVirtualHost("*")
 		svh.Secret, svh.TCPProxy = l.secret, proxy
 		return
 	}

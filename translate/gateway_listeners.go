@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -192,7 +194,7 @@ type gatewayListener struct {
 	envoyListener     string
 	allowedKinds      []string
 	namespaceSelector labels.Selector
-	secret            *Secret
+	secret            *dag.Secret
 	ready             bool
 }
 
@@ -341,7 +343,7 @@ func (p *gatewayProcessor) listenerRouteKinds(l gatewayv1.Listener) []string {
 // listenerSecret resolves a listener's single certificate reference: a
 // core Secret, in the Gateway's namespace or granted by a ReferenceGrant,
 // that is a valid TLS secret (TLSCertificateDelegation does not apply).
-func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference, listener string) *Secret {
+func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference, listener string) *dag.Secret {
 	g := p.status.gateway
 	if len(refs) != 1 {
 		g.addListenerCondition(listener, "Programmed", "False", "Invalid", "Listener.TLS.CertificateRefs must contain exactly one entry")
@@ -368,12 +370,12 @@ func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q referent is invalid: Secret not found", ref.Name))
 		return nil
 	}
-	if err := validTLSSecret(s); err != nil {
+	if err := index.ValidTLSSecret(s); err != nil {
 		g.addListenerCondition(listener, "ResolvedRefs", "False", "InvalidCertificateRef",
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q referent is invalid: %s", ref.Name, err))
 		return nil
 	}
-	return &Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data["tls.crt"], Key: s.Data["tls.key"]}
+	return &dag.Secret{Namespace: s.Namespace, Name: s.Name, Cert: s.Data["tls.crt"], Key: s.Data["tls.key"]}
 }
 
 // referenceGranted says whether a ReferenceGrant in to's namespace lets

@@ -3,6 +3,7 @@ package translate
 import (
 	"sort"
 
+	"github.com/contourc/contourc/translate/dag/index"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -266,7 +267,7 @@ func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
 		if a.kind != b.kind {
 			return a.kind < b.kind
 		}
-		return lessQualified(a.name.Namespace, a.name.Name, b.name.Namespace, b.name.Name)
+		return index.LessQualified(a.name.Namespace, a.name.Name, b.name.Namespace, b.name.Name)
 	})
 	for _, k := range keys {
 		out = append(out, ObjectStatus{

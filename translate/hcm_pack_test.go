@@ -28,7 +28,7 @@ func TestHCMPackerMatchesWholeMarshal(t *testing.T) {
 		"plain":               {settings: s},
 		"fallback":            {fallback: true, settings: s},
 		"websockets":          {secure: true, websockets: true, settings: s},
-		"extra filters":       {secure: true, settings: s, extraFilters: []*hcmv3.HttpFilter{extAuthzFilter(&ExternalAuthorization{Extension: &ExtensionCluster{Name: "ext"}})}},
+		"extra filters":       {secure: true, settings: s, extraFilters: []*hcmv3.HttpFilter{extAuthzFilter(&dag.ExternalAuthorization{Extension: &dag.ExtensionCluster{Name: "ext"}})}},
 		"client certificates": {secure: true, settings: s, forwardClientCert: &dag.ForwardClientCert{Cert: true}},
 		"other settings":      {secure: true, settings: other},
 	}

@@ -17,7 +17,7 @@ import (
 // HTTPProxy gets the status Contour would write.
 
 type httpProxyProcessor struct {
-	dag            *DAG
+	dag            *dag.DAG
 	cache          *cache
 	status         statuses
 	rootNamespaces []string
@@ -131,7 +131,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 		st.addError("IPFilterError", "IncompatibleIPAddressFilters", "Spec.VirtualHost.IPAllowFilterPolicy and Spec.VirtualHost.IPDepnyFilterPolicy cannot both be defined.")
 		return
 	}
-	var secure *SecureVirtualHost
+	var secure *dag.SecureVirtualHost
 	if vh.TLS != nil {
 		var ok bool
 		if secure, ok = p.secureVirtualHost(st, proxy); !ok {
@@ -151,14 +151,14 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 	}
 
 	routes := p.routes(st, proxy, proxy, secure != nil)
-	if http := p.dag.listener("http"); http != nil {
-		insecure := http.ensureVirtualHost(host)
+	if http := p.dag.Listener("http"); http != nil {
+		insecure := http.EnsureVirtualHost(host)
 		if !p.virtualHostPolicies(st, proxy, insecure) {
 			return
 		}
 		p.checkGlobalAuthorization(st, proxy)
 		for _, r := range routes {
-			insecure.addRoute(r)
+			insecure.AddRoute(r)
 		}
 	}
 	// With a TCP proxy, routes only serve plain HTTP (mostly redirects).
@@ -167,7 +167,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 			return
 		}
 		for _, r := range routes {
-			secure.addRoute(r)
+			secure.AddRoute(r)
 		}
 		checkRouteJWTProviders(st, secure, routes)
 	}
@@ -175,7 +175,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 
 // virtualHostPolicies sets a virtual host's CORS, rate-limit and IP filter
 // policies; false means an error stops the proxy.
-func (p *httpProxyProcessor) virtualHostPolicies(st *proxyStatus, proxy *contourv1.HTTPProxy, vh *VirtualHost) bool {
+func (p *httpProxyProcessor) virtualHostPolicies(st *proxyStatus, proxy *contourv1.HTTPProxy, vh *dag.VirtualHost) bool {
 	spec := proxy.Spec.VirtualHost
 	var err error
 	if vh.CORS, err = corsPolicy(spec.CORSPolicy); err != nil {
@@ -200,8 +200,8 @@ func (p *httpProxyProcessor) virtualHostPolicies(st *proxyStatus, proxy *contour
 // routes computes the routes of proxy and of the proxies it includes, with
 // the include chain's conditions. An error in a proxy's own routes discards
 // all of them (its includes' routes too), as in Contour.
-func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, enforceTLS bool) []*Route {
-	var routes []*Route
+func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, enforceTLS bool) []*dag.Route {
+	var routes []*dag.Route
 	p.collectRoutes(st, root, proxy, includeConditions{}, &includePath{}, enforceTLS, &routes)
 	return routes
 }
@@ -210,7 +210,7 @@ func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTP
 // includes to out, which the whole walk shares: a proxy's routes are the
 // tail it added. Returning them proxy by proxy copied every route into
 // the slice of each of its ancestors, quadratic in a chain's depth.
-func (p *httpProxyProcessor) collectRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*Route) {
+func (p *httpProxyProcessor) collectRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
 	key := namespacedName(proxy)
 	if path.contains(key) {
 		st.addError("IncludeError", "IncludeCreatesCycle", "include creates an include cycle: %s", path.cycle(key))
@@ -269,7 +269,7 @@ func (p *httpProxyProcessor) unorphan(key types.NamespacedName) {
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a
 // missing include or one of a root gets a 502 route for its conditions.
-func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*Route) {
+func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
 	var seen []string
 	for _, inc := range proxy.Spec.Includes {
 		ns := inc.Namespace
@@ -340,11 +340,11 @@ func includeConditionsKey(conds []contourv1.MatchCondition) string {
 }
 
 // badGatewayRoute answers 502 for an include that cannot be followed.
-func badGatewayRoute(proxy *contourv1.HTTPProxy, conds []contourv1.MatchCondition) []*Route {
+func badGatewayRoute(proxy *contourv1.HTTPProxy, conds []contourv1.MatchCondition) []*dag.Route {
 	if len(conds) == 0 {
 		return nil
 	}
-	return []*Route{{
+	return []*dag.Route{{
 		PathMatch:      mergeIncludePath(conds),
 		HeaderMatch:    mergeHeaderMatch(conds),
 		QueryMatch:     mergeQueryMatch(conds),

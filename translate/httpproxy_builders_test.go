@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // ---- objects ---------------------------------------------------------------
@@ -282,7 +283,7 @@ func pxCheck(t testing.TB, res *Result, ns, name string, w pxWant) {
 // pxRoutesOf returns the routes of host in route config rc, nil when the
 // configuration or the virtual host is absent.
 func pxRoutesOf(res *Result, rc, host string) []*routev3.Route {
-	return findVirtualHost(findRouteConfig(res, rc), virtualHostName(host)).GetRoutes()
+	return findVirtualHost(findRouteConfig(res, rc), dag.VirtualHostName(host)).GetRoutes()
 }
 
 // pxDescribe is a one-line summary of a route: match and action.

@@ -170,13 +170,13 @@ func TestIncludeCycleLong(t *testing.T) {
 // grouped with, never expanded again; an own route is grouped with the
 // included ones, as Contour groups all of them.
 func TestExpandPrefixRewritesOwnRoutes(t *testing.T) {
-	rewritten := func(prefix string) *Route {
-		return &Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}, PathRewrite: &dag.PathRewrite{Prefix: "/x/"}}
+	rewritten := func(prefix string) *dag.Route {
+		return &dag.Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}, PathRewrite: &dag.PathRewrite{Prefix: "/x/"}}
 	}
-	plain := func(prefix string) *Route {
-		return &Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}}
+	plain := func(prefix string) *dag.Route {
+		return &dag.Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: prefix}}
 	}
-	describe := func(rs []*Route) []string {
+	describe := func(rs []*dag.Route) []string {
 		var out []string
 		for _, r := range rs {
 			s := r.PathMatch.Value
@@ -189,27 +189,27 @@ func TestExpandPrefixRewritesOwnRoutes(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		routes []*Route
+		routes []*dag.Route
 		from   int
 		want   []string
 	}{{
 		name:   "own lone rewrite expands",
-		routes: []*Route{plain("/b"), rewritten("/a/")},
+		routes: []*dag.Route{plain("/b"), rewritten("/a/")},
 		from:   1,
 		want:   []string{"/b", "/a => /x", "/a/ => /x/"},
 	}, {
 		name:   "own rewrite grouped with an included route",
-		routes: []*Route{plain("/a/"), rewritten("/a")},
+		routes: []*dag.Route{plain("/a/"), rewritten("/a")},
 		from:   1,
 		want:   []string{"/a/", "/a => /x/"},
 	}, {
 		name:   "included rewrite left alone",
-		routes: []*Route{rewritten("/c"), plain("/d")},
+		routes: []*dag.Route{rewritten("/c"), plain("/d")},
 		from:   1,
 		want:   []string{"/c => /x/", "/d"},
 	}, {
 		name:   "two own rewrites of one prefix",
-		routes: []*Route{rewritten("/e"), rewritten("/e/")},
+		routes: []*dag.Route{rewritten("/e"), rewritten("/e/")},
 		from:   0,
 		want:   []string{"/e => /x/", "/e/ => /x/"},
 	}}

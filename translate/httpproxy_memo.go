@@ -11,6 +11,7 @@ import (
 
 	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Records of the HTTPProxy processor's work, root by root: done again
@@ -76,8 +77,8 @@ type rootRun struct {
 	lookups []proxyLookup
 	status  *proxyStatus // the root's own, as its processing left it
 	effects []rootEffect
-	vhost   *VirtualHost // as its processing left them; nil for none
-	svhost  *SecureVirtualHost
+	vhost   *dag.VirtualHost // as its processing left them; nil for none
+	svhost  *dag.SecureVirtualHost
 }
 
 // proxyLookup is an HTTPProxy looked up by name and what was found (nil:
@@ -96,7 +97,7 @@ type rootEffect struct {
 }
 
 // placedHost is a kept virtual host and its counterpart in the DAG.
-type placedHost struct{ kept, dag *VirtualHost }
+type placedHost struct{ kept, dag *dag.VirtualHost }
 
 // ignoredByProxies are the kinds the HTTPProxy processor never reads.
 var ignoredByProxies = map[string]bool{
@@ -196,10 +197,10 @@ func equalBut(a, b []loader.Object, skip func(loader.Object) bool) bool {
 }
 
 // proxyListeners names the listeners the processor writes to.
-func proxyListeners(d *DAG) [2]string {
+func proxyListeners(d *dag.DAG) [2]string {
 	var names [2]string
 	for i, protocol := range []string{"http", "https"} {
-		if l := d.listener(protocol); l != nil {
+		if l := d.Listener(protocol); l != nil {
 			names[i] = l.Name
 		}
 	}
@@ -219,10 +220,10 @@ func rootFQDNs(c *cache) []string {
 
 // hostsTaken says whether a listener the processor writes to already has a
 // virtual host of one of fqdns.
-func hostsTaken(d *DAG, fqdns []string) bool {
-	http, https := d.listener("http"), d.listener("https")
+func hostsTaken(d *dag.DAG, fqdns []string) bool {
+	http, https := d.Listener("http"), d.Listener("https")
 	for _, fqdn := range fqdns {
-		if http.virtualHostOf(fqdn) != nil || https.secureVirtualHostOf(fqdn) != nil {
+		if http.VirtualHostOf(fqdn) != nil || https.SecureVirtualHostOf(fqdn) != nil {
 			return true
 		}
 	}
@@ -264,10 +265,10 @@ func (r *proxyRun) replay(p *httpProxyProcessor) {
 // hostListeners are the listeners HTTPProxies' virtual hosts go on, found
 // once for all the roots placed: finding them in the DAG's map for every
 // root was a fifth of placing 5,000 roots at each reload.
-type hostListeners struct{ http, https *Listener }
+type hostListeners struct{ http, https *dag.Listener }
 
-func hostListenersOf(d *DAG) hostListeners {
-	return hostListeners{http: d.listener("http"), https: d.listener("https")}
+func hostListenersOf(d *dag.DAG) hostListeners {
+	return hostListeners{http: d.Listener("http"), https: d.Listener("https")}
 }
 
 // place copies rr's virtual hosts onto the listeners, and appends each
@@ -280,8 +281,8 @@ func (to hostListeners) place(rr *rootRun, placed []placedHost) []placedHost {
 // its secure one: they write to different listeners and records.
 func (to hostListeners) placePlain(rr *rootRun, placed []placedHost) []placedHost {
 	if l := to.http; l != nil && rr.vhost != nil {
-		vh := rr.vhost.copy()
-		l.vhosts[vh.Name] = vh
+		vh := rr.vhost.Copy()
+		l.VHosts[vh.Name] = vh
 		placed = append(placed, placedHost{rr.vhost, vh})
 	}
 	return placed
@@ -289,8 +290,8 @@ func (to hostListeners) placePlain(rr *rootRun, placed []placedHost) []placedHos
 
 func (to hostListeners) placeSecure(rr *rootRun, placed []placedHost) []placedHost {
 	if l := to.https; l != nil && rr.svhost != nil {
-		svh := rr.svhost.copy()
-		l.svhosts[svh.Name] = svh
+		svh := rr.svhost.Copy()
+		l.SecureVHosts[svh.Name] = svh
 		placed = append(placed, placedHost{&rr.svhost.VirtualHost, &svh.VirtualHost})
 	}
 	return placed
@@ -348,11 +349,11 @@ func (p *httpProxyProcessor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
 	name := namespacedName(root)
 	rr := &rootRun{proxy: root, ext: p.cache.httpproxyExt[name]}
 	apart := *p
-	apart.dag = &DAG{listeners: make(map[string]*Listener, len(p.dag.listeners)), dynamicListeners: p.dag.dynamicListeners, extensions: p.dag.extensions}
-	for key, l := range p.dag.listeners {
+	apart.dag = &dag.DAG{Listeners: make(map[string]*dag.Listener, len(p.dag.Listeners)), DynamicListeners: p.dag.DynamicListeners, Extensions: p.dag.Extensions}
+	for key, l := range p.dag.Listeners {
 		empty := *l
-		empty.vhosts, empty.svhosts = nil, nil // made when the root adds a host
-		apart.dag.listeners[key] = &empty
+		empty.VHosts, empty.SecureVHosts = nil, nil // made when the root adds a host
+		apart.dag.Listeners[key] = &empty
 	}
 	rr.status = p.status.forProxy(name) // set before the roots are processed; only this root writes it
 	apart.status = statuses{statusKey{"HTTPProxy", name}: rr.status}
@@ -360,8 +361,8 @@ func (p *httpProxyProcessor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
 	apart.memo, apart.recording = nil, rr
 	apart.root(root)
 	fqdn := root.Spec.VirtualHost.Fqdn
-	rr.vhost = apart.dag.listener("http").virtualHostOf(fqdn)
-	rr.svhost = apart.dag.listener("https").secureVirtualHostOf(fqdn)
+	rr.vhost = apart.dag.Listener("http").VirtualHostOf(fqdn)
+	rr.svhost = apart.dag.Listener("https").SecureVirtualHostOf(fqdn)
 	return rr
 }
 
@@ -431,43 +432,9 @@ func (m *Memo) frozen() {
 		return
 	}
 	for _, p := range r.placed {
-		if p.kept.sorted == nil && maps.Equal(p.kept.routes, p.dag.routes) {
-			p.kept.sorted, p.kept.uses, p.kept.named = p.dag.sorted, p.dag.uses, p.dag.named
+		if p.kept.Sorted == nil && maps.Equal(p.kept.Routes, p.dag.Routes) {
+			p.kept.Sorted, p.kept.Uses, p.kept.Named = p.dag.Sorted, p.dag.Uses, p.dag.Named
 		}
 	}
 	r.placed = nil
-}
-
-// copy is a copy of vh that routes can be added to without changing vh:
-// the two share their routes map until either adds a route, which clones
-// it first. The routes themselves are shared, as they are never changed
-// once made, and so is their order, which adding a route works out again.
-func (vh *VirtualHost) copy() *VirtualHost {
-	vh.routesShared = true
-	c := *vh
-	return &c
-}
-
-// copy is svh's copy as VirtualHost.copy makes it.
-func (svh *SecureVirtualHost) copy() *SecureVirtualHost {
-	svh.routesShared = true
-	c := *svh
-	return &c
-}
-
-// virtualHostOf is l's virtual host of host, nil when l is nil or has none.
-func (l *Listener) virtualHostOf(host string) *VirtualHost {
-	if l == nil {
-		return nil
-	}
-	return l.vhosts[host]
-}
-
-// secureVirtualHostOf is l's secure virtual host of host, nil when l is nil
-// or has none.
-func (l *Listener) secureVirtualHostOf(host string) *SecureVirtualHost {
-	if l == nil {
-		return nil
-	}
-	return l.svhosts[host]
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contourc/contourc/translate/dag"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -188,7 +189,7 @@ func TestHTTPProxyHeaderPolicyOutput(t *testing.T) {
 
 // pxClusterForSNI is kuard:80's cluster name when its SNI is sni.
 func pxClusterForSNI(sni string) string {
-	return "default/kuard/80/" + shortSHA1([]byte(sni))
+	return "default/kuard/80/" + dag.ShortSHA1([]byte(sni))
 }
 
 func pxHeaderOpts(hs []*corev3.HeaderValueOption) string {
@@ -870,7 +871,7 @@ func TestHTTPProxyClusterNames(t *testing.T) {
 	for i, v := range variants {
 		path := "/" + strings.Repeat("v", i+1)
 		rs = append(rs, pxEdit(pxRoute(pxConds(pxPrefix(path)), pxSvc("kuard", 80)), v.edit))
-		want[path] = "default/kuard/80/" + shortSHA1([]byte(v.hashed))
+		want[path] = "default/kuard/80/" + dag.ShortSHA1([]byte(v.hashed))
 	}
 	res := pxTranslate(t, Options{}, objs, pxRoot(pxRoutes(rs...)))
 	pxCheck(t, res, "default", "root", pxValid())

@@ -17,8 +17,8 @@ import (
 // route builds one route of proxy; ok is false when an error discards the
 // proxy's routes. The checks run in Contour's order, so that the first
 // error reported is the one Contour reports.
-func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*Route, bool) {
-	fail := func(errType, reason, format string, args ...any) (*Route, bool) {
+func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*dag.Route, bool) {
+	fail := func(errType, reason, format string, args ...any) (*dag.Route, bool) {
 		st.addError(errType, reason, format, args...)
 		return nil, false
 	}
@@ -69,7 +69,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 	if err != nil {
 		return fail("RouteError", "PathMatchConditionsNotValid", "route: %s", err)
 	}
-	r := &Route{
+	r := &dag.Route{
 		PathMatch:                   path,
 		HeaderMatch:                 mergeHeaderMatch(conds),
 		QueryMatch:                  mergeQueryMatch(conds),
@@ -119,7 +119,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 			if percent == 0 {
 				percent = 100
 			}
-			r.Mirrors = []*MirrorPolicy{{Cluster: c, Percent: percent}}
+			r.Mirrors = []*dag.MirrorPolicy{{Cluster: c, Percent: percent}}
 		default:
 			r.Clusters = append(r.Clusters, c)
 		}
@@ -150,7 +150,7 @@ type clusterSettings struct {
 // cluster resolves one route service. A nil cluster with ok means the
 // Service could not be resolved (skipped, not fatal); !ok means an error
 // discards the proxy's routes.
-func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *Route, cs clusterSettings, dynamic map[string]string) (*Cluster, bool) {
+func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *dag.Route, cs clusterSettings, dynamic map[string]string) (*dag.Cluster, bool) {
 	if svc.Port < 1 || svc.Port > 65535 {
 		st.addError("ServiceError", "ServicePortInvalid", "service %q: port must be in the range 1-65535", svc.Name)
 		return nil, false
@@ -174,7 +174,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 			return nil, false
 		}
 	}
-	c := &Cluster{
+	c := &dag.Cluster{
 		Upstream: s, Protocol: protocol, Weight: uint32(svc.Weight), LoadBalancerPolicy: cs.lbPolicy,
 		HealthCheck: cs.health, IdleConnectionTimeout: cs.idleConnection,
 	}

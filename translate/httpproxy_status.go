@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contourc/contourc/translate/dag/index"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -160,5 +161,5 @@ func compareStatusKeys(a, b statusKey) int {
 	if a.kind != b.kind {
 		return strings.Compare(a.kind, b.kind)
 	}
-	return compareQualified(a.name.Namespace, a.name.Name, b.name.Namespace, b.name.Name)
+	return index.CompareQualified(a.name.Namespace, a.name.Name, b.name.Namespace, b.name.Name)
 }

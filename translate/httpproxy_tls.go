@@ -13,9 +13,9 @@ import (
 
 // secureVirtualHost validates a root's TLS settings and creates its secure
 // virtual host; ok is false when an error stops the proxy.
-func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1.HTTPProxy) (*SecureVirtualHost, bool) {
+func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1.HTTPProxy) (*dag.SecureVirtualHost, bool) {
 	tls := proxy.Spec.VirtualHost.TLS
-	fail := func(reason, format string, args ...any) (*SecureVirtualHost, bool) {
+	fail := func(reason, format string, args ...any) (*dag.SecureVirtualHost, bool) {
 		st.addError("TLSError", reason, format, args...)
 		return nil, false
 	}
@@ -31,13 +31,13 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 	case tls.Passthrough && tls.ClientValidation != nil:
 		return fail("TLSIncompatibleFeatures", "Spec.VirtualHost.TLS passthrough cannot be combined with tls.clientValidation")
 	}
-	https := p.dag.listener("https")
+	https := p.dag.Listener("https")
 	if https == nil {
 		st.addError("ListenerError", "ErrorIdentifyingListener", "more than one https listener configured")
 		return nil, false
 	}
 	if tls.Passthrough {
-		return https.ensureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
+		return https.EnsureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
 	}
 	secret, err := p.cache.lookupTLSSecret(secretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
 	if err != nil {
@@ -51,7 +51,7 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 	if maxTLS < minTLS {
 		return fail("TLSConfigNotValid", "Spec.Virtualhost.TLS the minimum protocol version is greater than the maximum protocol version")
 	}
-	svh := https.ensureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn)
+	svh := https.EnsureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn)
 	svh.Secret, svh.MinTLSVersion, svh.MaxTLSVersion = secret, minTLS, maxTLS
 	vh := proxy.Spec.VirtualHost
 	switch {
@@ -94,8 +94,8 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 // clientValidation resolves the CA and CRL of a secure virtual host's client
 // certificate validation. A missing CA is reported but, as in Contour, does
 // not stop the proxy.
-func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*ClientValidation, bool) {
-	out := &ClientValidation{SkipValidation: cv.SkipClientCertValidation, Optional: cv.OptionalClientCertificate}
+func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*dag.ClientValidation, bool) {
+	out := &dag.ClientValidation{SkipValidation: cv.SkipClientCertValidation, Optional: cv.OptionalClientCertificate}
 	if f := cv.ForwardClientCertificate; f != nil {
 		out.Forward = &dag.ForwardClientCert{Subject: f.Subject, Cert: f.Cert, Chain: f.Chain, DNS: f.DNS, URI: f.URI}
 	}
@@ -132,7 +132,7 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 
 // tcpProxy resolves a proxy's tcpproxy: services of its own, or those of
 // the non-root proxy it includes (followed transitively).
-func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProxy, path *includePath) (*TCPProxy, bool) {
+func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProxy, path *includePath) (*dag.TCPProxy, bool) {
 	tp := proxy.Spec.TCPProxy
 	path.push(namespacedName(proxy))
 	defer path.pop()
@@ -140,7 +140,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 	if include == nil {
 		include = tp.IncludesDeprecated
 	}
-	fail := func(errType, reason, format string, args ...any) (*TCPProxy, bool) {
+	fail := func(errType, reason, format string, args ...any) (*dag.TCPProxy, bool) {
 		st.addError(errType, reason, format, args...)
 		return nil, false
 	}
@@ -158,7 +158,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		}
 	}
 	if len(tp.Services) > 0 {
-		out := &TCPProxy{}
+		out := &dag.TCPProxy{}
 		health := tcpHealthCheck(tp.HealthCheckPolicy)
 		for _, svc := range tp.Services {
 			healthPort := svc.Port
@@ -175,7 +175,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 					return fail("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
 				}
 			}
-			c := &Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health, SNI: s.ExternalName, httpProxyTCP: true}
+			c := &dag.Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health, SNI: s.ExternalName, HTTPProxyTCP: true}
 			if c.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
 				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
 			}
@@ -215,7 +215,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		// Contour finds nothing to do: no error, and nothing is forwarded.
 		return nil, true
 	}
-	return visit(p, key, child.Generation, func(st *proxyStatus) (*TCPProxy, bool) {
+	return visit(p, key, child.Generation, func(st *proxyStatus) (*dag.TCPProxy, bool) {
 		return p.tcpProxy(st, child, path)
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/translate/dag"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
@@ -52,7 +53,7 @@ func pxKeys[V any](m map[string]V) []string {
 // pxVirtualHost returns host's virtual host in route config rc.
 func pxVirtualHost(t testing.TB, res *Result, rc, host string) *routev3.VirtualHost {
 	t.Helper()
-	vh := findVirtualHost(findRouteConfig(res, rc), virtualHostName(host))
+	vh := findVirtualHost(findRouteConfig(res, rc), dag.VirtualHostName(host))
 	if vh == nil {
 		t.Fatalf("no virtual host %s in %s", host, rc)
 	}

@@ -20,7 +20,7 @@ import (
 // Ingress (it writes no status conditions); contourc reports them as notices.
 
 type ingressProcessor struct {
-	dag     *DAG
+	dag     *dag.DAG
 	cache   *cache
 	notices *[]Notice
 	// findings are the notices' messages by Ingress, for its entry in
@@ -57,7 +57,7 @@ func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args
 // secureVirtualHosts creates a secure virtual host for each host of each TLS
 // entry whose secret is valid and usable from the Ingress's namespace.
 func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
-	https := p.dag.listener("https")
+	https := p.dag.Listener("https")
 	if len(ing.Spec.TLS) == 0 {
 		return
 	}
@@ -85,7 +85,7 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 			continue
 		}
 		for _, host := range tls.Hosts {
-			svh := https.ensureSecureVirtualHost(host)
+			svh := https.EnsureSecureVirtualHost(host)
 			svh.Secret = secret
 			svh.MinTLSVersion = minVersion
 			svh.MaxTLSVersion = maxVersion
@@ -93,7 +93,7 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 	}
 }
 
-// secretReference resolves an Ingress TLS secretName: "ns/name" or a name in
+// secretReference resolves an Ingress TLS SecretName: "ns/name" or a name in
 // the tls-cert-namespace annotation's namespace or the Ingress's own.
 func secretReference(secretName, annotationNamespace, ownNamespace string) types.NamespacedName {
 	ns, name, ok := strings.Cut(secretName, "/")
@@ -147,20 +147,20 @@ func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.Ing
 			continue
 		}
 		if requiresTLS(ing) || httpAllowed(ing) {
-			if http := p.dag.listener("http"); http != nil {
-				http.ensureVirtualHost(host).addRoute(r)
+			if http := p.dag.Listener("http"); http != nil {
+				http.EnsureVirtualHost(host).AddRoute(r)
 			}
 		}
-		if https := p.dag.listener("https"); https != nil && host != "*" {
-			if svh, ok := https.svhosts[host]; ok {
-				svh.addRoute(r)
+		if https := p.dag.Listener("https"); https != nil && host != "*" {
+			if svh, ok := https.SecureVHosts[host]; ok {
+				svh.AddRoute(r)
 			}
 		}
 	}
 }
 
 // route builds the route for one Ingress path.
-func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path networkingv1.HTTPIngressPath) (*Route, error) {
+func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path networkingv1.HTTPIngressPath) (*dag.Route, error) {
 	backend := path.Backend.Service
 	if backend == nil {
 		return nil, errResourceBackend
@@ -174,7 +174,7 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 		return nil, err
 	}
 	svc = p.cache.withDefaultCircuitBreakers(svc)
-	cluster := &Cluster{Upstream: svc, Protocol: svc.Protocol, Weight: 1}
+	cluster := &dag.Cluster{Upstream: svc, Protocol: svc.Protocol, Weight: 1}
 	if cluster.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
 		return nil, fmt.Errorf("tls.envoy-client-certificate contains unresolved secret reference: %w", err)
 	}
@@ -199,9 +199,9 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	if value == "" {
 		value = "/"
 	}
-	r := &Route{
+	r := &dag.Route{
 		PathMatch:    match,
-		Clusters:     []*Cluster{cluster},
+		Clusters:     []*dag.Cluster{cluster},
 		HTTPSUpgrade: requiresTLS(ing),
 		Websocket:    commaSet(contourAnnotation(ing, "websocket-routes"))[value],
 		Timeout:      ingressTimeout(ing),

@@ -368,7 +368,7 @@ func TestIngressRouteMetadata(t *testing.T) {
 	}
 }
 
-// tlsIngress is an Ingress for foo.com with TLS from secretName.
+// tlsIngress is an Ingress for foo.com with TLS from SecretName.
 func tlsIngress(name, secretName string, opts ...func(*networkingv1.Ingress)) *networkingv1.Ingress {
 	return mkIngress("default", name, append([]func(*networkingv1.Ingress){
 		ingTLS(secretName, "foo.com"),

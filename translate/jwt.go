@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"slices"
 	"strconv"
@@ -21,60 +19,6 @@ import (
 // has only remote JWKS sources; a provider's localJWKS, which arrived
 // later, comes from the loader's extensions.
 
-// JWTProvider verifies JWTs on a secure virtual host's requests. Exactly
-// one of RemoteJWKS and LocalJWKS is set.
-type JWTProvider struct {
-	Name       string
-	Issuer     string
-	Audiences  []string
-	ForwardJWT bool
-	RemoteJWKS *RemoteJWKS
-	// LocalJWKS is the JWKS document inlined from a Secret.
-	LocalJWKS []byte
-}
-
-// RemoteJWKS is a JWKS fetched over HTTP(S) from a DNS-named upstream.
-type RemoteJWKS struct {
-	URI     string
-	Timeout time.Duration
-	// CacheDuration is nil for Envoy's default (5m).
-	CacheDuration *time.Duration
-	Cluster       *DNSNameCluster
-}
-
-// DNSNameCluster is an upstream Envoy finds by resolving a host name.
-type DNSNameCluster struct {
-	Address string // the host name
-	Scheme  string // "http" or "https"
-	Port    int
-	// DNSLookupFamily is auto, v4, v6 or all.
-	DNSLookupFamily string
-	// Validation, when set, verifies the upstream's certificate (https).
-	Validation *dag.UpstreamValidation
-}
-
-// clusterName is Contour v1.33.8's DNSNameClusterName:
-// "dnsname/<scheme>/<host>/<port>/<hash>", the hash the first 10 bytes of
-// the SHA-256 of every setting that makes the cluster what it is, each
-// value quoted so that their boundaries stay apart ("tenant-a"+"idp-ca"
-// is not "tenant-ai"+"dp-ca"). Clusters of one name are served once, so
-// two HTTPProxies in different namespaces asking for one host with
-// another port, DNS family, CA or subject names get a cluster each rather
-// than the first one's; the hash is long enough that no one can pick
-// subject names to take another namespace's cluster over.
-func (c *DNSNameCluster) clusterName() string {
-	port := strconv.Itoa(c.Port)
-	key := strconv.Quote(c.Scheme) + strconv.Quote(c.Address) + strconv.Quote(port) + strconv.Quote(c.DNSLookupFamily)
-	if v := c.Validation; v != nil {
-		key += strconv.Quote(v.CANamespace) + strconv.Quote(v.CAName)
-		for _, sn := range v.SubjectNames {
-			key += strconv.Quote(sn)
-		}
-	}
-	sum := sha256.Sum256([]byte(key))
-	return "dnsname/" + c.Scheme + "/" + c.Address + "/" + port + "/" + hex.EncodeToString(sum[:10])
-}
-
 // defaultJWKSTimeout is how long Envoy waits for a JWKS unless told.
 const defaultJWKSTimeout = time.Second
 
@@ -85,7 +29,7 @@ const defaultDNSLookupFamily = "auto"
 // jwtProviders validates a root's JWT providers in Contour's order and adds
 // them to its secure virtual host one by one, as Contour does; false means
 // an error stops the proxy.
-func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTPProxy, svh *SecureVirtualHost) bool {
+func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTPProxy, svh *dag.SecureVirtualHost) bool {
 	var names []string
 	hasDefault := false
 	ext := p.cache.httpProxyExtensions(proxy)
@@ -113,8 +57,8 @@ func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTP
 
 // jwtProvider resolves a provider's one JWKS source: local (the CRD's CEL
 // rule, which Contour checks again, wants exactly one) or remote.
-func (p *httpProxyProcessor) jwtProvider(st *proxyStatus, proxy *contourv1.HTTPProxy, jp contourv1.JWTProvider, local *loader.LocalJWKS) (*JWTProvider, bool) {
-	out := &JWTProvider{Name: jp.Name, Issuer: jp.Issuer, Audiences: jp.Audiences, ForwardJWT: jp.ForwardJWT}
+func (p *httpProxyProcessor) jwtProvider(st *proxyStatus, proxy *contourv1.HTTPProxy, jp contourv1.JWTProvider, local *loader.LocalJWKS) (*dag.JWTProvider, bool) {
+	out := &dag.JWTProvider{Name: jp.Name, Issuer: jp.Issuer, Audiences: jp.Audiences, ForwardJWT: jp.ForwardJWT}
 	hasRemote, hasLocal := jp.RemoteJWKS.URI != "", local != nil && local.SecretName != ""
 	switch {
 	case hasRemote && hasLocal:
@@ -144,8 +88,8 @@ func (p *httpProxyProcessor) jwtProvider(st *proxyStatus, proxy *contourv1.HTTPP
 // remoteJWKS validates a provider's remote JWKS: URI and scheme, upstream
 // validation (https only), timeout (default 1s), cache duration, port (from
 // the URI, else the scheme's) and DNS lookup family.
-func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPProxy, rj contourv1.RemoteJWKS) (*RemoteJWKS, bool) {
-	fail := func(reason, format string, args ...any) (*RemoteJWKS, bool) {
+func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPProxy, rj contourv1.RemoteJWKS) (*dag.RemoteJWKS, bool) {
+	fail := func(reason, format string, args ...any) (*dag.RemoteJWKS, bool) {
 		st.addError("JWTVerificationError", reason, format, args...)
 		return nil, false
 	}
@@ -168,7 +112,7 @@ func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPPr
 			return fail("RemoteJWKSUpstreamValidationInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation is invalid: %s", err)
 		}
 	}
-	out := &RemoteJWKS{URI: rj.URI, Timeout: defaultJWKSTimeout}
+	out := &dag.RemoteJWKS{URI: rj.URI, Timeout: defaultJWKSTimeout}
 	if rj.Timeout != "" {
 		if out.Timeout, err = time.ParseDuration(rj.Timeout); err != nil {
 			return fail("RemoteJWKSTimeoutInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.Timeout is invalid: %s", err)
@@ -202,14 +146,14 @@ func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPPr
 	default:
 		return fail("RemoteJWKSDNSLookupFamilyInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.DNSLookupFamily has an invalid value %q, must be auto, all, v4 or v6", rj.DNSLookupFamily)
 	}
-	out.Cluster = &DNSNameCluster{Address: u.Hostname(), Scheme: u.Scheme, Port: port, DNSLookupFamily: family, Validation: validation}
+	out.Cluster = &dag.DNSNameCluster{Address: u.Hostname(), Scheme: u.Scheme, Port: port, DNSLookupFamily: family, Validation: validation}
 	return out, true
 }
 
 // routeJWTProvider sets the provider a route requires: its policy's
 // require, none when disabled, else the root's default provider. Asking
 // for both is an error that discards the proxy's routes.
-func routeJWTProvider(st *proxyStatus, r *Route, root *contourv1.HTTPProxy, route contourv1.Route) bool {
+func routeJWTProvider(st *proxyStatus, r *dag.Route, root *contourv1.HTTPProxy, route contourv1.Route) bool {
 	policy := route.JWTVerificationPolicy
 	switch {
 	case policy != nil && policy.Require != "" && policy.Disabled:
@@ -240,12 +184,12 @@ func defaultJWTProvider(root *contourv1.HTTPProxy) string {
 // checkRouteJWTProviders reports the first route requiring a provider the
 // secure virtual host does not define. Contour checks this after adding the
 // routes, so they stay programmed and only the status says so.
-func checkRouteJWTProviders(st *proxyStatus, svh *SecureVirtualHost, routes []*Route) {
+func checkRouteJWTProviders(st *proxyStatus, svh *dag.SecureVirtualHost, routes []*dag.Route) {
 	for _, r := range routes {
 		if r.JWTProvider == "" {
 			continue
 		}
-		if !slices.ContainsFunc(svh.JWTProviders, func(jp *JWTProvider) bool { return jp.Name == r.JWTProvider }) {
+		if !slices.ContainsFunc(svh.JWTProviders, func(jp *dag.JWTProvider) bool { return jp.Name == r.JWTProvider }) {
 			st.addError("JWTVerificationError", "JWTProviderNotDefined", "Route references an undefined JWT provider %q", r.JWTProvider)
 			return
 		}
@@ -255,16 +199,16 @@ func checkRouteJWTProviders(st *proxyStatus, svh *SecureVirtualHost, routes []*R
 // jwksClusters returns the remote JWKS clusters of the valid secure virtual
 // hosts (TCP-proxied ones too, as in Contour), in listener, virtual host and
 // provider order, once per cluster name: the first one met wins.
-func jwksClusters(d *DAG) []*DNSNameCluster {
-	var out []*DNSNameCluster
+func jwksClusters(d *dag.DAG) []*dag.DNSNameCluster {
+	var out []*dag.DNSNameCluster
 	seen := map[string]bool{}
-	for _, l := range d.sortedListeners() {
-		for _, svh := range l.secureVirtualHosts() {
+	for _, l := range d.SortedListeners() {
+		for _, svh := range l.SecureVirtualHosts() {
 			for _, jp := range svh.JWTProviders {
-				if jp.RemoteJWKS == nil || seen[jp.RemoteJWKS.Cluster.clusterName()] {
+				if jp.RemoteJWKS == nil || seen[jp.RemoteJWKS.Cluster.ClusterName()] {
 					continue
 				}
-				seen[jp.RemoteJWKS.Cluster.clusterName()] = true
+				seen[jp.RemoteJWKS.Cluster.ClusterName()] = true
 				out = append(out, jp.RemoteJWKS.Cluster)
 			}
 		}

@@ -698,26 +698,26 @@ func TestDNSNameClusterNameVectors(t *testing.T) {
 		return &dag.UpstreamValidation{CANamespace: ns, CAName: name, SubjectNames: subjects}
 	}
 	for _, tc := range []struct {
-		c    DNSNameCluster
+		c    dag.DNSNameCluster
 		want string
 	}{
-		{DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "auto"}, "dnsname/http/foo.projectcontour.io/80/c1a5cfb578cafae01a91"},
-		{DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "v4"}, "dnsname/http/foo.projectcontour.io/80/23b4f1ac31c67cc50a67"},
-		{DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "all"}, "dnsname/http/foo.projectcontour.io/80/3fc4a884a77ef80f294e"},
-		{DNSNameCluster{Scheme: "https", Address: "foo.projectcontour.io", Port: 443, DNSLookupFamily: "auto"}, "dnsname/https/foo.projectcontour.io/443/92e2d87ab4868b426840"},
-		{DNSNameCluster{Scheme: "https", Address: "foo.projectcontour.io", Port: 443, DNSLookupFamily: "auto", Validation: caFor("", "", "foo.projectcontour.io")}, "dnsname/https/foo.projectcontour.io/443/4177316d05096dff8011"},
-		{DNSNameCluster{Scheme: "https", Address: "jwt.example.com", Port: 443}, "dnsname/https/jwt.example.com/443/0771aeda175c510932e2"},
-		{DNSNameCluster{Scheme: "https", Address: "jwt.example.com", Port: 8443}, "dnsname/https/jwt.example.com/8443/f3c7698ae471934ed629"},
+		{dag.DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "auto"}, "dnsname/http/foo.projectcontour.io/80/c1a5cfb578cafae01a91"},
+		{dag.DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "v4"}, "dnsname/http/foo.projectcontour.io/80/23b4f1ac31c67cc50a67"},
+		{dag.DNSNameCluster{Scheme: "http", Address: "foo.projectcontour.io", Port: 80, DNSLookupFamily: "all"}, "dnsname/http/foo.projectcontour.io/80/3fc4a884a77ef80f294e"},
+		{dag.DNSNameCluster{Scheme: "https", Address: "foo.projectcontour.io", Port: 443, DNSLookupFamily: "auto"}, "dnsname/https/foo.projectcontour.io/443/92e2d87ab4868b426840"},
+		{dag.DNSNameCluster{Scheme: "https", Address: "foo.projectcontour.io", Port: 443, DNSLookupFamily: "auto", Validation: caFor("", "", "foo.projectcontour.io")}, "dnsname/https/foo.projectcontour.io/443/4177316d05096dff8011"},
+		{dag.DNSNameCluster{Scheme: "https", Address: "jwt.example.com", Port: 443}, "dnsname/https/jwt.example.com/443/0771aeda175c510932e2"},
+		{dag.DNSNameCluster{Scheme: "https", Address: "jwt.example.com", Port: 8443}, "dnsname/https/jwt.example.com/8443/f3c7698ae471934ed629"},
 	} {
-		if got := tc.c.clusterName(); got != tc.want {
+		if got := tc.c.ClusterName(); got != tc.want {
 			t.Errorf("%+v: name %q, want %q", tc.c, got, tc.want)
 		}
 	}
 	// Quoting keeps the boundaries: tenant-a/idp-ca is not tenant-ai/dp-ca.
-	a := DNSNameCluster{Scheme: "https", Address: "idp", Port: 443, Validation: caFor("tenant-a", "idp-ca", "idp")}
-	b := DNSNameCluster{Scheme: "https", Address: "idp", Port: 443, Validation: caFor("tenant-ai", "dp-ca", "idp")}
-	if a.clusterName() == b.clusterName() {
-		t.Errorf("CA Secrets tenant-a/idp-ca and tenant-ai/dp-ca share cluster %s", a.clusterName())
+	a := dag.DNSNameCluster{Scheme: "https", Address: "idp", Port: 443, Validation: caFor("tenant-a", "idp-ca", "idp")}
+	b := dag.DNSNameCluster{Scheme: "https", Address: "idp", Port: 443, Validation: caFor("tenant-ai", "dp-ca", "idp")}
+	if a.ClusterName() == b.ClusterName() {
+		t.Errorf("CA Secrets tenant-a/idp-ca and tenant-ai/dp-ca share cluster %s", a.ClusterName())
 	}
 }
 

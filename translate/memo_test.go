@@ -396,13 +396,13 @@ func TestVerdictsKeptAcrossPatches(t *testing.T) {
 // the very same message, one built from another is built again, and one
 // a translation did not ask for is dropped at the next.
 func TestVhostMemo(t *testing.T) {
-	host := func(prefixes ...string) *VirtualHost {
-		vh := &VirtualHost{Name: "www.example.com", routes: map[string]*Route{}}
+	host := func(prefixes ...string) *dag.VirtualHost {
+		vh := &dag.VirtualHost{Name: "www.example.com", Routes: map[string]*dag.Route{}}
 		for _, p := range prefixes {
-			vh.addRoute(&Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: p},
-				Clusters: []*Cluster{{Upstream: &dag.Service{Namespace: "ns", Name: "app"}}}})
+			vh.AddRoute(&dag.Route{PathMatch: dag.PathMatch{Kind: dag.PathPrefix, Value: p},
+				Clusters: []*dag.Cluster{{Upstream: &dag.Service{Namespace: "ns", Name: "app"}}}})
 		}
-		vh.ordered()
+		vh.Ordered()
 		return vh
 	}
 	var m vhostMemo

@@ -89,9 +89,9 @@ func prefixReplacementsValid(replacements []contourv1.ReplacePrefix) (reason str
 // it was lone there, adding a second route of its prefix. So only those
 // are looked at, against all: looking at every route again at every step
 // made an include chain's walk cubic in its depth.
-func expandPrefixRewrites(routes []*Route, from int) []*Route {
+func expandPrefixRewrites(routes []*dag.Route, from int) []*dag.Route {
 	type candidate struct {
-		route *Route
+		route *dag.Route
 		key   string
 		n     int // routes of that prefix, ignoring a trailing "/"
 	}

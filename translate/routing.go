@@ -8,6 +8,7 @@ package translate
 import (
 	"fmt"
 
+	"github.com/contourc/contourc/translate/dag"
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 )
 
@@ -17,7 +18,7 @@ import (
 type VirtualHostRoutes struct {
 	Listener string // ingress_http, ingress_https, or a Gateway listener's
 	Name     string // the fqdn, or "*"
-	Routes   []*Route
+	Routes   []*dag.Route
 }
 
 // VirtualHostRoutes lists the served virtual hosts of every listener,
@@ -27,15 +28,15 @@ func (r *Result) VirtualHostRoutes() []VirtualHostRoutes {
 		return nil
 	}
 	var out []VirtualHostRoutes
-	for _, l := range r.dag.sortedListeners() {
-		for _, vh := range l.virtualHosts() {
-			out = append(out, VirtualHostRoutes{Listener: l.Name, Name: vh.Name, Routes: vh.ordered()})
+	for _, l := range r.dag.SortedListeners() {
+		for _, vh := range l.VirtualHosts() {
+			out = append(out, VirtualHostRoutes{Listener: l.Name, Name: vh.Name, Routes: vh.Ordered()})
 		}
-		for _, svh := range l.secureVirtualHosts() {
-			if svh.TCPProxy != nil && len(svh.routes) == 0 {
+		for _, svh := range l.SecureVirtualHosts() {
+			if svh.TCPProxy != nil && len(svh.Routes) == 0 {
 				continue
 			}
-			out = append(out, VirtualHostRoutes{Listener: l.Name, Name: svh.Name, Routes: svh.ordered()})
+			out = append(out, VirtualHostRoutes{Listener: l.Name, Name: svh.Name, Routes: svh.Ordered()})
 		}
 	}
 	return out
@@ -44,7 +45,7 @@ func (r *Result) VirtualHostRoutes() []VirtualHostRoutes {
 // RouteKey identifies a route's match conditions as Contour does when it
 // adds a route to a virtual host: a later route with the same key replaces
 // the earlier one.
-func RouteKey(r *Route) string { return conditionsKey(r) }
+func RouteKey(r *dag.Route) string { return dag.ConditionsKey(r) }
 
 // HTTPProxyRouteKey is the RouteKey of the HTTPProxy route whose own
 // conditions are own under includes whose conditions are chain (parents
@@ -58,7 +59,7 @@ func HTTPProxyRouteKey(chain, own []contourv1.MatchCondition) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return conditionsKey(&Route{PathMatch: path, HeaderMatch: mergeHeaderMatch(conds), QueryMatch: mergeQueryMatch(conds)}), true
+	return dag.ConditionsKey(&dag.Route{PathMatch: path, HeaderMatch: mergeHeaderMatch(conds), QueryMatch: mergeQueryMatch(conds)}), true
 }
 
 // ParentRefName is the namespace/name of a route status's parentRef

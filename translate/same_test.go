@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // TestSameValueIsDeepEqual holds sameValue to reflect.DeepEqual on random
@@ -37,9 +39,9 @@ func TestSameValueIsDeepEqual(t *testing.T) {
 			make func(*valueFiller) any
 			eq   func(a, b any) bool
 		}{
-			{"VirtualHost", fillAs[VirtualHost], sameAs[VirtualHost]},
-			{"SecureVirtualHost", fillAs[SecureVirtualHost], sameAs[SecureVirtualHost]},
-			{"Route", fillAs[Route], sameAs[Route]},
+			{"VirtualHost", fillAs[dag.VirtualHost], sameAs[dag.VirtualHost]},
+			{"SecureVirtualHost", fillAs[dag.SecureVirtualHost], sameAs[dag.SecureVirtualHost]},
+			{"Route", fillAs[dag.Route], sameAs[dag.Route]},
 			{"settings", fillAs[settings], sameAs[settings]},
 		} {
 			a := typ.make(newValueFiller(seed, -1))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/contourc/contourc/translate/dag/index"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -81,7 +82,7 @@ func (c *cache) checkServingSecretsAhead() {
 		var next atomic.Int64
 		check := func() {
 			for i := next.Add(1) - 1; i < int64(len(names)) && !c.secretChecks.stop.Load(); i = next.Add(1) - 1 {
-				_ = c.checkSecret(c.secrets[names[i]], names[i], validTLSSecret)
+				_ = c.checkSecret(c.secrets[names[i]], names[i], index.ValidTLSSecret)
 			}
 		}
 		for range n - 1 {
@@ -92,8 +93,8 @@ func (c *cache) checkServingSecretsAhead() {
 }
 
 // servingSecretNames lists, in the order they are named, the Secrets in
-// the input that are named as serving certificates: a virtual host's tls.secretName, an
-// Ingress's tls[].secretName (both "name" or "namespace/name") and a Gateway
+// the input that are named as serving certificates: a virtual host's tls.SecretName, an
+// Ingress's tls[].SecretName (both "name" or "namespace/name") and a Gateway
 // listener's certificateRefs.
 func (c *cache) servingSecretNames() []types.NamespacedName {
 	// In the order they are first named, HTTPProxies and Ingresses by

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/contourc/contourc/translate/dag/index"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -97,7 +98,7 @@ func TestValidTLSSecret(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := validTLSSecret(mkSecret("default", "s", tt.typ, tt.data))
+			err := index.ValidTLSSecret(mkSecret("default", "s", tt.typ, tt.data))
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
@@ -157,7 +158,7 @@ func TestSecretErrorsHideKeyMaterial(t *testing.T) {
 	}
 	for name, data := range broken {
 		t.Run(name, func(t *testing.T) {
-			err := validTLSSecret(mkSecret("default", "tls", corev1.SecretTypeTLS, data))
+			err := index.ValidTLSSecret(mkSecret("default", "tls", corev1.SecretTypeTLS, data))
 			if err == nil {
 				t.Fatalf("secret accepted")
 			}

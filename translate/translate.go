@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // Options are the Contour settings that change translation. Zero values mean
@@ -99,7 +100,7 @@ type Result struct {
 	Notices []Notice
 	// dag is the DAG the resources were built from, for the read-only
 	// views of routing.go (contourc lint).
-	dag *DAG
+	dag *dag.DAG
 }
 
 // ObjectStatus is the status of one object in the form Contour writes it.

@@ -11,6 +11,8 @@ import (
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The listeners of `contour serve` with no configuration file.
@@ -19,26 +21,26 @@ const (
 	httpsListenerName = "ingress_https"
 )
 
-func defaultListeners(d *DAG) { defaultListenersFor(d, defaultSettings(), 0) }
+func defaultListeners(d *dag.DAG) { defaultListenersFor(d, defaultSettings(), 0) }
 
 // defaultListenersFor adds ingress_http and ingress_https on the
 // configured addresses and ports, with room for about hosts virtual hosts
 // each.
-func defaultListenersFor(d *DAG, s *settings, hosts int) {
-	d.addListener(&Listener{Name: httpListenerName, Protocol: "http", Address: s.httpAddress, Port: s.httpPort, RouteConfigName: "ingress_http"}).sizeFor(hosts)
-	d.addListener(&Listener{Name: httpsListenerName, Protocol: "https", Address: s.httpsAddress, Port: s.httpsPort, RouteConfigName: "https"}).sizeFor(hosts)
+func defaultListenersFor(d *dag.DAG, s *settings, hosts int) {
+	d.AddListener(&dag.Listener{Name: httpListenerName, Protocol: "http", Address: s.httpAddress, Port: s.httpPort, RouteConfigName: "ingress_http"}).SizeFor(hosts)
+	d.AddListener(&dag.Listener{Name: httpsListenerName, Protocol: "https", Address: s.httpsAddress, Port: s.httpsPort, RouteConfigName: "https"}).SizeFor(hosts)
 }
 
 // buildResources walks the DAG into Envoy resources.
-func buildResources(d *DAG, c *cache, opts Options, notices *[]Notice) Resources {
+func buildResources(d *dag.DAG, c *cache, opts Options, notices *[]Notice) Resources {
 	return buildResourcesWith(d, c, opts, defaultSettings(), notices)
 }
 
 // noticeMissingEndpoints tells the user that the Service behind cluster dc,
 // not an ExternalName, has no endpoints in the input.
-func noticeMissingEndpoints(dc *Cluster, c *cache, opts Options, notices *[]Notice) {
+func noticeMissingEndpoints(dc *dag.Cluster, c *cache, opts Options, notices *[]Notice) {
 	svc := dc.Upstream
-	msg := "has no endpoints in the input: its cluster " + clusterName(dc) + " has no hosts"
+	msg := "has no endpoints in the input: its cluster " + dag.ClusterName(dc) + " has no hosts"
 	if opts.UpstreamDNS != "" {
 		msg = "has no endpoints in the input: resolving it by DNS as " + dnsTarget(svc, opts.UpstreamDNS)
 	} else {
@@ -49,7 +51,7 @@ func noticeMissingEndpoints(dc *Cluster, c *cache, opts Options, notices *[]Noti
 
 // buildResourcesWith is buildResources with the configuration's settings;
 // with Options.StatusOnly it only finds the notices building them gives.
-func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]Notice) Resources {
+func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices *[]Notice) Resources {
 	if opts.StatusOnly {
 		// Only the notices: a cluster's name (a hash of its settings)
 		// is worked out only when its Service has no endpoints. The
@@ -60,11 +62,11 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 			return Resources{}
 		}
 		seen := map[string]bool{}
-		eachClusterInAnyOrder(d, func(dc *Cluster) {
+		eachClusterInAnyOrder(d, func(dc *dag.Cluster) {
 			if svc := dc.Upstream; svc.ExternalName != "" || hasEndpoints(c, svc) {
 				return
 			}
-			if name := clusterName(dc); !seen[name] {
+			if name := dag.ClusterName(dc); !seen[name] {
 				seen[name] = true
 				noticeMissingEndpoints(dc, c, opts, notices)
 			}
@@ -72,13 +74,13 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 		return Resources{}
 	}
 	var dagListeners []string
-	for _, l := range d.sortedListeners() {
+	for _, l := range d.SortedListeners() {
 		dagListeners = append(dagListeners, l.Name)
 	}
 	r := Resources{Runtimes: []*runtimev3.Runtime{runtimeLayerFor(s, dagListeners)}}
 	// The resource types only read the DAG: build them side by side, on
 	// every CPU, the clusters here.
-	d.freeze()
+	d.Freeze()
 	c.memo.frozen()
 	var wg sync.WaitGroup
 	built := c.memo.reuse(s)
@@ -89,7 +91,7 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
 	wg.Go(func() {
 		r.Secrets = append(secrets(d, built), metricsSecrets(s.metrics)...)
-		sortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
+		index.SortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
 	})
 	claSeen := map[string]bool{}
 	for _, dc := range referencedClusters(d) {
@@ -108,21 +110,21 @@ func buildResourcesWith(d *DAG, c *cache, opts Options, s *settings, notices *[]
 			}
 		}
 		r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
-		if name := endpointsName(svc); !claSeen[name] {
+		if name := dag.EndpointsName(svc); !claSeen[name] {
 			claSeen[name] = true
 			r.Endpoints = append(r.Endpoints, built.assignment(svc, eps))
 		}
 	}
 	// Every valid extension is published, used or not.
-	for _, e := range d.sortedExtensions() {
+	for _, e := range d.SortedExtensions() {
 		r.Clusters = append(r.Clusters, extensionClusterWith(e, s))
 		r.Endpoints = append(r.Endpoints, extensionLoadAssignment(e, c))
 	}
 	for _, jc := range jwksClusters(d) {
 		r.Clusters = append(r.Clusters, dnsNameClusterWith(jc, s))
 	}
-	sortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
-	sortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
+	index.SortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
+	index.SortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })
 	wg.Wait()
 	return r
 }
@@ -180,7 +182,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	c.verdicts = opts.Memo.secretVerdicts()
 	c.checkServingSecretsAhead()
 	defer c.stopCheckingAhead()
-	d := newDAG()
+	d := dag.NewDAG()
 	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController, opts.NoDefaultGateway)
 	if err != nil {
 		return nil, err
@@ -195,7 +197,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		addGatewayListeners(d, gw, routes)
 		// Gateway listeners bind the configured HTTP (or, for HTTPS,
 		// HTTPS) address; their ports are the Gateway's.
-		for _, l := range d.listeners {
+		for _, l := range d.Listeners {
 			l.Address = s.httpAddress
 			if l.Protocol == "https" {
 				l.Address = s.httpsAddress
@@ -214,7 +216,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	status := make(statuses, len(c.httpproxies)+len(c.extensions))
 	extensions := &extensionProcessor{cache: c, status: status}
 	extensions.run()
-	d.extensions = extensions.clusters
+	d.Extensions = extensions.clusters
 	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
 		disablePermitInsecure: s.disablePermitInsecure, settings: s}, objs)
 	var gs *gatewayStatuses
@@ -254,7 +256,7 @@ func listStatuses(proxies statuses, gateway *gatewayStatuses, ingresses []Object
 		if a.Kind != b.Kind {
 			return a.Kind < b.Kind
 		}
-		return lessQualified(a.Namespace, a.Name, b.Namespace, b.Name)
+		return index.LessQualified(a.Namespace, a.Name, b.Namespace, b.Name)
 	})
 	return out
 }

@@ -19,7 +19,7 @@ import (
 
 // extAuthzFilter is the ext_authz HTTP filter of a secure virtual host.
 // Errors talking to the server answer 403 unless it fails open.
-func extAuthzFilter(a *ExternalAuthorization) *hcmv3.HttpFilter {
+func extAuthzFilter(a *dag.ExternalAuthorization) *hcmv3.HttpFilter {
 	cfg := &extauthzv3.ExtAuthz{
 		ClearRouteCache:        true,
 		FailureModeAllow:       a.FailOpen,
@@ -27,7 +27,7 @@ func extAuthzFilter(a *ExternalAuthorization) *hcmv3.HttpFilter {
 		TransportApiVersion:    corev3.ApiVersion_V3,
 		IncludePeerCertificate: true,
 	}
-	cluster := a.Extension.clusterName()
+	cluster := a.Extension.ClusterName()
 	if a.HTTPService {
 		timeout := envoyTimeout(a.ResponseTimeout)
 		if timeout == nil {
@@ -96,7 +96,7 @@ var authzDisabled = sync.OnceValue(func() *anypb.Any {
 
 // routeAuthzConfig is a route's ext_authz override: disabled, or extra
 // context for the check request; nil when there is none.
-func routeAuthzConfig(r *Route) *anypb.Any {
+func routeAuthzConfig(r *dag.Route) *anypb.Any {
 	switch {
 	case r.AuthDisabled:
 		return authzDisabled()

@@ -21,7 +21,7 @@ import (
 // each endpoint's first address, without duplicates. No endpoints gives a
 // CLA with only its name.
 func loadAssignment(svc *dag.Service, slices []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
-	cla := &endpointv3.ClusterLoadAssignment{ClusterName: endpointsName(svc)}
+	cla := &endpointv3.ClusterLoadAssignment{ClusterName: dag.EndpointsName(svc)}
 	type hostPort struct {
 		addr string
 		port int32
@@ -117,8 +117,8 @@ func dnsTarget(svc *dag.Service, domain string) string {
 // extensionLoadAssignment has one locality per target Service of an
 // extension, weighted by the target's weight (all 1 when none is set; a
 // zero weight among others is left unset).
-func extensionLoadAssignment(e *ExtensionCluster, c *cache) *endpointv3.ClusterLoadAssignment {
-	cla := &endpointv3.ClusterLoadAssignment{ClusterName: e.clusterName()}
+func extensionLoadAssignment(e *dag.ExtensionCluster, c *cache) *endpointv3.ClusterLoadAssignment {
+	cla := &endpointv3.ClusterLoadAssignment{ClusterName: e.ClusterName()}
 	var total uint32
 	for _, t := range e.Targets {
 		total += t.Weight

@@ -3,6 +3,7 @@ package translate
 import (
 	"time"
 
+	"github.com/contourc/contourc/translate/dag"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -23,7 +24,7 @@ const jwtAuthnFilterName = "envoy.filters.http.jwt_authn"
 // jwtAuthnFilter is the jwt_authn filter with one provider and one
 // requirement of the same name per provider; routes pick a requirement by
 // name, so no rules are needed here. Nil without providers.
-func jwtAuthnFilter(providers []*JWTProvider) *hcmv3.HttpFilter {
+func jwtAuthnFilter(providers []*dag.JWTProvider) *hcmv3.HttpFilter {
 	if len(providers) == 0 {
 		return nil
 	}
@@ -43,7 +44,7 @@ func jwtAuthnFilter(providers []*JWTProvider) *hcmv3.HttpFilter {
 // jwtProvider inlines a local JWKS, or fetches the JWKS through its
 // DNS-name cluster. A provider without a source (the DAG never makes one)
 // gets an empty key set, which rejects every token, as Contour fails closed.
-func jwtProvider(p *JWTProvider) *jwtauthnv3.JwtProvider {
+func jwtProvider(p *dag.JWTProvider) *jwtauthnv3.JwtProvider {
 	out := &jwtauthnv3.JwtProvider{Issuer: p.Issuer, Audiences: p.Audiences, Forward: p.ForwardJWT}
 	r := p.RemoteJWKS
 	if r == nil {
@@ -58,7 +59,7 @@ func jwtProvider(p *JWTProvider) *jwtauthnv3.JwtProvider {
 	}
 	remote := &jwtauthnv3.RemoteJwks{HttpUri: &corev3.HttpUri{
 		Uri:              r.URI,
-		HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: r.Cluster.clusterName()},
+		HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: r.Cluster.ClusterName()},
 		Timeout:          durationpb.New(r.Timeout),
 	}}
 	if r.CacheDuration != nil {
@@ -79,14 +80,14 @@ func jwtPerRouteConfig(provider string) *anypb.Any {
 // dnsNameCluster is Contour's DNSNameCluster: STRICT_DNS (LOGICAL_DNS when
 // both address families are wanted) to host:port, over TLS with the host as
 // SNI for https.
-func dnsNameCluster(c *DNSNameCluster) *clusterv3.Cluster {
+func dnsNameCluster(c *dag.DNSNameCluster) *clusterv3.Cluster {
 	return dnsNameClusterWith(c, defaultSettings())
 }
 
 // dnsNameClusterWith is dnsNameCluster with the configuration's upstream
 // TLS parameters.
-func dnsNameClusterWith(c *DNSNameCluster, s *settings) *clusterv3.Cluster {
-	name := c.clusterName()
+func dnsNameClusterWith(c *dag.DNSNameCluster, s *settings) *clusterv3.Cluster {
+	name := c.ClusterName()
 	family := dnsLookupFamily(c.DNSLookupFamily)
 	discovery := clusterv3.Cluster_STRICT_DNS
 	if family == clusterv3.Cluster_ALL {

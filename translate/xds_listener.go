@@ -12,22 +12,25 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Envoy listeners from the DAG. A listener exists only when it has something
 // to serve; the stats/health and admin listeners always exist.
 
-func listeners(d *DAG) []*listenerv3.Listener { return listenersFor(d, defaultSettings(), nil, nil) }
+func listeners(d *dag.DAG) []*listenerv3.Listener {
+	return listenersFor(d, defaultSettings(), nil, nil)
+}
 
 // listenersFor builds the listeners with the configuration's settings,
 // remembering in u the typed configs of the connection managers and filter
 // chains.
-func listenersFor(d *DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
+func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
 	out := staticListenersFor(s)
-	for _, l := range d.sortedListeners() {
+	for _, l := range d.SortedListeners() {
 		switch l.Protocol {
 		case "http":
-			if len(l.virtualHosts()) > 0 {
+			if len(l.VirtualHosts()) > 0 {
 				opts := hcmOptions{websockets: l.EnableWebsockets, settings: s, unpacked: u}
 				if s.globalAuth != nil {
 					opts.extraFilters = append(opts.extraFilters, extAuthzFilter(s.globalAuth))
@@ -54,13 +57,13 @@ func listenersFor(d *DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.List
 			}
 		}
 	}
-	sortByName(out, func(l *listenerv3.Listener) string { return l.Name })
+	index.SortByName(out, func(l *listenerv3.Listener) string { return l.Name })
 	return out
 }
 
 // secureFilterChains returns one SNI filter chain per valid secure virtual
 // host, ordered by server name.
-func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
+func secureFilterChains(l *dag.Listener) []*listenerv3.FilterChain {
 	return secureFilterChainsFor(l, defaultSettings(), nil, nil, nil)
 }
 
@@ -68,11 +71,11 @@ func secureFilterChains(l *Listener) []*listenerv3.FilterChain {
 // virtual host, ordered by server name, then the fallback-certificate chain
 // when a virtual host enables it. p, when set, packs their connection
 // managers.
-func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
+func secureFilterChainsFor(l *dag.Listener, s *settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
 	alpn := alpnForVersions(s.defaultHTTP)
-	for _, svh := range l.secureVirtualHosts() {
+	for _, svh := range l.SecureVirtualHosts() {
 		var chainALPN []string
 		var forward *dag.ForwardClientCert
 		if cv := svh.ClientValidation; cv != nil {
@@ -86,7 +89,7 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked, p *h
 		}))
 		if svh.FallbackCertificate != nil && fallback == nil {
 			lo, hi := globalTLSRange(s)
-			ftls := withClientValidation(downstreamTLSContextFor(s, secretName(svh.FallbackCertificate), lo, hi, chainALPN...), svh.ClientValidation)
+			ftls := withClientValidation(downstreamTLSContextFor(s, dag.SecretName(svh.FallbackCertificate), lo, hi, chainALPN...), svh.ClientValidation)
 			opts := hcmOptions{fallback: true, websockets: l.EnableWebsockets, settings: s, forwardClientCert: forward, unpacked: u}
 			if svh.Authorization != nil {
 				opts.extraFilters = append(opts.extraFilters, extAuthzFilter(svh.Authorization))
@@ -116,7 +119,7 @@ func secureFilterChainsFor(l *Listener, s *settings, b *reuse, u *Unpacked, p *h
 // secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
 // HTTP connection manager behind the virtual host's TLS context. It reads
 // nothing of svh's routes (see reuse.filterChain).
-func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
+func secureFilterChain(l *dag.Listener, svh *dag.SecureVirtualHost, s *settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
 	var filter *listenerv3.Filter
 	if svh.TCPProxy != nil {
 		// No ALPN: the backend negotiates protocols in its ServerHello.
@@ -134,7 +137,7 @@ func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []
 	var tls *tlsv3.DownstreamTlsContext
 	if svh.Secret != nil { // nil for TLS passthrough
 		lo, hi := vhostTLSRange(s, svh.MinTLSVersion, svh.MaxTLSVersion)
-		tls = withClientValidation(downstreamTLSContextFor(s, secretName(svh.Secret), lo, hi, alpn...), svh.ClientValidation)
+		tls = withClientValidation(downstreamTLSContextFor(s, dag.SecretName(svh.Secret), lo, hi, alpn...), svh.ClientValidation)
 	}
 	fc := sniFilterChain(svh.Name, tls, filter)
 	if tls != nil {
@@ -145,7 +148,7 @@ func secureFilterChain(l *Listener, svh *SecureVirtualHost, s *settings, alpn []
 
 // withClientValidation adds a virtual host's client certificate
 // validation, if any, to ctx.
-func withClientValidation(ctx *tlsv3.DownstreamTlsContext, cv *ClientValidation) *tlsv3.DownstreamTlsContext {
+func withClientValidation(ctx *tlsv3.DownstreamTlsContext, cv *dag.ClientValidation) *tlsv3.DownstreamTlsContext {
 	if cv == nil {
 		return ctx
 	}
@@ -158,18 +161,18 @@ func withClientValidation(ctx *tlsv3.DownstreamTlsContext, cv *ClientValidation)
 // tcpProxyFilter forwards a connection to the proxy's clusters. Envoy's
 // TCP weighted clusters cannot carry a zero weight, so zero-weight clusters
 // are dropped unless all are zero, in which case all get weight 1.
-func tcpProxyFilter(statPrefix string, p *TCPProxy) *listenerv3.Filter {
+func tcpProxyFilter(statPrefix string, p *dag.TCPProxy) *listenerv3.Filter {
 	return tcpProxyFilterWith(statPrefix, p, []*accesslogv3.AccessLog{hcmStdoutAccessLog()})
 }
 
 // tcpProxyFilterWith is tcpProxyFilter with the given access logs.
-func tcpProxyFilterWith(statPrefix string, p *TCPProxy, logs []*accesslogv3.AccessLog) *listenerv3.Filter {
+func tcpProxyFilterWith(statPrefix string, p *dag.TCPProxy, logs []*accesslogv3.AccessLog) *listenerv3.Filter {
 	tp := &tcpproxyv3.TcpProxy{
 		StatPrefix:  statPrefix,
 		AccessLog:   logs,
 		IdleTimeout: durationpb.New(9001 * time.Second),
 	}
-	var keep []*Cluster
+	var keep []*dag.Cluster
 	for _, c := range p.Clusters {
 		if c.Weight > 0 {
 			keep = append(keep, c)
@@ -179,11 +182,11 @@ func tcpProxyFilterWith(statPrefix string, p *TCPProxy, logs []*accesslogv3.Acce
 		keep = p.Clusters
 	}
 	if len(keep) == 1 {
-		tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_Cluster{Cluster: clusterName(keep[0])}
+		tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_Cluster{Cluster: dag.ClusterName(keep[0])}
 	} else {
 		wc := &tcpproxyv3.TcpProxy_WeightedCluster{}
 		for _, c := range keep {
-			wc.Clusters = append(wc.Clusters, &tcpproxyv3.TcpProxy_WeightedCluster_ClusterWeight{Name: clusterName(c), Weight: max(c.Weight, 1)})
+			wc.Clusters = append(wc.Clusters, &tcpproxyv3.TcpProxy_WeightedCluster_ClusterWeight{Name: dag.ClusterName(c), Weight: max(c.Weight, 1)})
 		}
 		sort.SliceStable(wc.Clusters, func(i, j int) bool {
 			a, b := wc.Clusters[i], wc.Clusters[j]

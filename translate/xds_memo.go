@@ -68,7 +68,7 @@ type built struct {
 type builtClusterKey struct{ name, dns string }
 
 type builtCluster struct {
-	from Cluster
+	from dag.Cluster
 	out  *clusterv3.Cluster
 }
 
@@ -93,7 +93,7 @@ type vhostKey struct {
 }
 
 type builtVhost struct {
-	from *VirtualHost
+	from *dag.VirtualHost
 	out  *routev3.VirtualHost
 	// used is the last translation that asked for it.
 	used uint64
@@ -132,7 +132,7 @@ func (m *vhostMemo) begin() {
 
 // virtualHost is envoyVirtualHost(vh, secure) for the table named table,
 // the one built before when it was built from the same.
-func (m *vhostMemo) virtualHost(table string, vh *VirtualHost, secure bool) *routev3.VirtualHost {
+func (m *vhostMemo) virtualHost(table string, vh *dag.VirtualHost, secure bool) *routev3.VirtualHost {
 	key := vhostKey{vh.Name, table, secure}
 	if r := m.records[key]; r != nil {
 		if !sameVirtualHost(r.from, vh) {
@@ -164,7 +164,7 @@ type chainListener struct {
 
 type builtChain struct {
 	listener chainListener
-	from     SecureVirtualHost // without its routes, which the chain does not read
+	from     dag.SecureVirtualHost // without its routes, which the chain does not read
 	out      *listenerv3.FilterChain
 }
 
@@ -201,7 +201,7 @@ type reuse struct {
 	// (listenersFor's), works out what a filter chain is built from:
 	// a copy on the heap at each call was 3.6 MB a reload at 5,000
 	// HTTPProxies.
-	chainFrom SecureVirtualHost
+	chainFrom dag.SecureVirtualHost
 }
 
 // reuse returns the reuse of a translation with settings s.
@@ -217,7 +217,7 @@ func (m *Memo) reuse(s *settings) *reuse {
 }
 
 // virtualHost is envoyVirtualHost(vh, secure) for the table named table.
-func (b *reuse) virtualHost(table string, vh *VirtualHost, secure bool) *routev3.VirtualHost {
+func (b *reuse) virtualHost(table string, vh *dag.VirtualHost, secure bool) *routev3.VirtualHost {
 	if b == nil {
 		return envoyVirtualHost(vh, secure)
 	}
@@ -244,14 +244,14 @@ func (b *reuse) table(name string, vhosts []*routev3.VirtualHost) *routev3.Route
 
 // filterChain is build(), the secure virtual host's filter chain on l,
 // or the previous one when it was built from the same.
-func (b *reuse) filterChain(l *Listener, svh *SecureVirtualHost, build func() *listenerv3.FilterChain) *listenerv3.FilterChain {
+func (b *reuse) filterChain(l *dag.Listener, svh *dag.SecureVirtualHost, build func() *listenerv3.FilterChain) *listenerv3.FilterChain {
 	if b == nil {
 		return build()
 	}
 	key := chainKey{l.Name, svh.Name}
 	from := &b.chainFrom
 	*from = *svh
-	from.routes, from.sorted, from.uses, from.named, from.routesShared = nil, nil, nil, nil, false
+	from.Routes, from.Sorted, from.Uses, from.Named, from.RoutesShared = nil, nil, nil, nil, false
 	cl := chainListener{l.Name, l.RouteConfigName, l.EnableWebsockets}
 	if old, ok := b.previous.chains[key]; ok && b.sameSettings && old.listener == cl && sameValue(&old.from, from) {
 		b.current.chains[key] = old
@@ -265,35 +265,35 @@ func (b *reuse) filterChain(l *Listener, svh *SecureVirtualHost, build func() *l
 // sameVirtualHost reports whether two frozen virtual hosts are deeply
 // equal (same.go), comparing their routes in order rather than through the
 // map they are kept in, which holds the same routes.
-func sameVirtualHost(a, b *VirtualHost) bool {
-	if len(a.sorted) != len(b.sorted) || len(a.routes) != len(b.routes) {
+func sameVirtualHost(a, b *dag.VirtualHost) bool {
+	if len(a.Sorted) != len(b.Sorted) || len(a.Routes) != len(b.Routes) {
 		return false
 	}
-	pair := vhostPairs.Get().(*[2]VirtualHost)
+	pair := vhostPairs.Get().(*[2]dag.VirtualHost)
 	defer vhostPairs.Put(pair)
 	x, y := &pair[0], &pair[1]
 	*x, *y = *a, *b
-	x.routes, y.routes = nil, nil
-	x.uses, y.uses = nil, nil // derived from the routes, compared in order
-	x.named, y.named = nil, nil
-	x.routesShared, y.routesShared = false, false
+	x.Routes, y.Routes = nil, nil
+	x.Uses, y.Uses = nil, nil // derived from the routes, compared in order
+	x.Named, y.Named = nil, nil
+	x.RoutesShared, y.RoutesShared = false, false
 	same := sameValue(x, y)
-	*x, *y = VirtualHost{}, VirtualHost{} // holding nothing of the DAG
+	*x, *y = dag.VirtualHost{}, dag.VirtualHost{} // holding nothing of the DAG
 	return same
 }
 
 // vhostPairs are where sameVirtualHost, which the route tables' goroutines
 // call, compares: copies on the heap were 2 MB a reload at 5,000
 // HTTPProxies.
-var vhostPairs = sync.Pool{New: func() any { return new([2]VirtualHost) }}
+var vhostPairs = sync.Pool{New: func() any { return new([2]dag.VirtualHost) }}
 
 // cluster is clusterWith(dc, dns, s), the previous one when it was built
 // from the same.
-func (b *reuse) cluster(dc *Cluster, dns string, s *settings) *clusterv3.Cluster {
+func (b *reuse) cluster(dc *dag.Cluster, dns string, s *settings) *clusterv3.Cluster {
 	if b == nil {
 		return clusterWith(dc, dns, s)
 	}
-	key := builtClusterKey{clusterName(dc), dns}
+	key := builtClusterKey{dag.ClusterName(dc), dns}
 	if old, ok := b.previous.clusters[key]; ok && b.sameSettings && sameValue(&old.from, dc) {
 		b.current.clusters[key] = old
 		return old.out
@@ -309,7 +309,7 @@ func (b *reuse) assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *
 	if b == nil {
 		return loadAssignment(svc, eps)
 	}
-	name := endpointsName(svc)
+	name := dag.EndpointsName(svc)
 	if old, ok := b.previous.assignments[name]; ok && old.svc == *svc && slices.Equal(old.slices, eps) {
 		b.current.assignments[name] = old
 		return old.out
@@ -321,7 +321,7 @@ func (b *reuse) assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *
 
 // secret is the SDS secret name serves sec as, the previous one when it
 // held the same certificate and key.
-func (b *reuse) secret(name string, sec *Secret) *tlsv3.Secret {
+func (b *reuse) secret(name string, sec *dag.Secret) *tlsv3.Secret {
 	if b == nil {
 		return tlsCertificateSecret(name, sec.Cert, sec.Key)
 	}

@@ -18,25 +18,25 @@ import (
 // Envoy route configurations from the DAG: one for plain HTTP (always
 // present, even when empty) and one per secure virtual host.
 
-func routeConfigurations(d *DAG, b *reuse) []*routev3.RouteConfiguration {
+func routeConfigurations(d *dag.DAG, b *reuse) []*routev3.RouteConfiguration {
 	var out []*routev3.RouteConfiguration
-	for _, l := range d.sortedListeners() {
+	for _, l := range d.SortedListeners() {
 		switch l.Protocol {
 		case "http":
 			// Virtual hosts are built (or compared) on every CPU.
-			dagVhosts := l.virtualHosts()
+			dagVhosts := l.VirtualHosts()
 			vhosts := make([]*routev3.VirtualHost, len(dagVhosts))
 			par.ForEach(len(dagVhosts), func(i int) {
 				vhosts[i] = b.virtualHost(l.RouteConfigName, dagVhosts[i], false)
 			})
 			// Contour always serves ingress_http, even empty; a Gateway
 			// listener's only when it has virtual hosts.
-			if len(vhosts) > 0 || !d.dynamicListeners {
+			if len(vhosts) > 0 || !d.DynamicListeners {
 				out = append(out, b.table(l.RouteConfigName, vhosts))
 			}
 		case "https":
-			var svhs []*SecureVirtualHost
-			for _, svh := range l.secureVirtualHosts() {
+			var svhs []*dag.SecureVirtualHost
+			for _, svh := range l.SecureVirtualHosts() {
 				if svh.TCPProxy == nil { // TCP-proxied hosts have no HTTP routes
 					svhs = append(svhs, svh)
 				}
@@ -64,14 +64,14 @@ func routeConfigurations(d *DAG, b *reuse) []*routev3.RouteConfiguration {
 
 // secureRouteConfigName is "<prefix>/<fqdn>", e.g. "https/example.com" or,
 // on a Gateway listener, "https-443/example.com".
-func secureRouteConfigName(l *Listener, svh *SecureVirtualHost) string {
+func secureRouteConfigName(l *dag.Listener, svh *dag.SecureVirtualHost) string {
 	return l.RouteConfigName + "/" + svh.Name
 }
 
 // fallbackRouteConfigName is the route configuration of a listener's
 // fallback-certificate chain: "ingress_fallbackcert" for ingress_https,
 // "<prefix>/fallbackcert" on a Gateway listener.
-func fallbackRouteConfigName(l *Listener) string {
+func fallbackRouteConfigName(l *dag.Listener) string {
 	if l.Name == httpsListenerName {
 		return "ingress_fallbackcert"
 	}
@@ -98,9 +98,9 @@ func routeConfiguration(name string, vhosts []*routev3.VirtualHost) *routev3.Rou
 	}
 }
 
-func envoyVirtualHost(vh *VirtualHost, secure bool) *routev3.VirtualHost {
-	routes := vh.ordered()
-	out := &routev3.VirtualHost{Name: virtualHostName(vh.Name), Domains: []string{vh.Name}}
+func envoyVirtualHost(vh *dag.VirtualHost, secure bool) *routev3.VirtualHost {
+	routes := vh.Ordered()
+	out := &routev3.VirtualHost{Name: dag.VirtualHostName(vh.Name), Domains: []string{vh.Name}}
 	out.Routes = make([]*routev3.Route, len(routes))
 	var meta *corev3.Metadata
 	for i, r := range routes {
@@ -131,13 +131,13 @@ func envoyVirtualHost(vh *VirtualHost, secure bool) *routev3.VirtualHost {
 }
 
 // sameOrigin says whether two routes come from the same object.
-func sameOrigin(a, b *Route) bool {
+func sameOrigin(a, b *dag.Route) bool {
 	return a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
 }
 
 // envoyRoute builds r's Envoy route, with meta (routeMetadata) naming
 // its object.
-func envoyRoute(r *Route, vhostName string, secure bool, meta *corev3.Metadata) *routev3.Route {
+func envoyRoute(r *dag.Route, vhostName string, secure bool, meta *corev3.Metadata) *routev3.Route {
 	route := &routev3.Route{Match: routeMatch(r), Metadata: meta}
 	switch {
 	case r.HTTPSUpgrade && !secure:
@@ -186,7 +186,7 @@ func directResponse(d *dag.DirectResponse) *routev3.Route_DirectResponse {
 }
 
 // routeMetadata names the object a route came from, for access logs.
-func routeMetadata(r *Route) *corev3.Metadata {
+func routeMetadata(r *dag.Route) *corev3.Metadata {
 	if r.Kind == "" && r.Namespace == "" && r.Name == "" {
 		return nil
 	}
@@ -205,7 +205,7 @@ func routeMetadata(r *Route) *corev3.Metadata {
 	}}
 }
 
-func routeMatch(r *Route) *routev3.RouteMatch {
+func routeMatch(r *dag.Route) *routev3.RouteMatch {
 	m := &routev3.RouteMatch{}
 	switch r.PathMatch.Kind {
 	case dag.PathExact:
@@ -281,7 +281,7 @@ func queryMatcher(q dag.QueryMatch) *routev3.QueryParameterMatcher {
 	return out
 }
 
-func routeAction(r *Route) *routev3.RouteAction {
+func routeAction(r *dag.Route) *routev3.RouteAction {
 	ra := &routev3.RouteAction{
 		RetryPolicy: retryPolicy(r.Retry),
 		Timeout:     envoyTimeout(r.Timeout.Response),
@@ -312,7 +312,7 @@ func routeAction(r *Route) *routev3.RouteAction {
 		ra.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
 	if singleSimpleCluster(r) {
-		ra.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: clusterName(r.Clusters[0])}
+		ra.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: dag.ClusterName(r.Clusters[0])}
 	} else {
 		ra.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: weightedClusters(r)}
 	}
@@ -321,7 +321,7 @@ func routeAction(r *Route) *routev3.RouteAction {
 
 // singleSimpleCluster says whether a route can name its one cluster
 // directly: per-cluster header or cookie policies need a weighted entry.
-func singleSimpleCluster(r *Route) bool {
+func singleSimpleCluster(r *dag.Route) bool {
 	if len(r.Clusters) != 1 || len(r.CookieRewrites) > 0 {
 		return false
 	}
@@ -332,7 +332,7 @@ func singleSimpleCluster(r *Route) bool {
 
 // weightedClusters spreads traffic by weight; when no weight is set at all
 // every cluster gets 1. Ordered by name, then weight.
-func weightedClusters(r *Route) *routev3.WeightedCluster {
+func weightedClusters(r *dag.Route) *routev3.WeightedCluster {
 	var total uint32
 	wc := &routev3.WeightedCluster{}
 	for _, c := range r.Clusters {

@@ -47,8 +47,8 @@ func headerValues(m map[string]string, action corev3.HeaderValueOption_HeaderApp
 
 // clusterWeight is a weighted_clusters entry, carrying the cluster's own
 // header and cookie policies.
-func clusterWeight(r *Route, c *Cluster) *routev3.WeightedCluster_ClusterWeight {
-	cw := &routev3.WeightedCluster_ClusterWeight{Name: clusterName(c), Weight: wrapperspb.UInt32(c.Weight)}
+func clusterWeight(r *dag.Route, c *dag.Cluster) *routev3.WeightedCluster_ClusterWeight {
+	cw := &routev3.WeightedCluster_ClusterWeight{Name: dag.ClusterName(c), Weight: wrapperspb.UInt32(c.Weight)}
 	if c.RequestHeaders != nil {
 		cw.RequestHeadersToAdd, cw.RequestHeadersToRemove = headerOptions(c.RequestHeaders)
 		if c.RequestHeaders.HostRewrite != "" {
@@ -147,11 +147,11 @@ func hashPolicies(in []dag.RequestHashPolicy) []*routev3.RouteAction_HashPolicy 
 	return out
 }
 
-func mirrorPolicies(in []*MirrorPolicy) []*routev3.RouteAction_RequestMirrorPolicy {
+func mirrorPolicies(in []*dag.MirrorPolicy) []*routev3.RouteAction_RequestMirrorPolicy {
 	var out []*routev3.RouteAction_RequestMirrorPolicy
 	for _, m := range in {
 		out = append(out, &routev3.RouteAction_RequestMirrorPolicy{
-			Cluster: clusterName(m.Cluster),
+			Cluster: dag.ClusterName(m.Cluster),
 			RuntimeFraction: &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
 				Numerator: m.Percent, Denominator: typev3.FractionalPercent_HUNDRED,
 			}},

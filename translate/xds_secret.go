@@ -1,25 +1,27 @@
 package translate
 
 import (
+	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 )
 
 // secrets returns the SDS secrets of the valid secure virtual hosts, once
 // per name, ordered by name.
-func secrets(d *DAG, b *reuse) []*tlsv3.Secret {
+func secrets(d *dag.DAG, b *reuse) []*tlsv3.Secret {
 	seen := map[string]bool{}
 	var out []*tlsv3.Secret
-	add := func(sec *Secret) {
+	add := func(sec *dag.Secret) {
 		if sec == nil {
 			return
 		}
-		if name := secretName(sec); !seen[name] {
+		if name := dag.SecretName(sec); !seen[name] {
 			seen[name] = true
 			out = append(out, b.secret(name, sec))
 		}
 	}
-	for _, l := range d.sortedListeners() {
-		for _, svh := range l.secureVirtualHosts() {
+	for _, l := range d.SortedListeners() {
+		for _, svh := range l.SecureVirtualHosts() {
 			if svh.Secret == nil {
 				continue // TLS passthrough
 			}
@@ -32,6 +34,6 @@ func secrets(d *DAG, b *reuse) []*tlsv3.Secret {
 	for _, c := range referencedClusters(d) {
 		add(c.ClientCertificate)
 	}
-	sortByName(out, func(s *tlsv3.Secret) string { return s.Name })
+	index.SortByName(out, func(s *tlsv3.Secret) string { return s.Name })
 	return out
 }

@@ -24,7 +24,7 @@ import (
 
 // routeFilterConfig is a forwarding route's per-filter configuration, or
 // nil when it has none.
-func routeFilterConfig(r *Route, vhostName string) map[string]*anypb.Any {
+func routeFilterConfig(r *dag.Route, vhostName string) map[string]*anypb.Any {
 	tpfc := map[string]*anypb.Any{}
 	if r.RateLimit != nil && r.RateLimit.Local != nil {
 		tpfc["envoy.filters.http.local_ratelimit"] = localRateLimitConfig(r.RateLimit.Local, "vhost."+vhostName)

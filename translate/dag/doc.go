@@ -4,8 +4,9 @@
 // shape follows Contour's internal/dag: Listener -> VirtualHost -> Route ->
 // Cluster -> Service.
 //
-// The move out of package translate is under way (see ARCHITECTURE.md): the
-// value types a route, a virtual host and an upstream are made of live here;
-// the containers (DAG, Listener, VirtualHost, Route, Cluster, Secret), whose
-// unexported fields the processors still write, do not yet.
+// It holds the containers (DAG, Listener, VirtualHost, SecureVirtualHost,
+// Route, Cluster, Secret and the external services' clusters), the values
+// they are made of, Contour's names for the Envoy resources they become
+// (naming.go) and Envoy's order of a virtual host's routes (route_sort.go).
+// Freeze marks a DAG complete; the builders then only read it.
 package dag

@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"bytes"
@@ -18,11 +18,11 @@ import (
 // Validation of Secrets, with Contour's rules. Messages describe structure
 // only: they never quote key material.
 
-// validTLSSecret checks a serving certificate Secret: type kubernetes.io/tls
+// ValidTLSSecret checks a serving certificate Secret: type kubernetes.io/tls
 // or Opaque, tls.crt holding certificates whose first one names a host,
 // tls.key holding exactly one private key. Like Contour, it does not check
 // that key and certificate match, nor expiry.
-func validTLSSecret(s *corev1.Secret) error {
+func ValidTLSSecret(s *corev1.Secret) error {
 	if s.Type != corev1.SecretTypeTLS && s.Type != corev1.SecretTypeOpaque {
 		return fmt.Errorf("secret type is not %q or %q", corev1.SecretTypeTLS, corev1.SecretTypeOpaque)
 	}
@@ -58,20 +58,20 @@ func hasPEMHeader(data []byte) bool {
 // back in messages, since it may be key material pasted into a BEGIN line.
 var pemLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z0-9 ]{1,40}$`) })
 
-func unexpectedBlock(blockType string) error {
+func UnexpectedBlock(blockType string) error {
 	if pemLabel().MatchString(blockType) {
 		return fmt.Errorf("unexpected block type '%s'", blockType)
 	}
 	return errors.New("unexpected block type")
 }
 
-// pemBlocks calls visit for each PEM block in data.
-type pemBlock = pem.Block
+// PEMBlocks calls visit for each PEM block in data.
+type PEMBlock = pem.Block
 
-func pemBlocks(data []byte, visit func(*pemBlock) error) error {
+func PEMBlocks(data []byte, visit func(*PEMBlock) error) error {
 	for hasPEMHeader(data) {
 		var block *pem.Block
-		block, data = decodePEM(data)
+		block, data = DecodePEM(data)
 		if block == nil {
 			return errors.New("failed to parse PEM block")
 		}
@@ -84,9 +84,9 @@ func pemBlocks(data []byte, visit func(*pemBlock) error) error {
 
 func validateServingBundle(data []byte) error {
 	n := 0
-	err := pemBlocks(data, func(b *pem.Block) error {
+	err := PEMBlocks(data, func(b *pem.Block) error {
 		if b.Type != "CERTIFICATE" {
-			return unexpectedBlock(b.Type)
+			return UnexpectedBlock(b.Type)
 		}
 		cert, err := x509.ParseCertificate(b.Bytes)
 		if err != nil {
@@ -108,7 +108,7 @@ var errECKey = errors.New("EC private key does not parse")
 
 func validatePrivateKey(data []byte) error {
 	keys := 0
-	err := pemBlocks(data, func(b *pem.Block) error {
+	err := PEMBlocks(data, func(b *pem.Block) error {
 		var err error
 		switch b.Type {
 		case "PRIVATE KEY":
@@ -122,7 +122,7 @@ func validatePrivateKey(data []byte) error {
 		case "EC PARAMETERS":
 			return nil
 		default:
-			return unexpectedBlock(b.Type)
+			return UnexpectedBlock(b.Type)
 		}
 		if err != nil {
 			// The parser's message can describe the key's bytes; keep it generic.
@@ -142,9 +142,9 @@ func validatePrivateKey(data []byte) error {
 	return nil
 }
 
-// validJWKSSecret checks a local JWKS Secret: type Opaque, and in key a
+// ValidJWKSSecret checks a local JWKS Secret: type Opaque, and in key a
 // JSON object with a "keys" array (RFC 7517), as Contour requires.
-func validJWKSSecret(s *corev1.Secret, key string) error {
+func ValidJWKSSecret(s *corev1.Secret, key string) error {
 	if s.Type != corev1.SecretTypeOpaque {
 		return fmt.Errorf("secret type is not %q", corev1.SecretTypeOpaque)
 	}

@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// compareQualified and lessQualified order as comparing the joined
+// CompareQualified and LessQualified order as comparing the joined
 // "namespace/name" strings does, including where a namespace holds
 // characters that sort before '/' or is a prefix of the other.
 func TestLessQualifiedComparesJoinedStrings(t *testing.T) {
@@ -22,10 +22,10 @@ func TestLessQualifiedComparesJoinedStrings(t *testing.T) {
 	for range 20000 {
 		ns1, n1, ns2, n2 := word(), word(), word(), word()
 		want := strings.Compare(ns1+"/"+n1, ns2+"/"+n2)
-		if got := compareQualified(ns1, n1, ns2, n2); got != want {
+		if got := CompareQualified(ns1, n1, ns2, n2); got != want {
 			t.Fatalf("compareQualified(%q, %q, %q, %q) = %v, want %v", ns1, n1, ns2, n2, got, want)
 		}
-		if got := lessQualified(ns1, n1, ns2, n2); got != (want < 0) {
+		if got := LessQualified(ns1, n1, ns2, n2); got != (want < 0) {
 			t.Fatalf("lessQualified(%q, %q, %q, %q) = %v, want %v", ns1, n1, ns2, n2, got, want < 0)
 		}
 	}

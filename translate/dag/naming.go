@@ -1,4 +1,4 @@
-package translate
+package dag
 
 import (
 	"crypto/sha1" //nolint:gosec // a name, not a security boundary: Contour's names use SHA-1
@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/contourc/contourc/translate/dag"
 )
 
 // Contour's naming rules for Envoy resources. Names must match Contour's
@@ -51,22 +49,22 @@ func truncateWithSuffix(limit int, s, suffix string) string {
 	}
 }
 
-// shortSHA1 is the first 10 hex digits of the SHA-1 of s.
-func shortSHA1(s []byte) string {
+// ShortSHA1 is the first 10 hex digits of the SHA-1 of s.
+func ShortSHA1(s []byte) string {
 	sum := sha1.Sum(s) //nolint:gosec
 	return hex.EncodeToString(sum[:5])
 }
 
-// clusterName is <ns>/<svc>/<port>/<hash of the settings that make the
+// ClusterName is <ns>/<svc>/<port>/<hash of the settings that make the
 // cluster distinct>, shortened by hashname.
-func clusterName(c *Cluster) string {
-	if c.name != "" {
-		return c.name
+func ClusterName(c *Cluster) string {
+	if c.FrozenName != "" {
+		return c.FrozenName
 	}
 	svc := c.Upstream
 	sum := noSettingsSHA1
 	if key := clusterKey(c); key != "" {
-		sum = shortSHA1([]byte(key))
+		sum = ShortSHA1([]byte(key))
 	}
 	return hashname(maxNameLength, svc.Namespace, svc.Name, strconv.Itoa(int(svc.Port.Port)), sum)
 }
@@ -74,7 +72,7 @@ func clusterName(c *Cluster) string {
 // noSettingsSHA1 is the hash in the name of a cluster without settings of
 // its own (an empty clusterKey), most clusters: worked out once rather
 // than for each of the 25,000 clusters of 5,000 HTTPRoutes.
-var noSettingsSHA1 = shortSHA1(nil)
+var noSettingsSHA1 = ShortSHA1(nil)
 
 // clusterKey is what makes two clusters of one Service port distinct, in
 // the order Contour concatenates it.
@@ -111,27 +109,27 @@ func clusterKey(c *Cluster) string {
 	return key
 }
 
-// altStatName is <ns>_<svc>_<port>.
-func altStatName(svc *dag.Service) string {
+// AltStatName is <ns>_<svc>_<port>.
+func AltStatName(svc *Service) string {
 	return svc.Namespace + "_" + svc.Name + "_" + strconv.Itoa(int(svc.Port.Port))
 }
 
-// endpointsName is the EDS name of a service port: <ns>/<svc>/<port name>,
+// EndpointsName is the EDS name of a service port: <ns>/<svc>/<port name>,
 // or <ns>/<svc> when the port has no name. It is never shortened.
-func endpointsName(svc *dag.Service) string {
+func EndpointsName(svc *Service) string {
 	if svc.Port.Name == "" {
 		return svc.Namespace + "/" + svc.Name
 	}
 	return svc.Namespace + "/" + svc.Name + "/" + svc.Port.Name
 }
 
-// secretName is <ns>/<name>/<hash of the certificate>, shortened.
-func secretName(s *Secret) string {
+// SecretName is <ns>/<name>/<hash of the certificate>, shortened.
+func SecretName(s *Secret) string {
 	if s.name != "" {
 		return s.name
 	}
-	return hashname(maxNameLength, s.Namespace, s.Name, shortSHA1(s.Cert))
+	return hashname(maxNameLength, s.Namespace, s.Name, ShortSHA1(s.Cert))
 }
 
-// virtualHostName is the Envoy virtual host name for a host.
-func virtualHostName(host string) string { return hashname(maxNameLength, host) }
+// VirtualHostName is the Envoy virtual host name for a host.
+func VirtualHostName(host string) string { return hashname(maxNameLength, host) }

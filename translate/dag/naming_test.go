@@ -1,11 +1,9 @@
-package translate
+package dag
 
 import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/contourc/contourc/translate/dag"
 )
 
 func TestHashname(t *testing.T) {
@@ -30,14 +28,14 @@ func TestHashname(t *testing.T) {
 }
 
 func TestClusterNameHashesProtocol(t *testing.T) {
-	svc := &dag.Service{Namespace: "default", Name: "backend", Port: corev1.ServicePort{Port: 80}}
+	svc := &Service{Namespace: "default", Name: "backend", Port: corev1.ServicePort{Port: 80}}
 	for proto, want := range map[string]string{
 		"":    "default/backend/80/da39a3ee5e",
 		"tls": "default/backend/80/4929fca9d4",
 		"h2c": "default/backend/80/f4f94965ec",
 		"h2":  "default/backend/80/bf1c365741",
 	} {
-		if got := clusterName(&Cluster{Upstream: svc, Protocol: proto}); got != want {
+		if got := ClusterName(&Cluster{Upstream: svc, Protocol: proto}); got != want {
 			t.Errorf("protocol %q: cluster name %q, want %q", proto, got, want)
 		}
 	}

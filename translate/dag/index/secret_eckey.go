@@ -1,4 +1,4 @@
-package translate
+package index
 
 // A SEC 1 EC private key accepted exactly when crypto/x509 would accept it,
 // without deriving its public key.

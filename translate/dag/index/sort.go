@@ -1,30 +1,30 @@
-package translate
+package index
 
 import (
 	"sort"
 	"strings"
 )
 
-// sortByName sorts resources by the name key returns; Contour's caches hand
+// SortByName sorts resources by the name key returns; Contour's caches hand
 // out every resource list sorted this way.
-func sortByName[T any](items []T, key func(T) string) {
+func SortByName[T any](items []T, key func(T) string) {
 	sort.SliceStable(items, func(i, j int) bool { return key(items[i]) < key(items[j]) })
 }
 
-// lessQualified reports whether ns1+"/"+name1 sorts before ns2+"/"+name2,
+// LessQualified reports whether ns1+"/"+name1 sorts before ns2+"/"+name2,
 // without building the strings: status lists of thousands of objects are
 // sorted this way, and building two strings per comparison was most of it.
-func lessQualified(ns1, name1, ns2, name2 string) bool {
-	return compareQualified(ns1, name1, ns2, name2) < 0
+func LessQualified(ns1, name1, ns2, name2 string) bool {
+	return CompareQualified(ns1, name1, ns2, name2) < 0
 }
 
-// compareQualified compares ns1+"/"+name1 with ns2+"/"+name2 as
+// CompareQualified compares ns1+"/"+name1 with ns2+"/"+name2 as
 // strings.Compare would. The joined strings first differ where the names
 // do when the namespaces are equal, and where the namespaces do when
 // neither is a prefix of the other, which strings.Compare finds at once;
 // only the rest needs comparing byte by byte (compareJoined, which sorting
 // 20,000 statuses spent 50 ms in).
-func compareQualified(ns1, name1, ns2, name2 string) int {
+func CompareQualified(ns1, name1, ns2, name2 string) int {
 	if ns1 == ns2 {
 		return strings.Compare(name1, name2)
 	}

@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"encoding/pem"
 )
 
-// decodePEM is pem.Decode, about twice as fast on the layout nearly every
+// DecodePEM is pem.Decode, about twice as fast on the layout nearly every
 // Secret has. pem.Decode took 4 µs for a certificate, 40 ms of checking
 // 5,000 serving Secrets: it searches for the END line, then backwards for
 // the BEGIN line, reads headers and strips blanks. A block laid out
@@ -16,8 +16,8 @@ import (
 // newline. Anything else is left to pem.Decode, and the fast path gives
 // what pem.Decode gives on what it accepts (a test compares them on many
 // layouts).
-func decodePEM(data []byte) (*pem.Block, []byte) {
-	if b, rest, ok := decodePlainPEM(data); ok {
+func DecodePEM(data []byte) (*pem.Block, []byte) {
+	if b, rest, ok := DecodePlainPEM(data); ok {
 		return b, rest
 	}
 	return pem.Decode(data)
@@ -29,9 +29,9 @@ const (
 	pemDashes    = "-----"
 )
 
-// decodePlainPEM decodes a block laid out plainly (see decodePEM); ok is
+// DecodePlainPEM decodes a block laid out plainly (see DecodePEM); ok is
 // false for any other layout.
-func decodePlainPEM(data []byte) (b *pem.Block, rest []byte, ok bool) {
+func DecodePlainPEM(data []byte) (b *pem.Block, rest []byte, ok bool) {
 	if !bytes.HasPrefix(data, []byte(pemBeginLine)) {
 		return nil, nil, false
 	}

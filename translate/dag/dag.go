@@ -1,4 +1,4 @@
-package translate
+package dag
 
 import (
 	"maps"
@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/internal/par"
-	"github.com/contourc/contourc/translate/dag"
 )
 
 // The DAG is the protocol-neutral middle of the pipeline: processors (one
@@ -21,18 +20,18 @@ import (
 
 // DAG holds the listeners that processors populate.
 type DAG struct {
-	// listeners by name, e.g. "ingress_http" and "ingress_https".
-	listeners map[string]*Listener
-	// dynamicListeners is true when the listeners come from a Gateway;
+	// Listeners by name, e.g. "ingress_http" and "ingress_https".
+	Listeners map[string]*Listener
+	// DynamicListeners is true when the listeners come from a Gateway;
 	// then a listener without virtual hosts has no route configuration.
-	dynamicListeners bool
-	// extensions are the valid ExtensionServices' clusters.
-	extensions map[types.NamespacedName]*ExtensionCluster
+	DynamicListeners bool
+	// Extensions are the valid ExtensionServices' clusters.
+	Extensions map[types.NamespacedName]*ExtensionCluster
 
-	// frozen says the DAG is complete (see freeze); referenced is then
+	// Frozen says the DAG is complete (see Freeze); Referenced is then
 	// referencedClusters' answer.
-	frozen     bool
-	referenced []*Cluster
+	Frozen     bool
+	Referenced []*Cluster
 }
 
 // Listener is an Envoy listener in the making.
@@ -51,10 +50,10 @@ type Listener struct {
 	// TCPProxy, on a TCP listener, forwards every connection (TCPRoute).
 	TCPProxy *TCPProxy
 
-	vhosts  map[string]*VirtualHost
-	svhosts map[string]*SecureVirtualHost
+	VHosts       map[string]*VirtualHost
+	SecureVHosts map[string]*SecureVirtualHost
 	// frozen says the DAG is frozen: valid and validSecure are then
-	// virtualHosts' and secureVirtualHosts' answers, which the resource
+	// VirtualHosts' and SecureVirtualHosts' answers, which the resource
 	// builders ask for again and again.
 	frozen      bool
 	valid       []*VirtualHost
@@ -64,21 +63,21 @@ type Listener struct {
 // VirtualHost is a set of routes for one host name.
 type VirtualHost struct {
 	Name      string // the fqdn, or "*"
-	CORS      *dag.CORSPolicy
-	RateLimit *dag.RateLimitPolicy
-	IPFilter  *dag.IPFilter
-	// routes keyed by their match conditions: a later route with the same
+	CORS      *CORSPolicy
+	RateLimit *RateLimitPolicy
+	IPFilter  *IPFilter
+	// Routes keyed by their match conditions: a later route with the same
 	// conditions replaces the earlier one, as in Contour.
-	routes map[string]*Route
-	// sorted caches Routes(): listeners, route tables and cluster lists
-	// all ask for it. addRoute clears it.
-	sorted []*Route
-	// uses caches clusterUses, as sorted caches ordered, and named
-	// firstNamed; addRoute clears them too.
-	uses, named []*Cluster
-	// routesShared says another VirtualHost holds the same routes map (a
-	// copy, httpproxy_memo.go): addRoute clones it before adding.
-	routesShared bool
+	Routes map[string]*Route
+	// Sorted caches Routes(): listeners, route tables and cluster lists
+	// all ask for it. AddRoute clears it.
+	Sorted []*Route
+	// Uses caches ClusterUses, as sorted caches ordered, and named
+	// FirstNamed; AddRoute clears them too.
+	Uses, Named []*Cluster
+	// RoutesShared says another VirtualHost holds the same routes map (a
+	// copy, httpproxy_memo.go): AddRoute clones it before adding.
+	RoutesShared bool
 }
 
 // SecureVirtualHost is a VirtualHost served over TLS on the HTTPS listener.
@@ -110,7 +109,7 @@ type ClientValidation struct {
 	Optional              bool
 	// Forward, when set, passes client certificate details upstream in the
 	// x-forwarded-client-cert header.
-	Forward *dag.ForwardClientCert
+	Forward *ForwardClientCert
 }
 
 // TCPProxy forwards connections to weighted clusters.
@@ -120,32 +119,32 @@ type TCPProxy struct {
 
 // Route is one match and what to do with a request that matches it.
 type Route struct {
-	PathMatch    dag.PathMatch
-	HeaderMatch  []dag.HeaderMatch
-	QueryMatch   []dag.QueryMatch
+	PathMatch    PathMatch
+	HeaderMatch  []HeaderMatch
+	QueryMatch   []QueryMatch
 	Clusters     []*Cluster
 	HTTPSUpgrade bool // plain-HTTP requests are redirected to HTTPS
 	Websocket    bool
-	Timeout      dag.RouteTimeout
-	Retry        *dag.RetryPolicy
+	Timeout      RouteTimeout
+	Retry        *RetryPolicy
 	// DirectResponse answers the request without an upstream.
-	DirectResponse *dag.DirectResponse
+	DirectResponse *DirectResponse
 	// Redirect answers with a redirect.
-	Redirect *dag.Redirect
+	Redirect *Redirect
 	// RequestHashPolicies choose an upstream by hashing the request
 	// (Cookie and RequestHash load-balancer strategies).
-	RequestHashPolicies []dag.RequestHashPolicy
-	RequestHeaders      *dag.HeadersPolicy
-	ResponseHeaders     *dag.HeadersPolicy
-	PathRewrite         *dag.PathRewrite
-	InternalRedirect    *dag.InternalRedirectPolicy
+	RequestHashPolicies []RequestHashPolicy
+	RequestHeaders      *HeadersPolicy
+	ResponseHeaders     *HeadersPolicy
+	PathRewrite         *PathRewrite
+	InternalRedirect    *InternalRedirectPolicy
 	Mirrors             []*MirrorPolicy
-	CookieRewrites      []dag.CookieRewrite
-	RateLimit           *dag.RateLimitPolicy
+	CookieRewrites      []CookieRewrite
+	RateLimit           *RateLimitPolicy
 	// IgnoreVirtualHostRateLimits opts the route out of its virtual host's
 	// global rate limits.
 	IgnoreVirtualHostRateLimits bool
-	IPFilter                    *dag.IPFilter
+	IPFilter                    *IPFilter
 	// AuthDisabled and AuthContext override the virtual host's external
 	// authorization for this route.
 	AuthDisabled bool
@@ -161,21 +160,21 @@ type Route struct {
 
 // Cluster is an upstream a route sends traffic to.
 type Cluster struct {
-	Upstream *dag.Service
+	Upstream *Service
 	Protocol string // "", "h2", "h2c" or "tls"
 	SNI      string
 	Weight   uint32
 	// LoadBalancerPolicy as Contour names it ("" is round robin).
 	LoadBalancerPolicy string
-	RequestHeaders     *dag.HeadersPolicy
-	ResponseHeaders    *dag.HeadersPolicy
-	HealthCheck        *dag.HTTPHealthCheck
-	TCPHealthCheck     *dag.TCPHealthCheck
-	SlowStart          *dag.SlowStart
+	RequestHeaders     *HeadersPolicy
+	ResponseHeaders    *HeadersPolicy
+	HealthCheck        *HTTPHealthCheck
+	TCPHealthCheck     *TCPHealthCheck
+	SlowStart          *SlowStart
 	// IdleConnectionTimeout closes idle upstream connections.
-	IdleConnectionTimeout dag.Timeout
-	Validation            *dag.UpstreamValidation
-	CookieRewrites        []dag.CookieRewrite
+	IdleConnectionTimeout Timeout
+	Validation            *UpstreamValidation
+	CookieRewrites        []CookieRewrite
 	// OmitTLSParams leaves upstream TLS versions and ciphers to Envoy, as
 	// Contour does for Gateway API backends without a BackendTLSPolicy.
 	OmitTLSParams bool
@@ -185,21 +184,21 @@ type Cluster struct {
 	// ClientCertificate is the configuration's Envoy client certificate,
 	// presented to TLS upstreams (HTTPProxy and Ingress clusters).
 	ClientCertificate *Secret
-	// httpProxyTCP marks an HTTPProxy tcpproxy cluster, which Contour
+	// HTTPProxyTCP marks an HTTPProxy tcpproxy cluster, which Contour
 	// gives no per-connection request or buffer limits.
-	httpProxyTCP bool
-	// name caches clusterName once the DAG is frozen; naming is claimed
-	// by the goroutine of freeze that names it (see nameOnce).
-	name   string
-	naming uint32 // set atomically; the Memo copies clusters once frozen
+	HTTPProxyTCP bool
+	// FrozenName caches ClusterName once the DAG is frozen; naming is claimed
+	// by the goroutine of Freeze that names it (see nameOnce).
+	FrozenName string
+	naming     uint32 // set atomically; the Memo copies clusters once frozen
 }
 
 // nameOnce names c, unless it was claimed already: by another goroutine
-// of freeze (the virtual hosts of a secure HTTPProxy share their
-// clusters), or by an earlier freeze (a replayed virtual host's).
+// of Freeze (the virtual hosts of a secure HTTPProxy share their
+// clusters), or by an earlier Freeze (a replayed virtual host's).
 func (c *Cluster) nameOnce() {
 	if atomic.CompareAndSwapUint32(&c.naming, 0, 1) {
-		c.name = clusterName(c)
+		c.FrozenName = ClusterName(c)
 	}
 }
 
@@ -214,40 +213,40 @@ type Secret struct {
 	Namespace, Name string
 	Cert, Key       []byte
 	// name is the Envoy resource name, a hash of the certificate, worked
-	// out by freeze for the serving certificates (see secretName).
+	// out by Freeze for the serving certificates (see SecretName).
 	name string
 }
 
-func newDAG() *DAG { return &DAG{listeners: map[string]*Listener{}} }
+func NewDAG() *DAG { return &DAG{Listeners: map[string]*Listener{}} }
 
-func (d *DAG) addListener(l *Listener) *Listener {
-	l.vhosts = map[string]*VirtualHost{}
-	l.svhosts = map[string]*SecureVirtualHost{}
-	d.listeners[l.Name] = l
+func (d *DAG) AddListener(l *Listener) *Listener {
+	l.VHosts = map[string]*VirtualHost{}
+	l.SecureVHosts = map[string]*SecureVirtualHost{}
+	d.Listeners[l.Name] = l
 	return l
 }
 
-// sizeFor gives the new listener l's maps room for about hosts virtual
+// SizeFor gives the new listener l's maps room for about hosts virtual
 // hosts of each kind.
-func (l *Listener) sizeFor(hosts int) {
-	l.vhosts = make(map[string]*VirtualHost, hosts)
-	l.svhosts = make(map[string]*SecureVirtualHost, hosts)
+func (l *Listener) SizeFor(hosts int) {
+	l.VHosts = make(map[string]*VirtualHost, hosts)
+	l.SecureVHosts = make(map[string]*SecureVirtualHost, hosts)
 }
 
-// sortedExtensions returns the extension clusters ordered by name.
-func (d *DAG) sortedExtensions() []*ExtensionCluster {
-	out := make([]*ExtensionCluster, 0, len(d.extensions))
-	for _, e := range d.extensions {
+// SortedExtensions returns the extension clusters ordered by name.
+func (d *DAG) SortedExtensions() []*ExtensionCluster {
+	out := make([]*ExtensionCluster, 0, len(d.Extensions))
+	for _, e := range d.Extensions {
 		out = append(out, e)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].clusterName() < out[j].clusterName() })
+	sort.Slice(out, func(i, j int) bool { return out[i].ClusterName() < out[j].ClusterName() })
 	return out
 }
 
-// listener returns the only listener of the given protocol, or nil.
-func (d *DAG) listener(protocol string) *Listener {
+// Listener returns the only listener of the given protocol, or nil.
+func (d *DAG) Listener(protocol string) *Listener {
 	var found *Listener
-	for _, l := range d.listeners {
+	for _, l := range d.Listeners {
 		if l.Protocol == protocol {
 			if found != nil {
 				return nil
@@ -258,67 +257,67 @@ func (d *DAG) listener(protocol string) *Listener {
 	return found
 }
 
-// sortedListeners returns the listeners ordered by name.
-func (d *DAG) sortedListeners() []*Listener {
-	out := make([]*Listener, 0, len(d.listeners))
-	for _, l := range d.listeners {
+// SortedListeners returns the listeners ordered by name.
+func (d *DAG) SortedListeners() []*Listener {
+	out := make([]*Listener, 0, len(d.Listeners))
+	for _, l := range d.Listeners {
 		out = append(out, l)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-func (l *Listener) ensureVirtualHost(host string) *VirtualHost {
-	vh, ok := l.vhosts[host]
+func (l *Listener) EnsureVirtualHost(host string) *VirtualHost {
+	vh, ok := l.VHosts[host]
 	if !ok {
-		if l.vhosts == nil {
-			l.vhosts = map[string]*VirtualHost{}
+		if l.VHosts == nil {
+			l.VHosts = map[string]*VirtualHost{}
 		}
-		vh = &VirtualHost{Name: host, routes: map[string]*Route{}}
-		l.vhosts[host] = vh
+		vh = &VirtualHost{Name: host, Routes: map[string]*Route{}}
+		l.VHosts[host] = vh
 	}
 	return vh
 }
 
-func (l *Listener) ensureSecureVirtualHost(host string) *SecureVirtualHost {
-	svh, ok := l.svhosts[host]
+func (l *Listener) EnsureSecureVirtualHost(host string) *SecureVirtualHost {
+	svh, ok := l.SecureVHosts[host]
 	if !ok {
-		if l.svhosts == nil {
-			l.svhosts = map[string]*SecureVirtualHost{}
+		if l.SecureVHosts == nil {
+			l.SecureVHosts = map[string]*SecureVirtualHost{}
 		}
-		svh = &SecureVirtualHost{VirtualHost: VirtualHost{Name: host, routes: map[string]*Route{}}}
-		l.svhosts[host] = svh
+		svh = &SecureVirtualHost{VirtualHost: VirtualHost{Name: host, Routes: map[string]*Route{}}}
+		l.SecureVHosts[host] = svh
 	}
 	return svh
 }
 
-// virtualHosts returns the valid plain virtual hosts ordered by name: a
+// VirtualHosts returns the valid plain virtual hosts ordered by name: a
 // virtual host without routes is dropped, as Contour does. Once the DAG is
 // frozen the slice is shared: callers must not change it.
-func (l *Listener) virtualHosts() []*VirtualHost {
+func (l *Listener) VirtualHosts() []*VirtualHost {
 	if l.frozen {
 		return l.valid
 	}
-	return sortedByKey(l.vhosts, func(vh *VirtualHost) bool { return len(vh.routes) > 0 })
+	return SortedByKey(l.VHosts, func(vh *VirtualHost) bool { return len(vh.Routes) > 0 })
 }
 
-// secureVirtualHosts returns the valid secure virtual hosts ordered by
+// SecureVirtualHosts returns the valid secure virtual hosts ordered by
 // name: they need a secret and at least one route, or a TCP proxy. Once the
 // DAG is frozen the slice is shared: callers must not change it.
-func (l *Listener) secureVirtualHosts() []*SecureVirtualHost {
+func (l *Listener) SecureVirtualHosts() []*SecureVirtualHost {
 	if l.frozen {
 		return l.validSecure
 	}
-	return sortedByKey(l.svhosts, func(svh *SecureVirtualHost) bool {
-		return (svh.Secret != nil && len(svh.routes) > 0) || svh.TCPProxy != nil
+	return SortedByKey(l.SecureVHosts, func(svh *SecureVirtualHost) bool {
+		return (svh.Secret != nil && len(svh.Routes) > 0) || svh.TCPProxy != nil
 	})
 }
 
-// sortedByKey returns the values of m that keep holds for, ordered by
+// SortedByKey returns the values of m that keep holds for, ordered by
 // their keys. The keys are sorted alongside their values, not read through
 // them: for virtual hosts, keyed by name, following each pointer at each
 // comparison was two thirds of freezing a DAG of 5,000.
-func sortedByKey[V any](m map[string]V, keep func(V) bool) []V {
+func SortedByKey[V any](m map[string]V, keep func(V) bool) []V {
 	type keyed struct {
 		key string
 		v   V
@@ -340,39 +339,39 @@ func sortedByKey[V any](m map[string]V, keep func(V) bool) []V {
 	return out
 }
 
-// addRoute adds r, replacing a route with the same match conditions.
-func (vh *VirtualHost) addRoute(r *Route) { vh.addKeyedRoute(conditionsKey(r), r) }
+// AddRoute adds r, replacing a route with the same match conditions.
+func (vh *VirtualHost) AddRoute(r *Route) { vh.AddKeyedRoute(ConditionsKey(r), r) }
 
-// addKeyedRoute is addRoute for a route whose conditionsKey is key.
-func (vh *VirtualHost) addKeyedRoute(key string, r *Route) {
-	if vh.routesShared {
-		vh.routes, vh.routesShared = maps.Clone(vh.routes), false
+// AddKeyedRoute is AddRoute for a route whose ConditionsKey is key.
+func (vh *VirtualHost) AddKeyedRoute(key string, r *Route) {
+	if vh.RoutesShared {
+		vh.Routes, vh.RoutesShared = maps.Clone(vh.Routes), false
 	}
-	vh.routes[key] = r
-	vh.sorted, vh.uses, vh.named = nil, nil, nil
+	vh.Routes[key] = r
+	vh.Sorted, vh.Uses, vh.Named = nil, nil, nil
 }
 
-// conflicts says whether a route of kind already has the match conditions
-// whose conditionsKey is key (Gateway API rules must not override each
+// Conflicts says whether a route of kind already has the match conditions
+// whose ConditionsKey is key (Gateway API rules must not override each
 // other).
-func (vh *VirtualHost) conflicts(key, kind string) bool {
-	existing, ok := vh.routes[key]
+func (vh *VirtualHost) Conflicts(key, kind string) bool {
+	existing, ok := vh.Routes[key]
 	return ok && existing.Kind == kind
 }
 
-// freeze marks the DAG complete and works out, once, what the resource
+// Freeze marks the DAG complete and works out, once, what the resource
 // builders ask for again and again: each virtual host's route order, each
 // cluster's name and the clusters in use. The builders, which run side by
 // side, then only read the DAG.
-func (d *DAG) freeze() {
+func (d *DAG) Freeze() {
 	// Each virtual host's routes are sorted, and each cluster named, on
 	// its own, on every CPU: one owner per virtual host and per cluster.
 	var vhosts []*VirtualHost
-	for _, l := range d.listeners {
-		for _, vh := range l.vhosts {
+	for _, l := range d.Listeners {
+		for _, vh := range l.VHosts {
 			vhosts = append(vhosts, vh)
 		}
-		for _, svh := range l.svhosts {
+		for _, svh := range l.SecureVHosts {
 			vhosts = append(vhosts, &svh.VirtualHost)
 		}
 	}
@@ -381,8 +380,8 @@ func (d *DAG) freeze() {
 	// by pointer, to name each once, was 10 ms on one CPU at 5,000
 	// HTTPProxies. Those of a replayed virtual host are named already.
 	par.ForEach(len(vhosts), func(i int) {
-		uses := vhosts[i].clusterUses()
-		if vhosts[i].named == nil {
+		uses := vhosts[i].ClusterUses()
+		if vhosts[i].Named == nil {
 			for _, c := range uses {
 				c.nameOnce()
 			}
@@ -392,42 +391,42 @@ func (d *DAG) freeze() {
 	// sorting 5,000 names twice, one after the other, was half of freezing
 	// at every reload of serve.
 	var sorting sync.WaitGroup
-	for _, l := range d.listeners {
-		sorting.Go(func() { l.valid = l.virtualHosts() })
-		sorting.Go(func() { l.validSecure = l.secureVirtualHosts() })
+	for _, l := range d.Listeners {
+		sorting.Go(func() { l.valid = l.VirtualHosts() })
+		sorting.Go(func() { l.validSecure = l.SecureVirtualHosts() })
 	}
 	sorting.Wait()
-	for _, l := range d.listeners {
+	for _, l := range d.Listeners {
 		l.frozen = true
 	}
-	visitClusters(d, func(*VirtualHost) {}, (*Cluster).nameOnce)
-	par.ForEach(len(vhosts), func(i int) { vhosts[i].firstNamed() })
+	VisitClusters(d, func(*VirtualHost) {}, (*Cluster).nameOnce)
+	par.ForEach(len(vhosts), func(i int) { vhosts[i].FirstNamed() })
 	nameServingSecrets(d)
 	// In the order of their first use, as referencedClusters takes them:
 	// the first use of each name is among the firsts of the virtual
 	// hosts, a tenth of all uses at 5,000 HTTPProxies.
 	var firsts []*Cluster
-	visitClusters(d, func(vh *VirtualHost) { firsts = append(firsts, vh.firstNamed()...) },
+	VisitClusters(d, func(vh *VirtualHost) { firsts = append(firsts, vh.FirstNamed()...) },
 		func(c *Cluster) { firsts = append(firsts, c) })
-	d.referenced = firstByName(firsts)
-	d.frozen = true
+	d.Referenced = FirstByName(firsts)
+	d.Frozen = true
 }
 
-// firstNamed returns the first of the clusters the virtual host uses with
-// each name, in use order, worked out once (as clusterUses is): the
+// FirstNamed returns the first of the clusters the virtual host uses with
+// each name, in use order, worked out once (as ClusterUses is): the
 // clusters must be named.
-func (vh *VirtualHost) firstNamed() []*Cluster {
-	if vh.named == nil {
+func (vh *VirtualHost) FirstNamed() []*Cluster {
+	if vh.Named == nil {
 		named := []*Cluster{}
-		for _, c := range vh.clusterUses() {
-			name := clusterName(c)
-			if !slices.ContainsFunc(named, func(n *Cluster) bool { return n.name == name }) {
+		for _, c := range vh.ClusterUses() {
+			name := ClusterName(c)
+			if !slices.ContainsFunc(named, func(n *Cluster) bool { return n.FrozenName == name }) {
 				named = append(named, c)
 			}
 		}
-		vh.named = named
+		vh.Named = named
 	}
-	return vh.named
+	return vh.Named
 }
 
 // nameServingSecrets works out, once, the Envoy names of the secure
@@ -438,8 +437,8 @@ func (vh *VirtualHost) firstNamed() []*Cluster {
 func nameServingSecrets(d *DAG) {
 	var unnamed []*Secret
 	seen := map[*Secret]bool{}
-	for _, l := range d.sortedListeners() {
-		for _, svh := range l.secureVirtualHosts() {
+	for _, l := range d.SortedListeners() {
+		for _, svh := range l.SecureVirtualHosts() {
 			for _, s := range []*Secret{svh.Secret, svh.FallbackCertificate} {
 				if s != nil && s.name == "" && !seen[s] {
 					seen[s] = true
@@ -448,44 +447,44 @@ func nameServingSecrets(d *DAG) {
 			}
 		}
 	}
-	par.ForEach(len(unnamed), func(i int) { unnamed[i].name = secretName(unnamed[i]) })
+	par.ForEach(len(unnamed), func(i int) { unnamed[i].name = SecretName(unnamed[i]) })
 }
 
-// clusterUses returns the clusters the virtual host's routes use, mirrors
+// ClusterUses returns the clusters the virtual host's routes use, mirrors
 // included, in route order, each once, worked out once (with ordered): the
 // walk over every route for the clusters in use was most of freezing a
 // DAG whose virtual hosts were replayed.
-func (vh *VirtualHost) clusterUses() []*Cluster {
-	if vh.uses == nil {
+func (vh *VirtualHost) ClusterUses() []*Cluster {
+	if vh.Uses == nil {
 		uses := []*Cluster{}
 		add := func(c *Cluster) {
 			if !slices.Contains(uses, c) {
 				uses = append(uses, c)
 			}
 		}
-		for _, r := range vh.ordered() {
-			routeClusters(r, add)
+		for _, r := range vh.Ordered() {
+			RouteClusters(r, add)
 		}
-		vh.uses = uses
+		vh.Uses = uses
 	}
-	return vh.uses
+	return vh.Uses
 }
 
-// ordered returns the virtual host's routes in Envoy's match order,
+// Ordered returns the virtual host's routes in Envoy's match order,
 // worked out once: callers only read the slice.
-func (vh *VirtualHost) ordered() []*Route {
-	if vh.sorted == nil {
-		// The routes are keyed by their conditionsKey, which the sort
+func (vh *VirtualHost) Ordered() []*Route {
+	if vh.Sorted == nil {
+		// The routes are keyed by their ConditionsKey, which the sort
 		// needs: building each again was 4% of translating 5,000 HTTPProxies.
-		keyed := make([]keyedRoute, 0, len(vh.routes))
-		for key, r := range vh.routes {
+		keyed := make([]keyedRoute, 0, len(vh.Routes))
+		for key, r := range vh.Routes {
 			keyed = append(keyed, keyedRoute{key, r})
 		}
 		sortKeyedRoutes(keyed)
-		vh.sorted = make([]*Route, len(keyed))
+		vh.Sorted = make([]*Route, len(keyed))
 		for i, k := range keyed {
-			vh.sorted[i] = k.route
+			vh.Sorted[i] = k.route
 		}
 	}
-	return vh.sorted
+	return vh.Sorted
 }

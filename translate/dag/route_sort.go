@@ -1,12 +1,10 @@
-package translate
+package dag
 
 import (
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/contourc/contourc/translate/dag"
 )
 
 // Route ordering within a virtual host, as Contour's sorter orders routes
@@ -24,7 +22,7 @@ import (
 // equal come out in random order. contourc first orders routes by their
 // condition key, which makes the result deterministic.
 
-// sortKeyedRoutes sorts routes, each with its conditionsKey (a virtual
+// sortKeyedRoutes sorts routes, each with its ConditionsKey (a virtual
 // host keys its routes by it), in Envoy match order.
 func sortKeyedRoutes(keyed []keyedRoute) {
 	for i := range keyed {
@@ -42,7 +40,7 @@ func sortKeyedRoutes(keyed []keyedRoute) {
 		}
 		// Conditions put in order may have changed the route's key.
 		if reordered {
-			keyed[i].key = conditionsKey(r)
+			keyed[i].key = ConditionsKey(r)
 		}
 	}
 	slices.SortStableFunc(keyed, func(a, b keyedRoute) int { return strings.Compare(a.key, b.key) })
@@ -63,30 +61,30 @@ func (s routeOrder) Less(i, j int) bool { return routeLess(s[i].route, s[j].rout
 func routeLess(a, b *Route) bool {
 	pa, pb := a.PathMatch, b.PathMatch
 	switch {
-	case pa.Kind == dag.PathExact && pb.Kind == dag.PathExact:
+	case pa.Kind == PathExact && pb.Kind == PathExact:
 		if pa.Value != pb.Value {
 			return pa.Value > pb.Value
 		}
 		return conditionsLess(a, b)
-	case pa.Kind == dag.PathExact:
+	case pa.Kind == PathExact:
 		return true
-	case pb.Kind == dag.PathExact:
+	case pb.Kind == PathExact:
 		return false
-	case pa.Kind == dag.PathRegex && pb.Kind == dag.PathRegex:
+	case pa.Kind == PathRegex && pb.Kind == PathRegex:
 		if c := longerOrGreater(pa.Value, pb.Value); c != 0 {
 			return c > 0
 		}
 		return conditionsLess(a, b)
-	case pa.Kind == dag.PathRegex:
+	case pa.Kind == PathRegex:
 		return true
-	case pb.Kind == dag.PathRegex:
+	case pb.Kind == PathRegex:
 		return false
 	default: // both prefixes
 		if c := longerOrGreater(pa.Value, pb.Value); c != 0 {
 			return c > 0
 		}
 		if pa.Kind != pb.Kind {
-			return pa.Kind == dag.PathSegmentPrefix
+			return pa.Kind == PathSegmentPrefix
 		}
 		return conditionsLess(a, b)
 	}
@@ -136,8 +134,8 @@ func conditionsLess(a, b *Route) bool {
 	return false
 }
 
-func splitMethodMatch(hs []dag.HeaderMatch) (hasMethod bool, rest []dag.HeaderMatch) {
-	rest = make([]dag.HeaderMatch, 0, len(hs))
+func splitMethodMatch(hs []HeaderMatch) (hasMethod bool, rest []HeaderMatch) {
+	rest = make([]HeaderMatch, 0, len(hs))
 	for _, h := range hs {
 		if h.Name == ":method" {
 			hasMethod = true
@@ -148,30 +146,30 @@ func splitMethodMatch(hs []dag.HeaderMatch) (hasMethod bool, rest []dag.HeaderMa
 	return hasMethod, rest
 }
 
-type headerMatchOrder []dag.HeaderMatch
+type headerMatchOrder []HeaderMatch
 
 func (s headerMatchOrder) Len() int           { return len(s) }
 func (s headerMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
 func (s headerMatchOrder) Less(i, j int) bool { return headerLess(s[i], s[j]) }
 
-var headerTypeRank = map[dag.HeaderMatchType]int{dag.HeaderExact: 0, dag.HeaderRegex: 1, dag.HeaderContains: 2, dag.HeaderPresent: 3}
+var headerTypeRank = map[HeaderMatchType]int{HeaderExact: 0, HeaderRegex: 1, HeaderContains: 2, HeaderPresent: 3}
 
 // headerLess orders header conditions by name, then type (exact, regex,
 // contains, present), then value, then non-inverted first.
-func headerLess(a, b dag.HeaderMatch) bool {
+func headerLess(a, b HeaderMatch) bool {
 	if a.Name != b.Name {
 		return a.Name < b.Name
 	}
 	if ra, rb := headerTypeRank[a.Type], headerTypeRank[b.Type]; ra != rb {
 		return ra < rb
 	}
-	if a.Type != dag.HeaderPresent && a.Value != b.Value {
+	if a.Type != HeaderPresent && a.Value != b.Value {
 		return a.Value < b.Value
 	}
 	return !a.Invert && b.Invert
 }
 
-type queryMatchOrder []dag.QueryMatch
+type queryMatchOrder []QueryMatch
 
 func (s queryMatchOrder) Len() int           { return len(s) }
 func (s queryMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
@@ -181,7 +179,7 @@ var queryTypeRank = map[string]int{"exact": 0, "regex": 1, "prefix": 2, "suffix"
 
 // queryLess orders query conditions by name, type, value, then
 // case-sensitive first.
-func queryLess(a, b dag.QueryMatch) bool {
+func queryLess(a, b QueryMatch) bool {
 	if a.Name != b.Name {
 		return a.Name < b.Name
 	}
@@ -197,10 +195,10 @@ func queryLess(a, b dag.QueryMatch) bool {
 	return !a.IgnoreCase && b.IgnoreCase
 }
 
-// conditionsKey identifies a route's match conditions: two routes with the
+// ConditionsKey identifies a route's match conditions: two routes with the
 // same key on one virtual host are the same route to Contour, and the later
 // one replaces the earlier.
-func conditionsKey(r *Route) string {
+func ConditionsKey(r *Route) string {
 	var b strings.Builder
 	b.Grow(8 + len(r.PathMatch.Value) + 64*(len(r.HeaderMatch)+len(r.QueryMatch)))
 	b.WriteString(strconv.Itoa(int(r.PathMatch.Kind)))

@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"crypto/ecdsa"
