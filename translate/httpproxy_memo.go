@@ -122,7 +122,7 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 	fqdns := rootFQDNs(p.cache)
 	// Roots that create every virtual host they write to can each be
 	// processed on its own (rootsApart), which records what each did.
-	apart := !hostsTaken(p.dag, fqdns) && !rootsInOrder
+	apart := !hostsTaken(p.dag, fqdns) && !p.inOrder
 	p.apart = apart
 	if m == nil {
 		p.run()
@@ -315,9 +315,6 @@ func (rm *rootMemo) reusable(c *cache, root *contourv1.HTTPProxy) *rootRun {
 	rm.replayed.Add(1)
 	return rr
 }
-
-// rootsInOrder turns rootsApart off, for tests that compare the two.
-var rootsInOrder = false
 
 // rootsApart processes each root on its own, in parallel, into a record
 // (those it can take from the Memo it takes), then does what the records
