@@ -210,20 +210,29 @@ func parseConfigTimeoutOrEmpty(v string) (dag.Timeout, error) {
 	return parseConfigTimeout(v)
 }
 
-// disabledFeatureKinds are the kinds --disable-feature names.
-var disabledFeatureKinds = map[string]string{
-	"extensionservices":  "ExtensionService",
-	"tlsroutes":          "TLSRoute",
-	"grpcroutes":         "GRPCRoute",
-	"tcproutes":          "TCPRoute",
-	"backendtlspolicies": "BackendTLSPolicy",
+// disabledFeatureKind is the kind a --disable-feature value names, "" for
+// none.
+func disabledFeatureKind(feature string) string {
+	switch feature {
+	case "extensionservices":
+		return "ExtensionService"
+	case "tlsroutes":
+		return "TLSRoute"
+	case "grpcroutes":
+		return "GRPCRoute"
+	case "tcproutes":
+		return "TCPRoute"
+	case "backendtlspolicies":
+		return "BackendTLSPolicy"
+	}
+	return ""
 }
 
 // filterObjects drops what Contour would never see: namespaced objects
 // outside --watch-namespaces and kinds of --disable-feature.
 func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespaces []string) ([]loader.Object, error) {
 	for _, feat := range f.DisabledFeatures {
-		if _, ok := disabledFeatureKinds[feat]; !ok {
+		if disabledFeatureKind(feat) == "" {
 			return nil, fmt.Errorf("--disable-feature: unknown feature %q, want one of extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies", feat)
 		}
 	}
@@ -245,7 +254,7 @@ func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespac
 	}
 	disabled := map[string]bool{}
 	for _, feat := range f.DisabledFeatures {
-		disabled[disabledFeatureKinds[feat]] = true
+		disabled[disabledFeatureKind(feat)] = true
 	}
 	out := make([]loader.Object, 0, len(objs))
 	for _, o := range objs {

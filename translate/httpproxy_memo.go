@@ -98,18 +98,23 @@ type rootEffect struct {
 // placedHost is a kept virtual host and its counterpart in the DAG.
 type placedHost struct{ kept, dag *VirtualHost }
 
-// ignoredByProxies are the kinds the HTTPProxy processor never reads.
-var ignoredByProxies = map[string]bool{
-	"EndpointSlice": true, "Ingress": true,
-	"Gateway": true, "GatewayClass": true, "HTTPRoute": true, "GRPCRoute": true,
-	"TLSRoute": true, "TCPRoute": true, "ReferenceGrant": true, "BackendTLSPolicy": true,
+// ignoredByProxies reports whether the HTTPProxy processor never reads
+// objects of the kind.
+func ignoredByProxies(kind string) bool {
+	switch kind {
+	case "EndpointSlice", "Ingress",
+		"Gateway", "GatewayClass", "HTTPRoute", "GRPCRoute",
+		"TLSRoute", "TCPRoute", "ReferenceGrant", "BackendTLSPolicy":
+		return true
+	}
+	return false
 }
 
 // proxyInputs are the objects of objs the HTTPProxy processor may read.
 func proxyInputs(objs []loader.Object) []loader.Object {
 	out := make([]loader.Object, 0, len(objs))
 	for _, o := range objs {
-		if !ignoredByProxies[o.Kind] {
+		if !ignoredByProxies(o.Kind) {
 			out = append(out, o)
 		}
 	}
