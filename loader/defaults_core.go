@@ -10,11 +10,11 @@ import (
 // Defaults the API server applies to the built-in kinds Contour reads
 // (k8s.io/kubernetes pkg/apis/core/v1/defaults.go and its discovery and
 // networking counterparts), limited to the fields Contour looks at.
-func init() {
-	defaultField(corev1.ServicePort{}, "protocol", "TCP")
-	defaultField(corev1.EndpointPort{}, "protocol", "TCP")
-	defaultField(discoveryv1.EndpointPort{}, "protocol", "TCP")
-	defaultField(discoveryv1.EndpointPort{}, "name", `""`)
+func (rules fieldRuleSet) addCoreDefaults() {
+	rules.defaultField(corev1.ServicePort{}, "protocol", "TCP")
+	rules.defaultField(corev1.EndpointPort{}, "protocol", "TCP")
+	rules.defaultField(discoveryv1.EndpointPort{}, "protocol", "TCP")
+	rules.defaultField(discoveryv1.EndpointPort{}, "name", `""`)
 }
 
 // finishService applies the Service defaults that depend on other fields.

@@ -149,9 +149,10 @@ func planFor(t reflect.Type) *typePlan {
 func buildStructInfo(t reflect.Type) *structInfo {
 	si := &structInfo{byName: map[string]*fieldInfo{}}
 	addFields(si, t, nil)
+	rules := fieldRules()
 	for i, f := range si.list {
 		f.ord = i
-		f.rule = fieldRules[fieldKey{f.owner, f.name}]
+		f.rule = rules[fieldKey{f.owner, f.name}]
 		if f.rule != nil && (f.rule.def != nil || f.rule.required) {
 			si.ruled = append(si.ruled, f)
 		}

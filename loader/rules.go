@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -24,31 +25,41 @@ type fieldRule struct {
 	required bool
 }
 
-var fieldRules = map[fieldKey]*fieldRule{}
+// fieldRuleSet are rules by field.
+type fieldRuleSet map[fieldKey]*fieldRule
 
-func ruleFor(sample any, field string) *fieldRule {
+// fieldRules are the rules, built on first use rather than at start-up
+// (parsing the defaults' YAML is not for `contourc version`), and never
+// changed after.
+var fieldRules = sync.OnceValue(func() fieldRuleSet {
+	rules := fieldRuleSet{}
+	rules.addCoreDefaults()
+	return rules
+})
+
+func (rules fieldRuleSet) ruleFor(sample any, field string) *fieldRule {
 	k := fieldKey{reflect.TypeOf(sample), field}
-	r := fieldRules[k]
+	r := rules[k]
 	if r == nil {
 		r = &fieldRule{}
-		fieldRules[k] = r
+		rules[k] = r
 	}
 	return r
 }
 
 // defaultField records a "+kubebuilder:default" marker: value is the
 // default as YAML, as written in the marker.
-func defaultField(sample any, field, value string) {
+func (rules fieldRuleSet) defaultField(sample any, field, value string) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
 		panic(fmt.Sprintf("loader: bad default %q for %T.%s: %v", value, sample, field, err))
 	}
-	ruleFor(sample, field).def = doc.Content[0]
+	rules.ruleFor(sample, field).def = doc.Content[0]
 }
 
 // requireFields records fields the schema lists as required.
-func requireFields(sample any, fields ...string) {
+func (rules fieldRuleSet) requireFields(sample any, fields ...string) {
 	for _, f := range fields {
-		ruleFor(sample, f).required = true
+		rules.ruleFor(sample, f).required = true
 	}
 }

@@ -10,7 +10,7 @@ import (
 // TestRulesNameRealFields guards the defaults and validation tables
 // against typos: every rule must name a JSON field of its Go type.
 func TestRulesNameRealFields(t *testing.T) {
-	for k := range fieldRules {
+	for k := range fieldRules() {
 		found := false
 		for i := 0; i < k.owner.NumField(); i++ {
 			if name, _ := jsonName(k.owner.Field(i)); name == k.name {
@@ -25,7 +25,7 @@ func TestRulesNameRealFields(t *testing.T) {
 
 // TestDefaultsDecode checks that every default decodes into its field.
 func TestDefaultsDecode(t *testing.T) {
-	for k, r := range fieldRules {
+	for k, r := range fieldRules() {
 		if r.def == nil {
 			continue
 		}
@@ -69,7 +69,7 @@ func TestKindsTable(t *testing.T) {
 // pointer.
 func TestDefaultsFilledAsDecoded(t *testing.T) {
 	copied := 0
-	for k, r := range fieldRules {
+	for k, r := range fieldRules() {
 		if r.def == nil {
 			continue
 		}

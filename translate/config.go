@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -30,18 +31,21 @@ func withConfig(opts Options) Options {
 // appliedConfigKeys are the configuration keys contourc honours; keys that
 // do not change Envoy's configuration (Contour's own server, Kubernetes
 // client, status) are listed too, as nothing is lost by ignoring them.
-var appliedConfigKeys = map[string]bool{
-	"debug": true, "incluster": true, "kubeconfig": true, "kubernetesClientQPS": true, "kubernetesClientBurst": true,
-	"server": true, "ingress-status-address": true, "envoy-service-namespace": true, "envoy-service-name": true,
-	"featureFlags": true, "gateway": true, "disablePermitInsecure": true,
-	// Applied by config_settings.go and the builders.
-	"accesslog-format": true, "accesslog-format-string": true, "json-fields": true, "accesslog-level": true,
-	"tls": true, "disableAllowChunkedLength": true, "disableMergeSlashes": true, "compression": true,
-	"serverHeaderTransformation": true, "enableExternalNameService": true, "timeouts": true, "policy": true,
-	"default-http-versions": true, "cluster": true, "network": true, "listener": true,
-	"rateLimitService": true, "globalExtAuth": true, "metrics": true, "tracing": true,
-	"omEnforcedHealthListener": true, "runtime-settings": true,
-}
+// Built on first use, not at start-up.
+var appliedConfigKeys = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"debug": true, "incluster": true, "kubeconfig": true, "kubernetesClientQPS": true, "kubernetesClientBurst": true,
+		"server": true, "ingress-status-address": true, "envoy-service-namespace": true, "envoy-service-name": true,
+		"featureFlags": true, "gateway": true, "disablePermitInsecure": true,
+		// Applied by config_settings.go and the builders.
+		"accesslog-format": true, "accesslog-format-string": true, "json-fields": true, "accesslog-level": true,
+		"tls": true, "disableAllowChunkedLength": true, "disableMergeSlashes": true, "compression": true,
+		"serverHeaderTransformation": true, "enableExternalNameService": true, "timeouts": true, "policy": true,
+		"default-http-versions": true, "cluster": true, "network": true, "listener": true,
+		"rateLimitService": true, "globalExtAuth": true, "metrics": true, "tracing": true,
+		"omEnforcedHealthListener": true, "runtime-settings": true,
+	}
+})
 
 // configNotices lists the configuration keys that are set but not applied.
 func configNotices(cfg *loader.ContourConfig) []Notice {
@@ -53,7 +57,7 @@ func configNotices(cfg *loader.ContourConfig) []Notice {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if key == "" || key == "-" || appliedConfigKeys[key] || v.Field(i).IsZero() || isDefaultConfigValue(key, v.Field(i)) {
+		if key == "" || key == "-" || appliedConfigKeys()[key] || v.Field(i).IsZero() || isDefaultConfigValue(key, v.Field(i)) {
 			continue
 		}
 		keys = append(keys, key)

@@ -13,7 +13,6 @@ import (
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
@@ -21,7 +20,8 @@ import (
 
 // How the configuration changes what the DAG processors do: default header
 // policies, the default global rate limit policy, the global authorization
-// server, the Envoy client certificate, and which objects are seen at all.
+// server and the Envoy client certificate (which objects are seen at all
+// is config_filter.go).
 
 // withDefaultGlobalRateLimit attaches the rate limit service's default
 // global policy to a virtual host that has no global policy of its own and
@@ -208,66 +208,6 @@ func parseConfigTimeoutOrEmpty(v string) (dag.Timeout, error) {
 		return dag.Timeout{}, nil
 	}
 	return parseConfigTimeout(v)
-}
-
-// disabledFeatureKinds are the kinds --disable-feature names.
-var disabledFeatureKinds = map[string]string{
-	"extensionservices":  "ExtensionService",
-	"tlsroutes":          "TLSRoute",
-	"grpcroutes":         "GRPCRoute",
-	"tcproutes":          "TCPRoute",
-	"backendtlspolicies": "BackendTLSPolicy",
-}
-
-// filterObjects drops what Contour would never see: namespaced objects
-// outside --watch-namespaces and kinds of --disable-feature.
-func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespaces []string) ([]loader.Object, error) {
-	for _, feat := range f.DisabledFeatures {
-		if _, ok := disabledFeatureKinds[feat]; !ok {
-			return nil, fmt.Errorf("--disable-feature: unknown feature %q, want one of extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies", feat)
-		}
-	}
-	if len(f.WatchNamespaces) > 0 {
-		for _, ns := range rootNamespaces {
-			if !slices.Contains(f.WatchNamespaces, ns) {
-				return nil, errors.New("not all root namespaces are being watched")
-			}
-		}
-		if fc := s.fallbackCert; fc != nil && !slices.Contains(f.WatchNamespaces, fc.Namespace) {
-			return nil, fmt.Errorf("the fallbackCertificate namespace (%s) must be watched", fc.Namespace)
-		}
-		if cc := s.clientCert; cc != nil && !slices.Contains(f.WatchNamespaces, cc.Namespace) {
-			return nil, fmt.Errorf("the clientCertificate namespace (%s) must be watched", cc.Namespace)
-		}
-	}
-	if len(f.WatchNamespaces) == 0 && len(f.DisabledFeatures) == 0 {
-		return objs, nil
-	}
-	disabled := map[string]bool{}
-	for _, feat := range f.DisabledFeatures {
-		disabled[disabledFeatureKinds[feat]] = true
-	}
-	out := make([]loader.Object, 0, len(objs))
-	for _, o := range objs {
-		if disabled[o.Kind] {
-			continue
-		}
-		if len(f.WatchNamespaces) > 0 && namespaced(o) && !slices.Contains(f.WatchNamespaces, o.Obj.GetNamespace()) {
-			continue
-		}
-		out = append(out, o)
-	}
-	return out, nil
-}
-
-// namespaced says whether an object lives in a namespace (cluster-scoped
-// objects such as GatewayClasses and Namespaces are always watched).
-func namespaced(o loader.Object) bool {
-	switch o.Obj.(type) {
-	case *gatewayv1.GatewayClass:
-		return false
-	}
-	return o.Kind != "Namespace" && o.Kind != "GatewayClass" && o.Kind != "IngressClass"
 }
 
 // validateExternalName refuses ExternalName Services unless the

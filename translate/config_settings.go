@@ -463,7 +463,7 @@ func (s *settings) validate() error {
 			errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
 		}
 		for _, c := range p.tls.ecdhCurves {
-			if !validECDHCurves[c] {
+			if !validECDHCurve(c) {
 				errs = append(errs, fmt.Errorf("%s: invalid ECDH curve %q", p.name, c))
 			}
 		}
@@ -490,8 +490,14 @@ func (s *settings) validate() error {
 	return errors.Join(errs...)
 }
 
-// validECDHCurves are the curves Contour accepts.
-var validECDHCurves = map[string]bool{"X25519": true, "P-256": true, "P-384": true, "P-521": true, "X25519MLKEM768": true, "MLKEM1024": true}
+// validECDHCurve reports whether Contour accepts the curve.
+func validECDHCurve(curve string) bool {
+	switch curve {
+	case "X25519", "P-256", "P-384", "P-521", "X25519MLKEM768", "MLKEM1024":
+		return true
+	}
+	return false
+}
 
 // validateTracing is Contour's TracingConfig.Validate.
 func validateTracing(hasExtension bool, sampling map[string]*string, tags []tracingTag) error {

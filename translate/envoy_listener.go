@@ -460,21 +460,33 @@ var hcmCompressedContentTypes = []string{
 // library, and an empty rbac (enabled per route).
 func hcmDefaultFilters() []*hcmv3.HttpFilter { return hcmDefaultFiltersFor("gzip") }
 
-// defaultFilters caches hcmDefaultFiltersFor by algorithm: every HTTP
-// connection manager has the same ones, and building them (each packed in
-// an Any) once per filter chain was a tenth of the translation at 5,000
-// virtual hosts. The filters are shared, so they must not be changed: they
+// The default filters of each compression algorithm are built once:
+// every HTTP connection manager has the same ones, and building them (each
+// packed in an Any) once per filter chain was a tenth of the translation at
+// 5,000 virtual hosts. They are constants, as sharedRouterFilter is, built
+// on first use, and one of four whatever the configuration says, so they
+// stay package-level. They are shared, so they must not be changed: they
 // are only ever packed into a manager's own Any.
-var defaultFilters sync.Map // algorithm -> []*hcmv3.HttpFilter
+var (
+	gzipDefaultFilters         = sync.OnceValue(func() []*hcmv3.HttpFilter { return buildDefaultFilters("gzip") })
+	brotliDefaultFilters       = sync.OnceValue(func() []*hcmv3.HttpFilter { return buildDefaultFilters("brotli") })
+	zstdDefaultFilters         = sync.OnceValue(func() []*hcmv3.HttpFilter { return buildDefaultFilters("zstd") })
+	uncompressedDefaultFilters = sync.OnceValue(func() []*hcmv3.HttpFilter { return buildDefaultFilters("disabled") })
+)
 
 // hcmDefaultFiltersFor is hcmDefaultFilters with the configured compression
-// algorithm: gzip, brotli, zstd, or disabled (no compressor filter).
+// algorithm: gzip, brotli, zstd, or disabled (no compressor filter); any
+// other is gzip, as in buildDefaultFilters.
 func hcmDefaultFiltersFor(algorithm string) []*hcmv3.HttpFilter {
-	if f, ok := defaultFilters.Load(algorithm); ok {
-		return f.([]*hcmv3.HttpFilter)
+	switch algorithm {
+	case "brotli":
+		return brotliDefaultFilters()
+	case "zstd":
+		return zstdDefaultFilters()
+	case "disabled":
+		return uncompressedDefaultFilters()
 	}
-	f, _ := defaultFilters.LoadOrStore(algorithm, buildDefaultFilters(algorithm))
-	return f.([]*hcmv3.HttpFilter)
+	return gzipDefaultFilters()
 }
 
 func buildDefaultFilters(algorithm string) []*hcmv3.HttpFilter {

@@ -30,6 +30,8 @@ type gatewayProcessor struct {
 	attached map[string]int32
 	// converted holds the HTTPRoutes' rules converted ahead (convertAhead).
 	converted map[*gatewayv1.HTTPRoute][]convertedRule
+	// inOrder turns convertAhead off (Options.httpRoutesInOrder).
+	inOrder bool
 }
 
 // defaultGatewayController is Contour's Gateway controller name.

@@ -15,14 +15,10 @@ import (
 // the Gateway are converted first, on every CPU, and attaching takes their
 // conversions in order.
 
-// httpRoutesInOrder turns convertAhead off, for tests that compare the
-// two.
-var httpRoutesInOrder = false
-
 // convertAhead converts, side by side, the rules of the routes with a
 // parentRef to the Gateway.
 func (p *gatewayProcessor) convertAhead(routes []*gatewayv1.HTTPRoute) {
-	if httpRoutesInOrder {
+	if p.inOrder {
 		return
 	}
 	var todo []*gatewayv1.HTTPRoute

@@ -17,13 +17,7 @@ import (
 func TestHTTPRoutesConvertedAheadMatchInOrder(t *testing.T) {
 	objs := loadYAMLForTest(t, manyHTTPRoutes(t, 64))
 	gateway := Options{Gateway: &gatewayName}
-	inOrder := func() string {
-		t.Helper()
-		httpRoutesInOrder = true
-		defer func() { httpRoutesInOrder = false }()
-		return translatedWithOptions(t, objs, gateway)
-	}
-	want := inOrder()
+	want := translatedWithOptions(t, objs, Options{Gateway: &gatewayName, httpRoutesInOrder: true})
 	if !strings.Contains(want, "RuleMatchConflict") || !strings.Contains(want, "BackendNotFound") || !strings.Contains(want, "Accepted BackendTLSPolicy") {
 		t.Fatalf("the input does not exercise conflicts, bad references and policies:\n%s", want)
 	}

@@ -147,7 +147,7 @@ func (gs *gatewayStatuses) policyStatuses(c *cache) []ObjectStatus {
 			ancestors = append(ancestors, &PolicyAncestorStatus{AncestorRef: p.ParentRef, ControllerName: p.ControllerName, Conditions: p.Conditions})
 		}
 		out = append(out, ObjectStatus{
-			APIVersion: watchedAPIVersion["BackendTLSPolicy"], Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
+			APIVersion: watchedAPIVersion("BackendTLSPolicy"), Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
 			Status: PolicyStatus{Ancestors: ancestors}, Source: c.source("BackendTLSPolicy", n),
 		})
 	}

@@ -207,12 +207,17 @@ func toParentRefJSON(ref gatewayv1.ParentReference) parentRefJSON {
 
 // watchedAPIVersion is the version of each kind Contour watches, which is
 // the object its status is written on.
-var watchedAPIVersion = map[string]string{
-	kindHTTPRoute:      "gateway.networking.k8s.io/v1",
-	kindGRPCRoute:      "gateway.networking.k8s.io/v1",
-	kindTLSRoute:       "gateway.networking.k8s.io/v1alpha2",
-	kindTCPRoute:       "gateway.networking.k8s.io/v1alpha2",
-	"BackendTLSPolicy": "gateway.networking.k8s.io/v1alpha3",
+// "" for a kind it does not watch.
+func watchedAPIVersion(kind string) string {
+	switch kind {
+	case kindHTTPRoute, kindGRPCRoute:
+		return "gateway.networking.k8s.io/v1"
+	case kindTLSRoute, kindTCPRoute:
+		return "gateway.networking.k8s.io/v1alpha2"
+	case "BackendTLSPolicy":
+		return "gateway.networking.k8s.io/v1alpha3"
+	}
+	return ""
 }
 
 // gatewayStatuses are the Gateway API statuses of one translation.
@@ -271,7 +276,7 @@ func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
 	})
 	for _, k := range keys {
 		out = append(out, ObjectStatus{
-			APIVersion: watchedAPIVersion[k.kind], Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,
+			APIVersion: watchedAPIVersion(k.kind), Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,
 			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.source(k.kind, k.name),
 		})
 	}

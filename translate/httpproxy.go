@@ -33,6 +33,8 @@ type httpProxyProcessor struct {
 	apart     bool
 	memo      *rootMemo
 	recording *rootRun
+	// inOrder turns rootsApart off (Options.rootsInOrder).
+	inOrder bool
 }
 
 func (p *httpProxyProcessor) run() {

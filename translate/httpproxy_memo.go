@@ -99,18 +99,23 @@ type rootEffect struct {
 // placedHost is a kept virtual host and its counterpart in the DAG.
 type placedHost struct{ kept, dag *dag.VirtualHost }
 
-// ignoredByProxies are the kinds the HTTPProxy processor never reads.
-var ignoredByProxies = map[string]bool{
-	"EndpointSlice": true, "Ingress": true,
-	"Gateway": true, "GatewayClass": true, "HTTPRoute": true, "GRPCRoute": true,
-	"TLSRoute": true, "TCPRoute": true, "ReferenceGrant": true, "BackendTLSPolicy": true,
+// ignoredByProxies reports whether the HTTPProxy processor never reads
+// objects of the kind.
+func ignoredByProxies(kind string) bool {
+	switch kind {
+	case "EndpointSlice", "Ingress",
+		"Gateway", "GatewayClass", "HTTPRoute", "GRPCRoute",
+		"TLSRoute", "TCPRoute", "ReferenceGrant", "BackendTLSPolicy":
+		return true
+	}
+	return false
 }
 
 // proxyInputs are the objects of objs the HTTPProxy processor may read.
 func proxyInputs(objs []loader.Object) []loader.Object {
 	out := make([]loader.Object, 0, len(objs))
 	for _, o := range objs {
-		if !ignoredByProxies[o.Kind] {
+		if !ignoredByProxies(o.Kind) {
 			out = append(out, o)
 		}
 	}
@@ -123,7 +128,7 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 	fqdns := rootFQDNs(p.cache)
 	// Roots that create every virtual host they write to can each be
 	// processed on its own (rootsApart), which records what each did.
-	apart := !hostsTaken(p.dag, fqdns) && !rootsInOrder
+	apart := !hostsTaken(p.dag, fqdns) && !p.inOrder
 	p.apart = apart
 	if m == nil {
 		p.run()
@@ -316,9 +321,6 @@ func (rm *rootMemo) reusable(c *cache, root *contourv1.HTTPProxy) *rootRun {
 	rm.replayed.Add(1)
 	return rr
 }
-
-// rootsInOrder turns rootsApart off, for tests that compare the two.
-var rootsInOrder = false
 
 // rootsApart processes each root on its own, in parallel, into a record
 // (those it can take from the Memo it takes), then does what the records

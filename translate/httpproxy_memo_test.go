@@ -198,20 +198,14 @@ func TestRootsApartMatchInOrder(t *testing.T) {
 		items = append(items, pxProxy("default", fmt.Sprintf("root-%d", i), append(opts, pxIncludes(incs...))...))
 	}
 	objs := pxObjects(t, pxFlat(items...)...)
-	inOrder := func(opts Options) string {
-		t.Helper()
-		rootsInOrder = true
-		defer func() { rootsInOrder = false }()
-		return translatedWithOptions(t, objs, opts)
-	}
-	want := inOrder(Options{})
+	want := translatedWithOptions(t, objs, Options{rootsInOrder: true})
 	if got := translatedWithOptions(t, objs, Options{}); got != want {
 		t.Error("roots processed apart differ from roots processed in order")
 	}
 	// In order, with a Memo, nothing is recorded to take again.
 	inOrderMemo := NewMemo()
 	for i := range 2 {
-		if got := inOrder(Options{Memo: inOrderMemo}); got != want {
+		if got := translatedWithOptions(t, objs, Options{Memo: inOrderMemo, rootsInOrder: true}); got != want {
 			t.Errorf("in order with a memo, translation %d differs", i+1)
 		}
 	}

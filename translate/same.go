@@ -35,17 +35,21 @@ func sameValue[T any](a, b *T) bool {
 // comparers holds the comparer of each type compiled so far, filled in:
 // a cell is published only once every cell its comparer uses is filled
 // too, so that a comparison on another goroutine never finds an empty one.
+// It is package-level on purpose: a type's comparer is a pure function of
+// the type, never changed once published, and there are as many as the
+// DAG has types, so every Memo and translation shares them.
 var comparers sync.Map // reflect.Type -> *comparerCell
 
 // comparerCell holds a type's comparer; types that refer to themselves
 // reach their own cell before it is filled, and read it when comparing.
 type comparerCell struct{ cmp comparer }
 
-var (
-	compileMu sync.Mutex
-	// compiling are the cells of one cellFor call, not published yet.
-	compiling = map[reflect.Type]*comparerCell{}
-)
+// compileMu makes one cellFor compile at a time, so that a type is
+// compiled once.
+var compileMu sync.Mutex
+
+// compilation are the cells of one cellFor call, not published yet.
+type compilation map[reflect.Type]*comparerCell
 
 func cellFor(t reflect.Type) *comparerCell {
 	if c, ok := comparers.Load(t); ok {
@@ -53,29 +57,29 @@ func cellFor(t reflect.Type) *comparerCell {
 	}
 	compileMu.Lock()
 	defer compileMu.Unlock()
-	cell := compileCell(t)
-	for t, c := range compiling {
+	cells := compilation{}
+	cell := cells.cell(t)
+	for t, c := range cells {
 		comparers.Store(t, c)
 	}
-	clear(compiling)
 	return cell
 }
 
-// compileCell is cellFor with compileMu held, publishing nothing.
-func compileCell(t reflect.Type) *comparerCell {
+// cell is cellFor with compileMu held, publishing nothing.
+func (cells compilation) cell(t reflect.Type) *comparerCell {
 	if c, ok := comparers.Load(t); ok {
 		return c.(*comparerCell)
 	}
-	if c, ok := compiling[t]; ok {
+	if c, ok := cells[t]; ok {
 		return c
 	}
 	cell := &comparerCell{}
-	compiling[t] = cell
-	cell.cmp = compile(t)
+	cells[t] = cell
+	cell.cmp = cells.compile(t)
 	return cell
 }
 
-func compile(t reflect.Type) comparer {
+func (cells compilation) compile(t reflect.Type) comparer {
 	if isInteger(t.Kind()) {
 		size := t.Size()
 		return func(a, b unsafe.Pointer, _ int) bool {
@@ -90,7 +94,7 @@ func compile(t reflect.Type) comparer {
 	case reflect.String:
 		return func(a, b unsafe.Pointer, _ int) bool { return *(*string)(a) == *(*string)(b) }
 	case reflect.Pointer:
-		elem := compileCell(t.Elem())
+		elem := cells.cell(t.Elem())
 		return func(a, b unsafe.Pointer, depth int) bool {
 			pa, pb := *(*unsafe.Pointer)(a), *(*unsafe.Pointer)(b)
 			switch {
@@ -102,11 +106,11 @@ func compile(t reflect.Type) comparer {
 			return elem.cmp(pa, pb, depth+1)
 		}
 	case reflect.Struct:
-		return compileStruct(t)
+		return cells.compileStruct(t)
 	case reflect.Slice:
-		return compileSlice(t)
+		return cells.compileSlice(t)
 	case reflect.Array:
-		elem, size, n := compileCell(t.Elem()), t.Elem().Size(), uintptr(t.Len())
+		elem, size, n := cells.cell(t.Elem()), t.Elem().Size(), uintptr(t.Len())
 		return func(a, b unsafe.Pointer, depth int) bool {
 			for i := range n {
 				if !elem.cmp(unsafe.Add(a, i*size), unsafe.Add(b, i*size), depth) {
@@ -150,7 +154,7 @@ const (
 	field1
 )
 
-func compileStruct(t reflect.Type) comparer {
+func (cells compilation) compileStruct(t reflect.Type) comparer {
 	type field struct {
 		offset uintptr
 		how    int
@@ -159,7 +163,7 @@ func compileStruct(t reflect.Type) comparer {
 	fields := make([]field, t.NumField())
 	for i := range fields {
 		f := t.Field(i)
-		fields[i] = field{f.Offset, fieldHow(f.Type), compileCell(f.Type)}
+		fields[i] = field{f.Offset, fieldHow(f.Type), cells.cell(f.Type)}
 	}
 	return func(a, b unsafe.Pointer, depth int) bool {
 		for _, f := range fields {
@@ -239,8 +243,8 @@ type sliceHeader struct {
 	len, cap int
 }
 
-func compileSlice(t reflect.Type) comparer {
-	elem, size := compileCell(t.Elem()), t.Elem().Size()
+func (cells compilation) compileSlice(t reflect.Type) comparer {
+	elem, size := cells.cell(t.Elem()), t.Elem().Size()
 	bytesLike := t.Elem().Kind() == reflect.Uint8
 	return func(a, b unsafe.Pointer, depth int) bool {
 		sa, sb := (*sliceHeader)(a), (*sliceHeader)(b)

@@ -84,6 +84,11 @@ type Options struct {
 	// aggregated xDS stream (contourc bootstrap), instead of Contour's
 	// api_config_source to the "contour" cluster.
 	ADS bool
+	// rootsInOrder and httpRoutesInOrder, for tests that compare the
+	// two, process the HTTPProxy roots and the HTTPRoutes one after the
+	// other, as Contour does, rather than on every CPU first (rootsApart,
+	// convertAhead).
+	rootsInOrder, httpRoutesInOrder bool
 }
 
 // Result is the outcome of one translation.

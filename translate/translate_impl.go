@@ -218,11 +218,11 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	extensions.run()
 	d.Extensions = extensions.clusters
 	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
-		disablePermitInsecure: s.disablePermitInsecure, settings: s}, objs)
+		disablePermitInsecure: s.disablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
 	var gs *gatewayStatuses
 	if gw != nil {
 		gs = &gatewayStatuses{routes: make(map[statusKey]*routeStatus, routes)}
-		(&gatewayProcessor{dag: d, cache: c, status: gs, gateway: gw}).run()
+		(&gatewayProcessor{dag: d, cache: c, status: gs, gateway: gw, inOrder: opts.httpRoutesInOrder}).run()
 	}
 	c.stopCheckingAhead()
 	// The statuses are listed on the side (6 ms at 5,000 HTTPProxies,

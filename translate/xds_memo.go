@@ -284,7 +284,8 @@ func sameVirtualHost(a, b *dag.VirtualHost) bool {
 
 // vhostPairs are where sameVirtualHost, which the route tables' goroutines
 // call, compares: copies on the heap were 2 MB a reload at 5,000
-// HTTPProxies.
+// HTTPProxies. A pool holds nothing between uses (sameVirtualHost clears
+// the pair before putting it back), so it may be shared by every Memo.
 var vhostPairs = sync.Pool{New: func() any { return new([2]dag.VirtualHost) }}
 
 // cluster is clusterWith(dc, dns, s), the previous one when it was built

@@ -3,6 +3,7 @@ package engines
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,12 +20,19 @@ import (
 // helpers are the helper processes of this program. Loading holds them
 // (Hold) for as long as it runs; idle ones wait for the next call, one per
 // caller running at once (charts given as paths render in parallel).
+//
+// The pool is process-wide on purpose: its helpers are processes of this
+// program, which every load of it (a render's, each of serve's reloads, a
+// diff's two sides) may share, and Hold is called by whoever runs loads
+// without handing anything down to the loader's many callers of Call.
 var helpers pool
 
 type pool struct {
 	mu    sync.Mutex
 	holds int
 	idle  []*helper
+	// helloTimeout, when set, replaces defaultHelloTimeout (tests).
+	helloTimeout time.Duration
 }
 
 // Hold keeps helper processes started from now on alive until release is
@@ -74,8 +82,9 @@ func (p *pool) get() (*helper, error) {
 		p.mu.Unlock()
 		return h, nil
 	}
+	timeout := cmp.Or(p.helloTimeout, defaultHelloTimeout)
 	p.mu.Unlock()
-	return start()
+	return start(timeout)
 }
 
 func (p *pool) put(h *helper) {
@@ -101,8 +110,9 @@ type helper struct {
 	broken bool
 }
 
-// start starts the helper and shakes hands with it.
-func start() (*helper, error) {
+// start starts the helper and shakes hands with it, waiting at most
+// helloTimeout for its answer.
+func start(helloTimeout time.Duration) (*helper, error) {
 	path, err := find()
 	if err != nil {
 		return nil, err
@@ -121,27 +131,28 @@ func start() (*helper, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, &HelperError{Msg: fmt.Sprintf("%s: %v", path, err)}
 	}
-	if err := h.hello(); err != nil {
+	if err := h.hello(helloTimeout); err != nil {
 		h.close()
 		return nil, err
 	}
 	return h, nil
 }
 
-// helloTimeout bounds the wait for the hello's answer: a program that is
-// not the helper and reads without answering must not hang contourc.
-// Operations themselves are not bounded (a large chart takes its time).
-var helloTimeout = 30 * time.Second
+// defaultHelloTimeout bounds the wait for the hello's answer: a program
+// that is not the helper and reads without answering must not hang
+// contourc. Operations themselves are not bounded (a large chart takes its
+// time).
+const defaultHelloTimeout = 30 * time.Second
 
 // hello refuses a helper that does not speak Protocol: one of another
 // contourc, the contourc-helm program that came before it, or a program
 // that is not a helper at all.
-func (h *helper) hello() error {
+func (h *helper) hello(timeout time.Duration) error {
 	proc := h.cmd.Process
-	timer := time.AfterFunc(helloTimeout, func() { proc.Kill() })
+	timer := time.AfterFunc(timeout, func() { proc.Kill() })
 	a, err := h.exchange(envelope{Op: opHello, Protocol: Protocol})
 	if !timer.Stop() {
-		return &HelperError{Msg: fmt.Sprintf("%s did not answer within %s: is it %s?", h.path, helloTimeout, Name)}
+		return &HelperError{Msg: fmt.Sprintf("%s did not answer within %s: is it %s?", h.path, timeout, Name)}
 	}
 	if err != nil {
 		return err

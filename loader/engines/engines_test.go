@@ -115,16 +115,16 @@ func TestOperationError(t *testing.T) {
 // before, a program that echoes (cat) or one that never answers are
 // refused with what to install.
 func TestHandshake(t *testing.T) {
-	defer func(d time.Duration) { helloTimeout = d }(helloTimeout)
+	defer func(d time.Duration) { helpers.helloTimeout = d }(helpers.helloTimeout)
 	for mode, want := range map[string]string{
 		"future": "(v99) speaks protocol 2, this contourc protocol 1: install the contourc-engines of this contourc (make build",
 		"old":    "did not answer as contourc-engines (make build puts it beside contourc in bin/",
 		"cat":    "did not answer as contourc-engines (make build",
 		"mute":   "did not answer within 1s: is it contourc-engines?",
 	} {
-		helloTimeout = 30 * time.Second
+		helpers.helloTimeout = 0 // defaultHelloTimeout
 		if mode == "mute" {
-			helloTimeout = time.Second
+			helpers.helloTimeout = time.Second
 		}
 		fake(t, mode)
 		err := Call("pid", struct{}{}, new(int))
