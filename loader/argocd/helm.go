@@ -48,7 +48,7 @@ type RefSource struct {
 // helm.skipSchemaValidation as the flags of those names.
 func HelmOptions(app *Application, i int, appDir, repoRoot string, refs Refs) (opts helmchart.Options, warnings []string, err error) {
 	src := app.AllSources()[i]
-	env := BuildEnv(app, i)
+	env := BuildEnv(app, i, repoRoot)
 	opts.ReleaseName = app.Metadata.Name
 	opts.Namespace = app.Spec.Destination.Namespace
 	opts.IncludeCRDs = true
