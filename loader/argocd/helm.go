@@ -39,9 +39,10 @@ type RefSource struct {
 }
 
 // HelmOptions are the helm template options of source i of app, whose
-// chart is at appDir in the checkout at repoRoot. Warnings name options
-// contourc does not apply; an error says why Argo CD would fail the source
-// or why contourc cannot render it as Argo CD would.
+// chart is at appDir in the checkout at repoRoot. Warnings would name
+// options contourc does not apply: there are none left, but the caller
+// (loader's Argo CD follower) reports them. An error says why Argo CD
+// would fail the source or why contourc cannot render it as Argo CD would.
 //
 // Argo CD renders crds/ (it passes --include-crds unless helm.skipCrds),
 // and passes helm.apiVersions, helm.kubeVersion, helm.skipTests and
