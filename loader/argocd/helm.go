@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 
 	"github.com/contourc/contourc/loader/helmchart"
@@ -21,7 +22,10 @@ import (
 // checkout when written $ref/like/this), then one more file of
 // valuesObject, or of values when there is no valuesObject; --set and
 // --set-string the parameters, with Argo CD's build environment
-// substituted and commas escaped.
+// substituted and commas escaped; --set-file the fileParameters, resolved
+// as value files are; --api-versions, --kube-version, --skip-tests and
+// --skip-schema-validation from the fields of those names, and
+// --include-crds unless skipCrds.
 
 // Refs locates the sources of a multi-source Application that have a ref:
 // "$name" -> the directory of its checkout when it is this repository,
@@ -35,14 +39,20 @@ type RefSource struct {
 }
 
 // HelmOptions are the helm template options of source i of app, whose
-// chart is at appDir in the checkout at repoRoot. Warnings name options
-// contourc does not apply; an error says why Argo CD would fail the source
-// or why contourc cannot render it as Argo CD would.
+// chart is at appDir in the checkout at repoRoot. Warnings would name
+// options contourc does not apply: there are none left, but the caller
+// (loader's Argo CD follower) reports them. An error says why Argo CD
+// would fail the source or why contourc cannot render it as Argo CD would.
+//
+// Argo CD renders crds/ (it passes --include-crds unless helm.skipCrds),
+// and passes helm.apiVersions, helm.kubeVersion, helm.skipTests and
+// helm.skipSchemaValidation as the flags of those names.
 func HelmOptions(app *Application, i int, appDir, repoRoot string, refs Refs) (opts helmchart.Options, warnings []string, err error) {
 	src := app.AllSources()[i]
-	env := BuildEnv(app, i)
+	env := BuildEnv(app, i, repoRoot)
 	opts.ReleaseName = app.Metadata.Name
 	opts.Namespace = app.Spec.Destination.Namespace
+	opts.IncludeCRDs = true
 	h := src.Helm
 	if h == nil {
 		return opts, nil, nil
@@ -53,7 +63,13 @@ func HelmOptions(app *Application, i int, appDir, repoRoot string, refs Refs) (o
 	if h.Namespace != "" {
 		opts.Namespace = h.Namespace
 	}
-	opts.KubeVersion = h.KubeVersion
+	if opts.KubeVersion, err = kubeVersion(h.KubeVersion); err != nil {
+		return opts, nil, err
+	}
+	opts.APIVersions = h.APIVersions
+	opts.IncludeCRDs = !h.SkipCrds
+	opts.SkipTests = h.SkipTests
+	opts.SkipSchemaValidation = h.SkipSchemaValidation
 	if opts.ValueFiles, err = valueFiles(h, appDir, repoRoot, refs, env); err != nil {
 		return opts, nil, err
 	}
@@ -61,13 +77,46 @@ func HelmOptions(app *Application, i int, appDir, repoRoot string, refs Refs) (o
 		return opts, nil, err
 	}
 	opts.Set, opts.SetString = setParameters(h.Parameters, env)
-	if len(h.FileParameters) > 0 {
-		warnings = append(warnings, fmt.Sprintf("helm.fileParameters (%s) are not applied", parameterNames(h.FileParameters)))
+	if opts.SetFile, err = fileParameters(h.FileParameters, appDir, repoRoot, refs, env); err != nil {
+		return opts, nil, err
 	}
-	if len(h.APIVersions) > 0 {
-		warnings = append(warnings, "helm.apiVersions are not applied: .Capabilities.APIVersions are those of contourc's client libraries")
+	return opts, nil, nil
+}
+
+// kubeVersion is helm.kubeVersion as Argo CD passes it to --kube-version:
+// read as a generic version ("v1.29.3+k3s1" is 1.29.3), an error when it
+// is none.
+func kubeVersion(v string) (string, error) {
+	if v == "" {
+		return "", nil
 	}
-	return opts, warnings, nil
+	parsed, err := version.ParseGeneric(v)
+	if err != nil {
+		return "", fmt.Errorf("could not parse kubernetes version %s: %w", v, err)
+	}
+	return parsed.String(), nil
+}
+
+// fileParameters are helm.fileParameters as --set-file arguments
+// ("name=path"): each path resolved as a values file is (from the chart's
+// directory, from the repository root when written /like/this, from a ref
+// source's checkout when written $ref/like/this), by name, a later one
+// of a name replacing an earlier one, sorted by name, with commas
+// escaped. Whether the file exists is helm's to say, as in Argo CD.
+func fileParameters(params []HelmParameter, appDir, repoRoot string, refs Refs, env Env) ([]string, error) {
+	byName := map[string]string{}
+	for _, p := range params {
+		path, err := resolveValueFile(p.Path, appDir, repoRoot, refs, env)
+		if err != nil {
+			return nil, fmt.Errorf("helm.fileParameters %s: %w", p.Name, err)
+		}
+		byName[p.Name] = path
+	}
+	var out []string
+	for _, name := range sortedKeys(byName) {
+		out = append(out, name+"="+escapeSetValue(byName[name]))
+	}
+	return out, nil
 }
 
 // inlineValues are the values of valuesObject, or of the values string
@@ -128,14 +177,6 @@ func escapeSetValue(v string) string {
 		prev = r
 	}
 	return b.String()
-}
-
-func parameterNames(params []HelmParameter) string {
-	names := make([]string, len(params))
-	for i, p := range params {
-		names[i] = p.Name
-	}
-	return strings.Join(names, ", ")
 }
 
 // valueFiles resolves helm.valueFiles to files of the checkout, in order,

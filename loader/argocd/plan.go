@@ -87,7 +87,7 @@ func refSources(sources []Source, repoRoot string, thisRepo ThisRepo) Refs {
 
 func planSource(app *Application, i int, repoRoot string, thisRepo ThisRepo, refs Refs) SourcePlan {
 	src := app.AllSources()[i]
-	p := SourcePlan{Index: i, Label: app.Label(i), Source: src, Namespace: app.Spec.Destination.Namespace, Env: BuildEnv(app, i)}
+	p := SourcePlan{Index: i, Label: app.Label(i), Source: src, Namespace: app.Spec.Destination.Namespace, Env: BuildEnv(app, i, repoRoot)}
 	switch {
 	case src.RefOnly(app.Multiple()):
 		p.RefOnly = true

@@ -35,7 +35,7 @@ const Env = "CONTOURC_ENGINES"
 // Protocol is the version of the exchange. A helper of another protocol is
 // refused: it was built from another contourc, and what it would render
 // could differ from what this one expects.
-const Protocol = 1
+const Protocol = 2
 
 // The operations.
 const (
@@ -154,6 +154,24 @@ type FluxGenerateRequest struct {
 	Dir string `json:"dir"`
 	// Kustomization is the Kustomization object as JSON.
 	Kustomization json.RawMessage `json:"kustomization"`
+	// Base, when set, is the kustomization to write the options into in
+	// place of Dir's own file on disk (protocol 2).
+	Base *FluxBase `json:"base,omitempty"`
+}
+
+// FluxBase is the kustomization file of a Flux build's directory as the
+// GitRepository's artifact holds it, when that is not the file the
+// generator would find on disk: another of kustomize's names (the first
+// is left out of the artifact), or none, when Listed: then the generator's
+// listing of the directory's manifests, made over the artifact.
+type FluxBase struct {
+	// File is its path in Dir.
+	File string `json:"file"`
+	// Data is its content, unless Listed.
+	Data []byte `json:"data,omitempty"`
+	// Listed says it is generated, listing Resources ("./x.yaml", "./sub").
+	Listed    bool     `json:"listed,omitempty"`
+	Resources []string `json:"resources,omitempty"`
 }
 
 // FluxGenerated is the generated kustomization file.

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		fmt.Print(`{"error":"chart : not a Helm chart"}`)
 		os.Exit(0)
 	case "future":
-		fmt.Println(`{"engines":"contourc-engines","protocol":2,"version":"v99"}`)
+		fmt.Printf(`{"engines":"contourc-engines","protocol":%d,"version":"v99"}`+"\n", Protocol+1)
 		os.Exit(0)
 	case "cat":
 		io.Copy(os.Stdout, os.Stdin)
@@ -117,7 +117,7 @@ func TestOperationError(t *testing.T) {
 func TestHandshake(t *testing.T) {
 	defer func(d time.Duration) { helpers.helloTimeout = d }(helpers.helloTimeout)
 	for mode, want := range map[string]string{
-		"future": "(v99) speaks protocol 2, this contourc protocol 1: install the contourc-engines of this contourc (make build",
+		"future": fmt.Sprintf("(v99) speaks protocol %d, this contourc protocol %d: install", Protocol+1, Protocol) + " the contourc-engines of this contourc (make build",
 		"old":    "did not answer as contourc-engines (make build puts it beside contourc in bin/",
 		"cat":    "did not answer as contourc-engines (make build",
 		"mute":   "did not answer within 1s: is it contourc-engines?",
@@ -176,12 +176,12 @@ func TestInProcess(t *testing.T) {
 
 func TestServeBadLine(t *testing.T) {
 	var out strings.Builder
-	in := "not json\n" + `{"op":"hello","protocol":1}` + "\n"
+	in := "not json\n" + fmt.Sprintf(`{"op":"hello","protocol":%d}`, Protocol) + "\n"
 	if err := Serve(strings.NewReader(in), &out, "v9", nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "contourc-engines: unreadable request") || lines[1] != `{"engines":"contourc-engines","protocol":1,"version":"v9","result":{}}` {
+	if len(lines) != 2 || !strings.Contains(lines[0], "contourc-engines: unreadable request") || lines[1] != fmt.Sprintf(`{"engines":"contourc-engines","protocol":%d,"version":"v9","result":{}}`, Protocol) {
 		t.Errorf("answers %q", lines)
 	}
 }

@@ -1,8 +1,10 @@
 // Package flux follows Flux's entry points the way Flux's controllers
 // apply them: a kustomize.toolkit.fluxcd.io Kustomization of this
 // repository is built from its spec.path as kustomize-controller builds it
-// (fluxcd/pkg/kustomize's generator, then kustomize with no load
-// restrictions, then post-build substitution), and a helm.toolkit.fluxcd.io
+// from the GitRepository's artifact (the checkout less what
+// source-controller's ignore rules leave out, loader/flux/artifact), with
+// fluxcd/pkg/kustomize's generator, then kustomize with no load
+// restrictions, then post-build substitution, and a helm.toolkit.fluxcd.io
 // HelmRelease whose chart is a path of this repository is rendered as
 // helm-controller renders it (loader/helmchart). "This repository" is a
 // GitRepository whose spec.url is the checkout's origin remote,
@@ -15,10 +17,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/loader/flux/artifact"
 	"github.com/contourc/contourc/loader/gitrepo"
 )
 
@@ -39,6 +43,9 @@ const bootstrapSource = "flux-system/flux-system"
 // Follower follows Flux Kustomizations and HelmReleases.
 type Follower struct {
 	opts Options
+
+	mu        sync.Mutex
+	artifacts map[string]*artifact.Filter // by checkout, source and spec.ignore
 }
 
 // New is a Follower with opts.

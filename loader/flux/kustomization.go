@@ -3,13 +3,16 @@ package flux
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/loader/engines"
+	"github.com/contourc/contourc/loader/flux/artifact"
 	"github.com/contourc/contourc/loader/kustomize"
 )
 
@@ -41,6 +44,13 @@ func (f *Follower) kustomization(in *loader.FollowInput, o loader.Object, u *uns
 	if why != "" {
 		return notFollowed(o, why)
 	}
+	art, err := f.artifactOf(in, ref, co)
+	if err != nil {
+		return notFollowed(o, err.Error())
+	}
+	if why := art.Excluded(dir, true); why != "" {
+		return notFollowed(o, "path "+path+" is not in the artifact of "+art.Source()+": "+why)
+	}
 	sub, why, err := substitution(in, u)
 	if err != nil {
 		why = err.Error()
@@ -49,13 +59,13 @@ func (f *Follower) kustomization(in *loader.FollowInput, o loader.Object, u *uns
 		return notFollowed(o, why)
 	}
 	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
-	key, _ := json.Marshal(buildKey{Dir: dir, Spec: buildOptions(spec), Vars: sub.vars})
+	key, _ := json.Marshal(buildKey{Dir: dir, Spec: buildOptions(spec), Vars: sub.vars, Artifact: art.Key()})
 	return loader.Entry{
 		Object: o,
 		Key:    "flux-kustomization " + string(key),
 		Path:   repoPath(co, dir),
 		Covers: []string{realPath(dir)},
-		Build:  func() (*loader.Built, error) { return f.build(co, dir, u, sub.s) },
+		Build:  func() (*loader.Built, error) { return f.build(co, art, dir, u, sub.s) },
 	}
 }
 
@@ -65,6 +75,8 @@ type buildKey struct {
 	Dir  string
 	Spec map[string]any
 	Vars map[string]string
+	// Artifact says which artifact the build reads.
+	Artifact string
 }
 
 // buildFields are the fields of a Kustomization's spec that change what
@@ -85,18 +97,22 @@ func buildOptions(spec map[string]any) map[string]any {
 // the Kustomization's options into the directory's kustomization
 // (generating one listing the directory's manifests when there is none),
 // which kustomize then builds; here the generated file is handed to the
-// build in memory rather than written. The generator runs in the
-// contourc-engines program (loader/flux/fluxgen says why).
-func (f *Follower) build(co checkout, dir string, u *unstructured.Unstructured, sub *loader.Substitution) (*loader.Built, error) {
-	obj, err := u.MarshalJSON()
+// build in memory rather than written. Both see the repository as the
+// artifact has it: the listing is made here over the artifact and the
+// generator given it (or the kustomization file the artifact holds, when
+// the disk has another first), and the build's file system hides what the
+// artifact lacks. The generator runs in the contourc-engines program
+// (loader/flux/fluxgen says why).
+func (f *Follower) build(co checkout, art *artifact.Filter, dir string, u *unstructured.Unstructured, sub *loader.Substitution) (*loader.Built, error) {
+	req, err := generateRequest(co, art, dir, u)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	var gen engines.FluxGenerated
-	if err := engines.Call(engines.OpFluxGenerate, engines.FluxGenerateRequest{Root: co.root, Dir: dir, Kustomization: obj}, &gen); err != nil {
+	if err := engines.Call(engines.OpFluxGenerate, req, &gen); err != nil {
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
-	fs := &generatedFS{FileSystem: filesys.MakeFsOnDisk(), path: gen.File, data: gen.Data}
+	fs := &generatedFS{FileSystem: filesys.MakeFsOnDisk(), path: gen.File, data: gen.Data, art: art}
 	b, err := kustomize.Run(fs, dir, kustomize.Options{Remote: f.opts.KustomizeRemote, NoLoadRestrictions: true})
 	return &loader.Built{
 		Kustomize:  &kustomize.Result{Dir: display(dir), Build: b, Err: err},
@@ -104,27 +120,34 @@ func (f *Follower) build(co checkout, dir string, u *unstructured.Unstructured, 
 	}, nil
 }
 
-// generatedFS is the disk with one kustomization file as the generator
-// made it.
-type generatedFS struct {
-	filesys.FileSystem
-	path string
-	data []byte
-}
-
-func (g *generatedFS) ReadFile(path string) ([]byte, error) {
-	if filepath.Clean(path) == g.path {
-		return g.data, nil
+// generateRequest asks the generator for dir's kustomization as the
+// artifact has dir: the directory's own file when the generator would
+// find it on disk too, else the one the artifact holds, else the listing
+// of its manifests.
+func generateRequest(co checkout, art *artifact.Filter, dir string, u *unstructured.Unstructured) (engines.FluxGenerateRequest, error) {
+	obj, err := presentComponents(u, art, dir).MarshalJSON()
+	if err != nil {
+		return engines.FluxGenerateRequest{}, err
 	}
-	return g.FileSystem.ReadFile(path)
-}
-
-func (g *generatedFS) Exists(path string) bool {
-	return filepath.Clean(path) == g.path || g.FileSystem.Exists(path)
-}
-
-func (g *generatedFS) IsDir(path string) bool {
-	return filepath.Clean(path) != g.path && g.FileSystem.IsDir(path)
+	req := engines.FluxGenerateRequest{Root: co.root, Dir: dir, Kustomization: obj}
+	inArtifact, onDisk := kustomizationFile(art, dir)
+	switch {
+	case inArtifact != "" && inArtifact == onDisk:
+		return req, nil
+	case inArtifact != "":
+		data, err := os.ReadFile(inArtifact)
+		if err != nil {
+			return req, err
+		}
+		req.Base = &engines.FluxBase{File: inArtifact, Data: data}
+		return req, nil
+	}
+	resources, err := scanManifests(art, dir)
+	if err != nil {
+		return req, err
+	}
+	req.Base = &engines.FluxBase{File: filepath.Join(dir, konfig.DefaultKustomizationFileName()), Listed: true, Resources: resources}
+	return req, nil
 }
 
 // realPath is path absolute with symbolic links resolved, as the loader

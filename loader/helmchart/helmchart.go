@@ -60,6 +60,10 @@ type Options struct {
 	// SetString). Each is "key=value[,key=value]" in Helm's strvals syntax.
 	Set       []string `json:"set,omitempty"`
 	SetString []string `json:"setString,omitempty"`
+	// SetFile are applied after them, as helm applies --set-file: each is
+	// "key=path", setting key to the content of the file at path, as a
+	// string (Argo CD's helm.fileParameters).
+	SetFile []string `json:"setFile,omitempty"`
 	// KubeVersion is .Capabilities.KubeVersion; when empty, the version
 	// of Kubernetes contourc's client libraries are built for
 	// (BuiltForKubeVersion).

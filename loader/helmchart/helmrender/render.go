@@ -21,6 +21,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/releaseutil"
+	"helm.sh/helm/v3/pkg/strvals"
 	"sigs.k8s.io/yaml"
 
 	"github.com/contourc/contourc/loader/engines"
@@ -130,8 +131,8 @@ func render(chartDir string, opts helmchart.Options) (*helmchart.Result, *fileMa
 }
 
 // userValues are the values helm template merges from its flags: -f
-// files in order, then (contourc's) Values, then --set, then --set-string
-// (pkg/cli/values Options.MergeValues).
+// files in order, then (contourc's) Values, then --set, then --set-string,
+// then --set-file (pkg/cli/values Options.MergeValues).
 func userValues(opts helmchart.Options) (map[string]any, error) {
 	vals := map[string]any{}
 	for _, f := range opts.ValueFiles {
@@ -171,7 +172,22 @@ func userValues(opts helmchart.Options) (map[string]any, error) {
 			return nil, fmt.Errorf("failed parsing --set-string data: %w", err)
 		}
 	}
+	for _, s := range opts.SetFile {
+		if err := strvals.ParseIntoFile(s, vals, readSetFile); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-file data: %w", err)
+		}
+	}
 	return vals, nil
+}
+
+// readSetFile is the value of a --set-file: the file's content, as a
+// string, as helm reads it (a local path; contourc fetches nothing).
+func readSetFile(rs []rune) (any, error) {
+	data, err := os.ReadFile(string(rs))
+	if err != nil {
+		return nil, err
+	}
+	return string(data), nil
 }
 
 // capabilities are helm template's stand-in cluster: every API version

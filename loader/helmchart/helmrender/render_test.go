@@ -101,6 +101,8 @@ func TestValueOrder(t *testing.T) {
 	write(t, a, "host: a.example.com\nservice: {port: 81}\n")
 	write(t, b, "host: b.example.com\n")
 	// All the templates need, but replicas, which values.yaml sets to 1.
+	hostFile := filepath.Join(dir, "host.txt")
+	write(t, hostFile, "f.example.com")
 	whole := filepath.Join(dir, "whole.yaml")
 	write(t, whole, "host: w.example.com\nimage: {repository: w, tag: v1}\nservice: {port: 82}\ntls: {secretName: \"\"}\nbackend: {enabled: false, port: 9000}\n")
 	for _, tc := range []struct {
@@ -117,6 +119,8 @@ func TestValueOrder(t *testing.T) {
 			Set: []string{"host=s.example.com"}}, []string{"fqdn: s.example.com"}},
 		{"set-string over set", helmchart.Options{Set: []string{"host=s.example.com"},
 			SetString: []string{"host=ss.example.com"}}, []string{"fqdn: ss.example.com"}},
+		{"set-file over set-string: the file's content", helmchart.Options{SetString: []string{"host=ss.example.com"},
+			SetFile: []string{"host=" + hostFile}}, []string{"fqdn: f.example.com"}},
 		{"release name", helmchart.Options{ReleaseName: "web"}, []string{"name: web\n", "name: web-backend"}},
 		{"release name default", helmchart.Options{}, []string{"name: release-name-web\n"}},
 		{"subchart value from parent", helmchart.Options{Set: []string{"backend.port=9100"}}, []string{"port: 9100"}},
@@ -201,6 +205,8 @@ func TestRenderErrors(t *testing.T) {
 		{"rendered YAML", notYAML, helmchart.Options{}, "YAML parse error on " + notYAML + "/templates/cm.yaml"},
 		{"value file", webChart, helmchart.Options{ValueFiles: []string{"/nonexistent/values.yaml"}},
 			"open /nonexistent/values.yaml: no such file or directory"},
+		{"set-file missing", webChart, helmchart.Options{SetFile: []string{"host=/nonexistent/host.txt"}},
+			"failed parsing --set-file data: open /nonexistent/host.txt: no such file or directory"},
 		{"set syntax", webChart, helmchart.Options{Set: []string{"a[=1"}}, "failed parsing --set data"},
 		{"kube version", webChart, helmchart.Options{KubeVersion: "one"}, `invalid kube version "one"`},
 		{"library", library, helmchart.Options{}, "library charts are not installable"},
