@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Fields of Contour's main branch that the published Contour API module
@@ -118,11 +120,11 @@ type jwtProviderExtensions struct {
 // detachFunc takes the extension fields out of an object's mapping: the
 // mapping without them, their values (nil when there are none) and the
 // problems decoding them.
-type detachFunc func(obj *yaml.Node) (*yaml.Node, *Extensions, []fieldError)
+type detachFunc func(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError)
 
 // detachHTTPProxyExtensions handles an HTTPProxy's localJWKS, serviceType
 // and httpSettings.
-func detachHTTPProxyExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []fieldError) {
+func detachHTTPProxyExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError) {
 	d := &detacher{}
 	out := editValue(obj, "spec", func(spec *yaml.Node) *yaml.Node {
 		return editValue(spec, "virtualhost", func(vh *yaml.Node) *yaml.Node {
@@ -135,7 +137,7 @@ func detachHTTPProxyExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []field
 
 // detachContourConfigurationExtensions handles the serviceType and
 // httpSettings of a ContourConfiguration's globalExtAuth.
-func detachContourConfigurationExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []fieldError) {
+func detachContourConfigurationExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError) {
 	d := &detacher{}
 	out := editValue(obj, "spec", func(spec *yaml.Node) *yaml.Node {
 		return editValue(spec, "globalExtAuth", d.authorization("spec", "globalExtAuth"))
@@ -147,7 +149,7 @@ func detachContourConfigurationExtensions(obj *yaml.Node) (*yaml.Node, *Extensio
 // rewritten.
 type detacher struct {
 	ext  *Extensions
-	errs []fieldError
+	errs []manifest.FieldError
 }
 
 func (d *detacher) extensions() *Extensions {
@@ -159,7 +161,7 @@ func (d *detacher) extensions() *Extensions {
 
 // decode decodes the extension keys taken from the mapping at path.
 func (d *detacher) decode(taken *yaml.Node, out any, path ...string) {
-	d.errs = append(d.errs, decodeAt(taken, out, path)...)
+	d.errs = append(d.errs, manifest.DecodeAt(taken, out, path)...)
 }
 
 // jwtProviders takes localJWKS out of each provider of the list.
@@ -169,7 +171,7 @@ func (d *detacher) jwtProviders(list *yaml.Node) *yaml.Node {
 	}
 	var out *yaml.Node
 	for i, item := range list.Content {
-		rest, taken := takeKeys(resolveAlias(item), "localJWKS")
+		rest, taken := takeKeys(manifest.ResolveAlias(item), "localJWKS")
 		if taken == nil {
 			continue
 		}
@@ -222,17 +224,17 @@ func (d *detacher) authorization(path ...string) func(*yaml.Node) *yaml.Node {
 // edit's result. n is copied when the value changes, and returned as it is
 // otherwise: most objects use no extension field and cost no copy.
 func editValue(n *yaml.Node, key string, edit func(*yaml.Node) *yaml.Node) *yaml.Node {
-	n = resolveAlias(n)
+	n = manifest.ResolveAlias(n)
 	if n.Kind != yaml.MappingNode {
 		return n
 	}
-	pairs := mappingPairs(n)
+	pairs := manifest.MappingPairs(n)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if k := resolveAlias(pairs[i]); k.Kind != yaml.ScalarNode || k.Value != key {
+		if k := manifest.ResolveAlias(pairs[i]); k.Kind != yaml.ScalarNode || k.Value != key {
 			continue
 		}
-		v := resolveAlias(pairs[i+1])
-		if isNull(v) {
+		v := manifest.ResolveAlias(pairs[i+1])
+		if manifest.IsNull(v) {
 			return n
 		}
 		edited := edit(v)
@@ -255,10 +257,10 @@ func takeKeys(n *yaml.Node, names ...string) (rest, taken *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		return n, nil
 	}
-	pairs := mappingPairs(n)
+	pairs := manifest.MappingPairs(n)
 	var kept, took []*yaml.Node
 	for i := 0; i+1 < len(pairs); i += 2 {
-		k := resolveAlias(pairs[i])
+		k := manifest.ResolveAlias(pairs[i])
 		if k.Kind == yaml.ScalarNode && slices.Contains(names, k.Value) {
 			took = append(took, pairs[i], pairs[i+1])
 		} else {

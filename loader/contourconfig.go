@@ -7,6 +7,8 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Contour's configuration file (the contour.yaml of the `contour`
@@ -250,8 +252,8 @@ func LoadContourConfig(path string, opts Options) (*ContourConfig, error) {
 		return cfg, nil // an empty file is Contour's defaults
 	}
 	var errs []error
-	for _, fe := range decodeInto(root, cfg) {
-		errs = append(errs, &Error{Source: Source{File: name, Line: fe.line}, Kind: "configuration", Msg: fe.msg})
+	for _, fe := range manifest.DecodeInto(root, cfg) {
+		errs = append(errs, &Error{Source: Source{File: name, Line: fe.Line}, Kind: "configuration", Msg: fe.Msg})
 	}
 	if len(errs) == 0 {
 		if err := validateContourConfig(cfg); err != nil {

@@ -5,16 +5,18 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Defaults the API server applies to the built-in kinds Contour reads
 // (k8s.io/kubernetes pkg/apis/core/v1/defaults.go and its discovery and
 // networking counterparts), limited to the fields Contour looks at.
 func init() {
-	defaultField(corev1.ServicePort{}, "protocol", "TCP")
-	defaultField(corev1.EndpointPort{}, "protocol", "TCP")
-	defaultField(discoveryv1.EndpointPort{}, "protocol", "TCP")
-	defaultField(discoveryv1.EndpointPort{}, "name", `""`)
+	manifest.DefaultField(corev1.ServicePort{}, "protocol", "TCP")
+	manifest.DefaultField(corev1.EndpointPort{}, "protocol", "TCP")
+	manifest.DefaultField(discoveryv1.EndpointPort{}, "protocol", "TCP")
+	manifest.DefaultField(discoveryv1.EndpointPort{}, "name", `""`)
 }
 
 // finishService applies the Service defaults that depend on other fields.

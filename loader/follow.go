@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
 )
 
@@ -123,16 +124,6 @@ type BuiltFile struct {
 	AsWalked bool
 }
 
-// EntryOrigin is the entry point an object was built through.
-type EntryOrigin struct {
-	Source                Source
-	Kind, Namespace, Name string
-}
-
-func (e *EntryOrigin) String() string {
-	return e.Source.String() + " " + e.Kind + " " + qualified(e.Namespace, e.Name)
-}
-
 // EntryReport is what became of one entry point, for -v and check.
 type EntryReport struct {
 	Kind, Namespace, Name string
@@ -145,7 +136,7 @@ type EntryReport struct {
 }
 
 func (e EntryReport) String() string {
-	name := e.Kind + " " + qualified(e.Namespace, e.Name)
+	name := e.Kind + " " + manifest.Qualified(e.Namespace, e.Name)
 	if !e.Followed {
 		return "not followed: " + name + ": " + e.Reason
 	}
@@ -277,7 +268,7 @@ func (out *followed) decode(b *Built, opts Options) partResult {
 	}
 	for _, f := range b.Files {
 		p := partResult{skipped: map[string]int{}}
-		text, err := normalizeText(f.Name, f.Data)
+		text, err := manifest.NormalizeText(f.Name, f.Data)
 		if err != nil {
 			p.errs = []error{err}
 		} else if text, err = o.Substitute.apply(f.Name, text); err != nil {

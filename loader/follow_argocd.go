@@ -14,6 +14,7 @@ import (
 	"github.com/contourc/contourc/loader/argocd"
 	"github.com/contourc/contourc/loader/gitrepo"
 	"github.com/contourc/contourc/loader/helmchart"
+	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
 )
 
@@ -184,7 +185,7 @@ func (a *ArgoCD) entry(o Object) Entry {
 		}
 	}
 	for _, r := range reasons {
-		s.warnings = append(s.warnings, Warning{Source: o.Source, Msg: "Application " + qualified(app.Metadata.Namespace, app.Metadata.Name) + ": not followed: " + r, Skipped: true})
+		s.warnings = append(s.warnings, Warning{Source: o.Source, Msg: "Application " + manifest.Qualified(app.Metadata.Namespace, app.Metadata.Name) + ": not followed: " + r, Skipped: true})
 	}
 	e.Key, e.Path, e.Covers = s.key(), strings.Join(s.paths, " + "), s.covers
 	e.Build = s.build

@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
 )
 
@@ -249,7 +250,7 @@ func overlappingBuilds(results []kustomize.Result) []error {
 		var shared []string
 		other := -1
 		for _, res := range r.Build.Resources {
-			key := res.Kind + " " + qualified(res.Namespace, res.Name)
+			key := res.Kind + " " + manifest.Qualified(res.Namespace, res.Name)
 			if j, ok := first[key]; ok {
 				if other < 0 {
 					other = j
@@ -269,13 +270,6 @@ func overlappingBuilds(results []kustomize.Result) []error {
 		}
 	}
 	return errs
-}
-
-func qualified(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
 }
 
 // builtDecoder decodes the objects of builds, and the source files they
@@ -320,12 +314,12 @@ func (d *builtDecoder) decodeResource(r kustomize.Result, name string, i int) pa
 	res := r.Build.Resources[i]
 	p := partResult{skipped: map[string]int{}}
 	var errs []error
-	if err := checkBounds(res.Node, d.opts.limits()); err != nil {
-		errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: err.msg}}
+	if err := manifest.CheckBounds(res.Node, d.opts.limits()); err != nil {
+		errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: err.Msg}}
 	} else if doc, err := d.substituted(name, i, res); err != nil {
 		errs = []error{err}
 	} else {
-		p.objs, errs = loadDocuments(name, []document{doc}, d.opts.namespaceRule(), p.skipped)
+		p.objs, errs = loadDocuments(name, []manifest.Document{doc}, d.opts.namespaceRule(), p.skipped)
 	}
 	for _, err := range errs {
 		p.errs = append(p.errs, d.placeError(r, res, err))
@@ -336,20 +330,20 @@ func (d *builtDecoder) decodeResource(r kustomize.Result, name string, i int) pa
 // substituted is the document of the build's object i: the tree kustomize
 // built, or, when Flux variables are given, what Flux's post-build
 // substitution makes of it (substitute_built.go), read as JSON.
-func (d *builtDecoder) substituted(name string, i int, res kustomize.Resource) (document, error) {
-	doc := document{index: i, root: res.Node}
+func (d *builtDecoder) substituted(name string, i int, res kustomize.Resource) (manifest.Document, error) {
+	doc := manifest.Document{Index: i, Root: res.Node}
 	js, err := d.opts.Substitute.builtObject(res.Node)
 	if err != nil || js == nil {
 		return doc, err
 	}
-	docs, err := parseJSON(name, js, d.opts.limits())
+	docs, err := manifest.ParseJSON(name, js, d.opts.limits())
 	if err != nil {
 		return doc, err
 	}
 	if len(docs) == 0 {
 		return doc, &Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: "envsubst error: variable substitution left no object"}
 	}
-	docs[0].index = i
+	docs[0].Index = i
 	return docs[0], nil
 }
 
@@ -463,7 +457,7 @@ func (d *builtDecoder) source(r kustomize.Result, abs string) *decodedSource {
 			}
 		}
 		name := displayPath(r, abs)
-		text, err := normalizeText(name, data)
+		text, err := manifest.NormalizeText(name, data)
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/ignore"
 	"github.com/contourc/contourc/loader/internal/fastyaml"
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Options tune Load.
@@ -77,16 +78,7 @@ func (o Options) namespaceRule() namespaceRule {
 	return namespaceRule{name: o.Namespace, keepOwn: o.keepOwnNamespace}
 }
 
-func (o Options) limits() limits {
-	l := limits{aliasNodes: o.MaxAliasNodes, depth: o.MaxDepth}
-	if l.aliasNodes <= 0 {
-		l.aliasNodes = DefaultMaxAliasNodes
-	}
-	if l.depth <= 0 {
-		l.depth = DefaultMaxDepth
-	}
-	return l
-}
+func (o Options) limits() manifest.Limits { return manifest.NewLimits(o.MaxAliasNodes, o.MaxDepth) }
 
 // Load reads every path (file, directory walked recursively for .yaml, .yml
 // and .json files, or "-" for Options.Stdin) and returns the objects in a
@@ -227,7 +219,7 @@ func loadFile(path string, named bool, opts Options) partResult {
 	if whole, ok := opts.Cache.file(name, data, stamp); ok {
 		return whole
 	}
-	data, err = normalizeText(name, data)
+	data, err = manifest.NormalizeText(name, data)
 	if err != nil {
 		return partResult{errs: []error{err}}
 	}
@@ -251,14 +243,14 @@ func loadFile(path string, named bool, opts Options) partResult {
 // loadFileText parses and decodes a file's text: JSON when it looks like JSON
 // and is, YAML otherwise.
 func loadFileText(name string, data []byte, opts Options, skipped map[string]int) ([]Object, []error) {
-	if startsLikeJSON(data) {
+	if manifest.StartsLikeJSON(data) {
 		p := opts.Cache.decode(name, func() string { return docKey(0, -1, data) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
-			docs, err := parseJSON(name, data, opts.limits())
+			docs, err := manifest.ParseJSON(name, data, opts.limits())
 			switch {
 			case err == nil:
 				p.objs, p.errs = loadDocuments(name, docs, opts.namespaceRule(), p.skipped)
-			case isJSONName(name):
+			case manifest.IsJSONName(name):
 				p.errs = []error{err}
 			default:
 				// Not JSON after all: YAML flow style ({kind: Service, ...}).
@@ -310,22 +302,22 @@ func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) 
 }
 
 // loadYAML parses and decodes the documents of a YAML stream in parallel.
-func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
-	chunks := splitYAMLStream(data)
+func loadYAML(name string, data []byte, lim manifest.Limits, cache *Cache, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
+	chunks := manifest.SplitYAMLStream(data)
 	if cache == nil {
 		// data was read for this load and normalised, and is not
 		// written again.
-		viewChunks(chunks, data)
+		manifest.ViewChunks(chunks, data)
 	}
 	parts := make([]partResult, len(chunks))
 	forEachParallel(len(chunks), func(i int) {
 		ch := chunks[i]
-		parts[i] = cache.decode(name, func() string { return docKey(ch.line, ch.index, ch.text) }, func() partResult {
+		parts[i] = cache.decode(name, func() string { return docKey(ch.Line, ch.Index, ch.Text) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
 			// The chunk's tree is dead once its objects are decoded.
 			arena := fastyaml.GetArena()
 			defer arena.Release()
-			docs, err := parseYAMLChunk(name, ch, lim, arena)
+			docs, err := manifest.ParseYAMLChunk(name, ch, lim, arena)
 			if err != nil {
 				p.errs = []error{err}
 				return p
@@ -339,7 +331,7 @@ func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace name
 
 // loadDocuments finds and decodes the objects of parsed documents;
 // namespace is Options.Namespace.
-func loadDocuments(name string, docs []document, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
+func loadDocuments(name string, docs []manifest.Document, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
 	var objs []Object
 	var errs []error
 	for _, doc := range docs {
@@ -372,7 +364,7 @@ func loadObject(raw rawObject, namespace namespaceRule, skipped map[string]int) 
 		skipped[raw.apiVersion+"/"+raw.kind]++
 		return nil, nil
 	case reject:
-		return nil, []error{&Error{Source: raw.source.at(lineOf(raw.node, at)), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
+		return nil, []error{&Error{Source: raw.source.At(lineOf(raw.node, at)), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
 	}
 	if secretType := unkeptSecretType(raw, spec); secretType != "" {
 		return nil, skipUnkeptSecret(raw, spec, secretType, skipped)

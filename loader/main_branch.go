@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Fields contourc accepts that only Contour's main branch has: the
@@ -51,19 +53,19 @@ func configMainBranchFields(file string, root *yaml.Node) []MainBranchField {
 func keyAt(n *yaml.Node, path ...string) *yaml.Node {
 	var key *yaml.Node
 	for _, name := range path {
-		n = resolveAlias(n)
+		n = manifest.ResolveAlias(n)
 		if n.Kind != yaml.MappingNode {
 			return nil
 		}
-		pairs := mappingPairs(n)
+		pairs := manifest.MappingPairs(n)
 		key = nil
 		for i := 0; i+1 < len(pairs); i += 2 {
-			if k := resolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == name {
+			if k := manifest.ResolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == name {
 				key, n = k, pairs[i+1]
 				break
 			}
 		}
-		if key == nil || isNull(resolveAlias(n)) {
+		if key == nil || manifest.IsNull(manifest.ResolveAlias(n)) {
 			return nil
 		}
 	}
@@ -75,10 +77,10 @@ func keyAt(n *yaml.Node, path ...string) *yaml.Node {
 // are placed in the object's file when the object is decoded.
 func (d *detacher) takenMainBranchFields(taken *yaml.Node, path string) {
 	for i := 0; i+1 < len(taken.Content); i += 2 {
-		k := resolveAlias(taken.Content[i])
+		k := manifest.ResolveAlias(taken.Content[i])
 		// A key without a line was added by the CRD's defaulting
 		// (admit.go), not written: no use of the field to warn about.
-		if k.Line == 0 || isNull(resolveAlias(taken.Content[i+1])) {
+		if k.Line == 0 || manifest.IsNull(manifest.ResolveAlias(taken.Content[i+1])) {
 			continue
 		}
 		d.extensions().MainBranchFields = append(d.extensions().MainBranchFields,
@@ -90,7 +92,7 @@ func (d *detacher) takenMainBranchFields(taken *yaml.Node, path string) {
 // its file, in line order.
 func placeMainBranchFields(uses []MainBranchField, src Source) {
 	for i := range uses {
-		uses[i].Source = src.at(uses[i].Source.Line)
+		uses[i].Source = src.At(uses[i].Source.Line)
 	}
 	slices.SortStableFunc(uses, func(a, b MainBranchField) int { return a.Source.Line - b.Source.Line })
 }

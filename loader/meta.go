@@ -8,6 +8,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // validateMeta applies the API server's checks on metadata that every
@@ -42,7 +44,7 @@ func validateMeta(obj metav1.Object, spec *kindSpec) field.ErrorList {
 		}
 	}
 	if ns := obj.GetNamespace(); ns != "" && spec.Namespaced && !dns1123Label(ns, false) {
-		out = appendInvalid(out, metaPath("namespace"), ns, validation.IsDNS1123Label(ns))
+		out = manifest.AppendInvalid(out, metaPath("namespace"), ns, validation.IsDNS1123Label(ns))
 	}
 	if g := obj.GetGeneration(); g < 0 {
 		out = append(out, apivalidation.ValidateNonnegativeField(g, metaPath("generation"))...)

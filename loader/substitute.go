@@ -30,6 +30,8 @@ import (
 
 	"github.com/fluxcd/pkg/envsubst"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // substituteKey is the label or annotation that turns substitution off
@@ -100,15 +102,15 @@ func (s *Substitution) apply(name string, data []byte) ([]byte, error) {
 	if !s.active() || !bytes.Contains(data, []byte("${")) {
 		return data, nil
 	}
-	chunks := []chunk{{text: data, line: 1}}
-	if !startsLikeJSON(data) {
-		chunks = splitYAMLStream(data)
+	chunks := []manifest.Chunk{{Text: data, Line: 1}}
+	if !manifest.StartsLikeJSON(data) {
+		chunks = manifest.SplitYAMLStream(data)
 	}
 	out := make([]byte, 0, len(data))
 	for _, c := range chunks {
-		text, err := s.document(c.text)
+		text, err := s.document(c.Text)
 		if err != nil {
-			return nil, &Error{Source: Source{File: name, Line: c.line + errorLine(c.text, err), Doc: c.index}, Msg: "envsubst error: variable substitution failed: " + err.Error()}
+			return nil, &Error{Source: Source{File: name, Line: c.Line + errorLine(c.Text, err), Doc: c.Index}, Msg: "envsubst error: variable substitution failed: " + err.Error()}
 		}
 		out = append(out, text...)
 	}
@@ -157,16 +159,16 @@ func firstReference(text []byte, names []string) int {
 // names is first referenced in the document that starts at line doc
 // (the line of its first key), or doc when it references none.
 func referenceLine(text []byte, doc int, names []string) int {
-	chunks := []chunk{{text: text, line: 1}}
-	if !startsLikeJSON(text) {
-		chunks = splitYAMLStream(text)
+	chunks := []manifest.Chunk{{Text: text, Line: 1}}
+	if !manifest.StartsLikeJSON(text) {
+		chunks = manifest.SplitYAMLStream(text)
 	}
 	for i, c := range chunks {
-		if i+1 < len(chunks) && chunks[i+1].line <= doc {
+		if i+1 < len(chunks) && chunks[i+1].Line <= doc {
 			continue
 		}
-		if n := firstReference(c.text, names); n >= 0 {
-			return c.line + n
+		if n := firstReference(c.Text, names); n >= 0 {
+			return c.Line + n
 		}
 		break
 	}

@@ -33,6 +33,8 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fluxcd/pkg/envsubst"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // substituteFailure is why a built object could not be substituted, in
@@ -150,16 +152,16 @@ func holdsDollar(n *yaml.Node) bool {
 // nodeSubstitutionDisabled reports whether the object n is labelled or
 // annotated kustomize.toolkit.fluxcd.io/substitute: disabled.
 func nodeSubstitutionDisabled(n *yaml.Node) bool {
-	meta := mapValue(n, "metadata")
+	meta := manifest.MapValue(n, "metadata")
 	if meta == nil || meta.Kind != yaml.MappingNode {
 		return false
 	}
 	for _, field := range []string{"labels", "annotations"} {
-		m := mapValue(meta, field)
+		m := manifest.MapValue(meta, field)
 		if m == nil {
 			continue
 		}
-		if v := mapValue(m, substituteKey); v != nil && v.Kind == yaml.ScalarNode && v.Value == "disabled" {
+		if v := manifest.MapValue(m, substituteKey); v != nil && v.Kind == yaml.ScalarNode && v.Value == "disabled" {
 			return true
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // EndpointSlice validation on create, as k8s.io/kubernetes
@@ -88,7 +90,7 @@ func validateSliceEndpoint(errs field.ErrorList, ep *discoveryv1.Endpoint, addre
 		errs = append(errs, metav1validation.ValidateLabels(ep.DeprecatedTopology, at().Child("topology"))...)
 	}
 	if ep.Hostname != nil && !dns1123Label(*ep.Hostname, false) {
-		errs = appendInvalid(errs, at().Child("hostname"), *ep.Hostname, validation.IsDNS1123Label(*ep.Hostname))
+		errs = manifest.AppendInvalid(errs, at().Child("hostname"), *ep.Hostname, validation.IsDNS1123Label(*ep.Hostname))
 	}
 	return errs
 }
@@ -161,7 +163,7 @@ func validateSlicePort(errs field.ErrorList, ports []discoveryv1.EndpointPort, i
 		name = *p.Name
 	}
 	if name != "" && !dns1123Label(name, false) {
-		errs = appendInvalid(errs, at("name"), name, validation.IsDNS1123Label(name))
+		errs = manifest.AppendInvalid(errs, at("name"), name, validation.IsDNS1123Label(name))
 	}
 	for _, q := range ports[:i] {
 		if q.Name != nil && *q.Name == name {
@@ -209,10 +211,10 @@ func validateEndpointAddress(errs field.ErrorList, a *corev1.EndpointAddress, at
 		errs = append(errs, validation.IsValidIPForLegacyField(at().Child("ip"), a.IP, true, nil)...)
 	}
 	if a.Hostname != "" && !dns1123Label(a.Hostname, false) {
-		errs = appendInvalid(errs, at().Child("hostname"), a.Hostname, validation.IsDNS1123Label(a.Hostname))
+		errs = manifest.AppendInvalid(errs, at().Child("hostname"), a.Hostname, validation.IsDNS1123Label(a.Hostname))
 	}
 	if a.NodeName != nil && !dns1123Subdomain(*a.NodeName, false) {
-		errs = appendInvalid(errs, at().Child("nodeName"), *a.NodeName, validation.IsDNS1123Subdomain(*a.NodeName))
+		errs = manifest.AppendInvalid(errs, at().Child("nodeName"), *a.NodeName, validation.IsDNS1123Subdomain(*a.NodeName))
 	}
 	return errs
 }
@@ -222,7 +224,7 @@ func validateEndpointPort(errs field.ErrorList, p *corev1.EndpointPort, requireN
 	case requireName && p.Name == "":
 		errs = append(errs, field.Required(at().Child("name"), ""))
 	case p.Name != "" && !dns1123Label(p.Name, false):
-		errs = appendInvalid(errs, at().Child("name"), p.Name, validation.IsDNS1123Label(p.Name))
+		errs = manifest.AppendInvalid(errs, at().Child("name"), p.Name, validation.IsDNS1123Label(p.Name))
 	}
 	for _, msg := range validation.IsValidPortNum(int(p.Port)) {
 		errs = append(errs, field.Invalid(at().Child("port"), p.Port, msg))

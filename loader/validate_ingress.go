@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Ingress validation on create, as k8s.io/kubernetes
@@ -68,10 +70,10 @@ func validateIngressRule(errs field.ErrorList, rule *networkingv1.IngressRule, i
 		switch {
 		case strings.Contains(host, "*"):
 			if !wildcardSubdomain(host) {
-				errs = appendInvalid(errs, rulePath().Child("host"), host, validation.IsWildcardDNS1123Subdomain(host))
+				errs = manifest.AppendInvalid(errs, rulePath().Child("host"), host, validation.IsWildcardDNS1123Subdomain(host))
 			}
 		case !dns1123Subdomain(host, false):
-			errs = appendInvalid(errs, rulePath().Child("host"), host, validation.IsDNS1123Subdomain(host))
+			errs = manifest.AppendInvalid(errs, rulePath().Child("host"), host, validation.IsDNS1123Subdomain(host))
 		}
 	}
 	if rule.HTTP == nil {
@@ -151,7 +153,7 @@ func validateIngressBackend(errs field.ErrorList, b *networkingv1.IngressBackend
 		errs = append(errs, field.Invalid(at(), "", "cannot set both port name & port number"))
 	case hasName:
 		if !portName(svc.Port.Name) {
-			errs = appendInvalid(errs, at().Child("service", "port", "name"), svc.Port.Name, validation.IsValidPortName(svc.Port.Name))
+			errs = manifest.AppendInvalid(errs, at().Child("service", "port", "name"), svc.Port.Name, validation.IsValidPortName(svc.Port.Name))
 		}
 	case hasNumber:
 		for _, msg := range validation.IsValidPortNum(int(svc.Port.Number)) {
@@ -166,7 +168,7 @@ func validateIngressBackend(errs field.ErrorList, b *networkingv1.IngressBackend
 // validateTypedLocalObjectReference checks a resource backend.
 func validateTypedLocalObjectReference(errs field.ErrorList, group *string, kind, name string, at func() *field.Path) field.ErrorList {
 	if group != nil && !dns1123Subdomain(*group, false) {
-		errs = appendInvalid(errs, at().Child("apiGroup"), *group, validation.IsDNS1123Subdomain(*group))
+		errs = manifest.AppendInvalid(errs, at().Child("apiGroup"), *group, validation.IsDNS1123Subdomain(*group))
 	}
 	for _, f := range []struct{ name, value string }{{"kind", kind}, {"name", name}} {
 		if f.value == "" {
@@ -186,10 +188,10 @@ func validateIngressTLS(errs field.ErrorList, tls *networkingv1.IngressTLS, i in
 		switch {
 		case strings.Contains(host, "*"):
 			if !wildcardSubdomain(host) {
-				errs = appendInvalid(errs, at().Child("hosts").Index(j), host, validation.IsWildcardDNS1123Subdomain(host))
+				errs = manifest.AppendInvalid(errs, at().Child("hosts").Index(j), host, validation.IsWildcardDNS1123Subdomain(host))
 			}
 		case !dns1123Subdomain(host, false):
-			errs = appendInvalid(errs, at().Child("hosts").Index(j), host, validation.IsDNS1123Subdomain(host))
+			errs = manifest.AppendInvalid(errs, at().Child("hosts").Index(j), host, validation.IsDNS1123Subdomain(host))
 		}
 	}
 	if tls.SecretName != "" {

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Secret and ConfigMap validation on create, as k8s.io/kubernetes
@@ -118,7 +120,7 @@ func validateConfigKey(errs field.ErrorList, key string, at func() *field.Path) 
 	if configKey(key) {
 		return errs
 	}
-	return appendInvalid(errs, at(), key, validation.IsConfigMapKey(key))
+	return manifest.AppendInvalid(errs, at(), key, validation.IsConfigMapKey(key))
 }
 
 // configKey accepts what validation.IsConfigMapKey does: [-._a-zA-Z0-9]+,

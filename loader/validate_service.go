@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Service validation on create, as k8s.io/kubernetes
@@ -102,7 +104,7 @@ func validateExternalName(errs field.ErrorList, spec *corev1.ServiceSpec) field.
 	case cname == "":
 		errs = append(errs, field.Required(at("externalName"), ""))
 	case !dns1123Subdomain(cname, false):
-		errs = appendInvalid(errs, at("externalName"), cname, validation.IsDNS1123Subdomain(cname))
+		errs = manifest.AppendInvalid(errs, at("externalName"), cname, validation.IsDNS1123Subdomain(cname))
 	}
 	return errs
 }
@@ -118,7 +120,7 @@ func validateServicePort(errs field.ErrorList, ports []corev1.ServicePort, i int
 		errs = append(errs, field.Required(at("name"), ""))
 	case sp.Name != "":
 		if !dns1123Label(sp.Name, false) {
-			errs = appendInvalid(errs, at("name"), sp.Name, validation.IsDNS1123Label(sp.Name))
+			errs = manifest.AppendInvalid(errs, at("name"), sp.Name, validation.IsDNS1123Label(sp.Name))
 		}
 		if slices.ContainsFunc(ports[:i], func(p corev1.ServicePort) bool { return p.Name == sp.Name }) {
 			errs = append(errs, field.Duplicate(at("name"), sp.Name))
@@ -243,7 +245,7 @@ func validatePortNumOrName(errs field.ErrorList, port intstr.IntOrString, at fun
 		return errs
 	}
 	if !portName(port.StrVal) {
-		errs = appendInvalid(errs, at(), port.StrVal, validation.IsValidPortName(port.StrVal))
+		errs = manifest.AppendInvalid(errs, at(), port.StrVal, validation.IsValidPortName(port.StrVal))
 	}
 	return errs
 }
@@ -253,5 +255,5 @@ func validateQualifiedName(errs field.ErrorList, s string, at func() *field.Path
 	if qualifiedName(s) {
 		return errs
 	}
-	return appendInvalid(errs, at(), s, validation.IsQualifiedName(s))
+	return manifest.AppendInvalid(errs, at(), s, validation.IsQualifiedName(s))
 }

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"testing"
@@ -11,26 +11,26 @@ import (
 // and that views parse as copies do.
 func TestViewChunks(t *testing.T) {
 	stream := "\xef\xbb\xbf" + "a: 1\n---\nb: [x, y]\n...\n# only a comment\n---\nc: {d: e}\n"
-	data, err := normalizeText("f.yaml", []byte(stream))
+	data, err := NormalizeText("f.yaml", []byte(stream))
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks := splitYAMLStream(data)
-	viewChunks(chunks, data)
+	chunks := SplitYAMLStream(data)
+	ViewChunks(chunks, data)
 	if len(chunks) != 3 {
 		t.Fatalf("%d chunks, want 3", len(chunks))
 	}
 	for i, c := range chunks {
-		if c.src != string(c.text) {
-			t.Errorf("chunk %d: view %q, text %q", i, c.src, c.text)
+		if c.src != string(c.Text) {
+			t.Errorf("chunk %d: view %q, text %q", i, c.src, c.Text)
 		}
-		viewed, err1 := parseYAMLChunk("f.yaml", c, Options{}.limits(), nil)
-		copied, err2 := parseYAMLChunk("f.yaml", chunk{text: c.text, line: c.line, index: c.index}, Options{}.limits(), nil)
+		viewed, err1 := ParseYAMLChunk("f.yaml", c, NewLimits(0, 0), nil)
+		copied, err2 := ParseYAMLChunk("f.yaml", Chunk{Text: c.Text, Line: c.Line, Index: c.Index}, NewLimits(0, 0), nil)
 		if err1 != nil || err2 != nil || len(viewed) != len(copied) {
 			t.Fatalf("chunk %d: %d documents (%v) from the view, %d (%v) from a copy", i, len(viewed), err1, len(copied), err2)
 		}
 		for d := range viewed {
-			if diff := fastyamltest.Diff("doc", viewed[d].root, copied[d].root); diff != "" {
+			if diff := fastyamltest.Diff("doc", viewed[d].Root, copied[d].Root); diff != "" {
 				t.Errorf("chunk %d: the view parses differently at %s", i, diff)
 			}
 		}

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"encoding/base64"
@@ -14,12 +14,12 @@ import (
 
 // maxErrorsPerObject stops one hopeless object (written for a different
 // schema, say) from burying the errors of every other object.
-const maxErrorsPerObject = 50
+const MaxErrorsPerObject = 50
 
 // fieldError is one problem found while decoding an object.
-type fieldError struct {
-	line int
-	msg  string
+type FieldError struct {
+	Line int
+	Msg  string
 }
 
 // decoder decodes yaml.Node trees into typed API structs the way the API
@@ -28,8 +28,8 @@ type fieldError struct {
 // the API server's coded defaults of built-in kinds are filled in (see
 // rules.go). Working on nodes rather than on a generic map means every
 // error knows its line.
-type decoder struct {
-	errs []fieldError
+type Decoder struct {
+	Errs []FieldError
 	path []string // field path of the value being decoded, for messages
 	// flags holds the fieldsSeen flags of the mappings being decoded, one
 	// stretch per level: a slice made for each mapping was 30,000
@@ -38,27 +38,27 @@ type decoder struct {
 }
 
 // decodeInto decodes the mapping n into the struct pointed to by out.
-func decodeInto(n *yaml.Node, out any) []fieldError {
-	return decodeAt(n, out, nil)
+func DecodeInto(n *yaml.Node, out any) []FieldError {
+	return DecodeAt(n, out, nil)
 }
 
 // decodeAt is decodeInto for a value found at path in its object, so that
 // messages name the value's full path.
-func decodeAt(n *yaml.Node, out any, path []string) []fieldError {
+func DecodeAt(n *yaml.Node, out any, path []string) []FieldError {
 	// Room for the paths of a manifest's depth: grown from nothing, the
 	// path was reallocated three or four times for every object.
-	d := &decoder{path: append(make([]string, 0, len(path)+8), path...)}
-	d.decode(n, reflect.ValueOf(out).Elem())
-	return d.errs
+	d := &Decoder{path: append(make([]string, 0, len(path)+8), path...)}
+	d.Decode(n, reflect.ValueOf(out).Elem())
+	return d.Errs
 }
 
-func (d *decoder) decode(n *yaml.Node, v reflect.Value) { d.decodePlanned(n, v, nil) }
+func (d *Decoder) Decode(n *yaml.Node, v reflect.Value) { d.decodePlanned(n, v, nil) }
 
 // decodePlanned is decode for a caller that knows the plan of v's type
 // with its pointers taken away; a nil plan is looked up.
-func (d *decoder) decodePlanned(n *yaml.Node, v reflect.Value, plan *typePlan) {
-	n = resolveAlias(n)
-	if isNull(n) {
+func (d *Decoder) decodePlanned(n *yaml.Node, v reflect.Value, plan *typePlan) {
+	n = ResolveAlias(n)
+	if IsNull(n) {
 		// JSON null leaves a field at its zero value, and the API server
 		// drops nulls before defaulting; either way: nothing to do.
 		return
@@ -70,13 +70,13 @@ func (d *decoder) decodePlanned(n *yaml.Node, v reflect.Value, plan *typePlan) {
 		v = v.Elem()
 	}
 	if plan == nil {
-		plan = planFor(v.Type())
+		plan = PlanFor(v.Type())
 	}
 	switch {
 	case plan.viaJSON:
 		d.decodeViaJSON(n, v)
 	case v.Kind() == reflect.Struct:
-		d.decodeStruct(n, v, plan.fields)
+		d.decodeStruct(n, v, plan.Fields)
 	case v.Kind() == reflect.Map:
 		d.decodeMap(n, v, plan)
 	case v.Kind() == reflect.Slice:
@@ -95,7 +95,7 @@ type fieldsSeen struct {
 	unknown map[string]bool // unknown keys already reported
 }
 
-func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, si *structInfo) {
+func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, si *StructInfo) {
 	if n.Kind != yaml.MappingNode {
 		d.wrongType(n, "an object")
 		return
@@ -104,24 +104,24 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, si *structInfo) {
 	// stretch is given back when it is decoded. (A nested mapping may move
 	// d.flags; this one keeps its own slice of the array it got.)
 	base := len(d.flags)
-	d.flags = append(d.flags, make([]bool, 2*len(si.list))...)
+	d.flags = append(d.flags, make([]bool, 2*len(si.List))...)
 	flags := d.flags[base:]
-	fs := fieldsSeen{seen: flags[:len(si.list)], given: flags[len(si.list):]}
-	pairs := mappingPairs(n)
+	fs := fieldsSeen{seen: flags[:len(si.List)], given: flags[len(si.List):]}
+	pairs := MappingPairs(n)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		d.decodeField(resolveAlias(pairs[i]), pairs[i+1], v, si, &fs)
+		d.decodeField(ResolveAlias(pairs[i]), pairs[i+1], v, si, &fs)
 	}
-	d.fillAbsent(n, v, si, fs.given)
+	d.FillAbsent(n, v, si, fs.given)
 	d.flags = d.flags[:base]
 }
 
 // decodeField decodes one key and value of a mapping into struct v.
-func (d *decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *structInfo, fs *fieldsSeen) {
+func (d *Decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *StructInfo, fs *fieldsSeen) {
 	if k.Kind != yaml.ScalarNode {
 		d.errorf(k.Line, "%s: a field name must be a string", d.pathString())
 		return
 	}
-	f := si.byName[k.Value]
+	f := si.ByName[k.Value]
 	switch {
 	case f == nil && fs.unknown[k.Value], f != nil && fs.seen[f.ord]:
 		d.fieldErrorf(k.Line, k.Value, "duplicate field %q")
@@ -135,11 +135,11 @@ func (d *decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *structInfo
 		return
 	}
 	fs.seen[f.ord] = true
-	if isNull(resolveAlias(val)) {
+	if IsNull(ResolveAlias(val)) {
 		return // absent, as far as defaults and required fields go
 	}
 	fs.given[f.ord] = true
-	fv := fieldValue(v, f.index)
+	fv := FieldValue(v, f.Index)
 	d.path = append(d.path, f.name)
 	d.decodePlanned(val, fv, f.typePlan())
 	d.path = d.path[:len(d.path)-1]
@@ -147,18 +147,18 @@ func (d *decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *structInfo
 
 // fillAbsent applies the defaults of the fields a mapping did not give,
 // and reports missing required ones at the mapping's line.
-func (d *decoder) fillAbsent(n *yaml.Node, v reflect.Value, si *structInfo, given []bool) {
-	for _, f := range si.ruled {
+func (d *Decoder) FillAbsent(n *yaml.Node, v reflect.Value, si *StructInfo, given []bool) {
+	for _, f := range si.Ruled {
 		switch {
 		case given[f.ord]:
-		case f.rule.def != nil:
-			fv := fieldValue(v, f.index)
-			if def, ok := f.scalarDefault(fv.Type()); ok {
+		case f.rule.Def != nil:
+			fv := FieldValue(v, f.Index)
+			if def, ok := f.ScalarDefault(fv.Type()); ok {
 				setCopy(fv, def)
 				continue
 			}
 			d.path = append(d.path, f.name)
-			d.decode(f.rule.def, fv)
+			d.Decode(f.rule.Def, fv)
 			d.path = d.path[:len(d.path)-1]
 		case f.rule.required:
 			d.fieldErrorf(n.Line, f.name, "required field %q is missing")
@@ -167,7 +167,7 @@ func (d *decoder) fillAbsent(n *yaml.Node, v reflect.Value, si *structInfo, give
 }
 
 // decodeMap decodes a mapping into the map v, whose plan is plan.
-func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
+func (d *Decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	if n.Kind != yaml.MappingNode {
 		d.wrongType(n, "an object")
 		return
@@ -181,7 +181,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 		v.Set(reflect.MakeMapWithSize(t, len(n.Content)/2))
 	}
 	elem := plan.elemPlan(t)
-	pairs := mappingPairs(n)
+	pairs := MappingPairs(n)
 	var typed any
 	if v.CanInterface() {
 		typed = v.Interface()
@@ -195,7 +195,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 		return
 	}
 	for i := 0; i+1 < len(pairs); i += 2 {
-		k, val := resolveAlias(pairs[i]), pairs[i+1]
+		k, val := ResolveAlias(pairs[i]), pairs[i+1]
 		if k.Kind != yaml.ScalarNode {
 			d.errorf(k.Line, "%s: a key must be a string", d.pathString())
 			continue
@@ -220,11 +220,11 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, plan *typePlan) {
 // rather than through reflect, each value decoded into one variable: two
 // values made and two map operations through reflect for every entry were
 // half of decoding a Service.
-func decodeMapOf[V any](d *decoder, pairs []*yaml.Node, m map[string]V, elem *typePlan) {
+func decodeMapOf[V any](d *Decoder, pairs []*yaml.Node, m map[string]V, elem *typePlan) {
 	var value, zero V
 	rv := reflect.ValueOf(&value).Elem()
 	for i := 0; i+1 < len(pairs); i += 2 {
-		k, val := resolveAlias(pairs[i]), pairs[i+1]
+		k, val := ResolveAlias(pairs[i]), pairs[i+1]
 		if k.Kind != yaml.ScalarNode {
 			d.errorf(k.Line, "%s: a key must be a string", d.pathString())
 			continue
@@ -242,7 +242,7 @@ func decodeMapOf[V any](d *decoder, pairs []*yaml.Node, m map[string]V, elem *ty
 }
 
 // decodeSlice decodes a sequence into the slice v, whose plan is plan.
-func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, plan *typePlan) {
+func (d *Decoder) decodeSlice(n *yaml.Node, v reflect.Value, plan *typePlan) {
 	if v.Type().Elem().Kind() == reflect.Uint8 {
 		d.decodeBytes(n, v)
 		return
@@ -281,7 +281,7 @@ func indexSegment(i int) string {
 // decodeBytes reads a []byte the way encoding/json does: from a base64
 // string. Secret data that is not valid base64 is refused by the API
 // server, and so here.
-func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value) {
+func (d *Decoder) decodeBytes(n *yaml.Node, v reflect.Value) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
 		d.wrongType(n, "a base64-encoded string")
 		return
@@ -296,11 +296,11 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value) {
 
 // decodeViaJSON hands the value to the type's own UnmarshalJSON (Time,
 // IntOrString, Quantity, RawExtension...), through its JSON form.
-func (d *decoder) decodeViaJSON(n *yaml.Node, v reflect.Value) {
+func (d *Decoder) decodeViaJSON(n *yaml.Node, v reflect.Value) {
 	if decodeIntOrString(n, v) {
 		return
 	}
-	b, err := nodeToJSON(n)
+	b, err := NodeToJSON(n)
 	if err == nil {
 		err = json.Unmarshal(b, v.Addr().Interface())
 	}
@@ -311,7 +311,7 @@ func (d *decoder) decodeViaJSON(n *yaml.Node, v reflect.Value) {
 
 // mappingPairs is the key/value list of a mapping with YAML merge keys
 // ("<<: *base") expanded, as kubectl's YAML reader expands them.
-func mappingPairs(n *yaml.Node) []*yaml.Node {
+func MappingPairs(n *yaml.Node) []*yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].ShortTag() == "!!merge" {
 			return expandMerges(n)
@@ -336,7 +336,7 @@ func expandMerges(n *yaml.Node) []*yaml.Node {
 		pairs = append(pairs, k, val)
 	}
 	for _, src := range merged {
-		content := mappingPairs(src)
+		content := MappingPairs(src)
 		for i := 0; i+1 < len(content); i += 2 {
 			if k := content[i]; !seen[k.Value] {
 				seen[k.Value] = true
@@ -350,48 +350,48 @@ func expandMerges(n *yaml.Node) []*yaml.Node {
 // mergeSources are the mappings a merge key's value names: one mapping or
 // a list of them.
 func mergeSources(val *yaml.Node) []*yaml.Node {
-	val = resolveAlias(val)
+	val = ResolveAlias(val)
 	items := []*yaml.Node{val}
 	if val.Kind == yaml.SequenceNode {
 		items = val.Content
 	}
 	var out []*yaml.Node
 	for _, m := range items {
-		if m = resolveAlias(m); m.Kind == yaml.MappingNode {
+		if m = ResolveAlias(m); m.Kind == yaml.MappingNode {
 			out = append(out, m)
 		}
 	}
 	return out
 }
 
-func (d *decoder) wrongType(n *yaml.Node, want string) {
+func (d *Decoder) wrongType(n *yaml.Node, want string) {
 	hint := ""
 	if want == "a string" && n.Kind == yaml.ScalarNode && n.Style == 0 {
 		hint = fmt.Sprintf(" (write %q to make it a string)", n.Value)
 	}
-	d.errorf(n.Line, "%s: expected %s, got %s%s", d.pathString(), want, describeNode(n), hint)
+	d.errorf(n.Line, "%s: expected %s, got %s%s", d.pathString(), want, DescribeNode(n), hint)
 }
 
 // fieldErrorf reports a problem with field name of the value being
 // decoded; format has one %q for the field's full path.
-func (d *decoder) fieldErrorf(line int, name, format string) {
+func (d *Decoder) fieldErrorf(line int, name, format string) {
 	d.path = append(d.path, name)
 	d.errorf(line, format, d.pathString())
 	d.path = d.path[:len(d.path)-1]
 }
 
-func (d *decoder) errorf(line int, format string, args ...any) {
-	if len(d.errs) == maxErrorsPerObject {
-		d.errs = append(d.errs, fieldError{line: line, msg: "too many errors, giving up on this object"})
+func (d *Decoder) errorf(line int, format string, args ...any) {
+	if len(d.Errs) == MaxErrorsPerObject {
+		d.Errs = append(d.Errs, FieldError{Line: line, Msg: "too many errors, giving up on this object"})
 	}
-	if len(d.errs) > maxErrorsPerObject {
+	if len(d.Errs) > MaxErrorsPerObject {
 		return
 	}
-	d.errs = append(d.errs, fieldError{line: line, msg: fmt.Sprintf(format, args...)})
+	d.Errs = append(d.Errs, FieldError{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // pathString renders the current path as kubectl does: spec.rules[0].name.
-func (d *decoder) pathString() string {
+func (d *Decoder) pathString() string {
 	var b strings.Builder
 	for _, p := range d.path {
 		if b.Len() > 0 && !strings.HasPrefix(p, "[") {
@@ -403,7 +403,7 @@ func (d *decoder) pathString() string {
 }
 
 // describeNode says what a node is, for "expected X, got Y" messages.
-func describeNode(n *yaml.Node) string {
+func DescribeNode(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "an object"

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 // The fast YAML parser (internal/fastyaml) on the chunks the loader cuts
 // manifests into: the differential test on the corpus and the repository's
@@ -33,9 +33,9 @@ func checkFastYAML(t testing.TB, name string, text []byte) bool {
 // reports yaml.v3's errors, at the right line, when it does not.
 func TestFastYAMLHook(t *testing.T) {
 	for _, text := range []string{"a: 1\n---\nb: [2]\n", "a: b: c\n", "a: 1\n"} {
-		c := chunk{text: []byte(text), line: 7, index: 2}
-		docs, err := parseYAMLChunk("f.yaml", c, Options{}.limits(), nil)
-		if _, ok := fastyaml.Parse(c.text, "", nil); ok != (err == nil) {
+		c := Chunk{Text: []byte(text), Line: 7, Index: 2}
+		docs, err := ParseYAMLChunk("f.yaml", c, NewLimits(0, 0), nil)
+		if _, ok := fastyaml.Parse(c.Text, "", nil); ok != (err == nil) {
 			t.Errorf("%q: fast parser ok=%v, parse error %v", text, ok, err)
 		}
 		if err != nil {
@@ -44,21 +44,25 @@ func TestFastYAMLHook(t *testing.T) {
 			}
 			continue
 		}
-		if len(docs) == 0 || docs[0].root.Line != 7 || docs[0].index != 2 {
+		if len(docs) == 0 || docs[0].Root.Line != 7 || docs[0].Index != 2 {
 			t.Errorf("%q: documents %+v do not carry the chunk's lines", text, docs)
 		}
 	}
 }
 
+// sharedCorpusDir is where the project's conformance corpus lives when it
+// is available; the tests here skip without it.
+const sharedCorpusDir = "/work/shared"
+
 // corpusDirs are the directories whose YAML and JSON files the
 // differential tests parse both ways.
 func corpusDirs() []string {
 	dirs := []string{
-		filepath.Join(sharedCorpus, "conformance"),
-		filepath.Join(sharedCorpus, "conformance-bad"),
-		"testdata",
-		filepath.Join("..", "testdata"),
-		filepath.Join("..", "examples"),
+		filepath.Join(sharedCorpusDir, "conformance"),
+		filepath.Join(sharedCorpusDir, "conformance-bad"),
+		filepath.Join("..", "..", "testdata"), // loader's
+		filepath.Join("..", "..", "..", "testdata"),
+		filepath.Join("..", "..", "..", "examples"),
 	}
 	// More, such as a scalegen output directory, can be named here.
 	if extra := os.Getenv("FASTYAML_CORPUS"); extra != "" {
@@ -103,8 +107,8 @@ func (a acceptance) String() string {
 // the chunks in acc when it is not nil.
 func checkStream(t *testing.T, name string, data []byte, acc *acceptance) {
 	checkFastYAML(t, name, data)
-	for _, c := range splitYAMLStream(data) {
-		accepted := checkFastYAML(t, fmt.Sprintf("%s:%d", name, c.line), c.text)
+	for _, c := range SplitYAMLStream(data) {
+		accepted := checkFastYAML(t, fmt.Sprintf("%s:%d", name, c.Line), c.Text)
 		if acc != nil {
 			acc.total++
 			if accepted {
@@ -137,12 +141,12 @@ func TestFastYAMLCorpus(t *testing.T) {
 			if filepath.Ext(file) == ".json" {
 				count = nil
 			}
-			if data, err = normalizeText(file, data); err == nil {
+			if data, err = NormalizeText(file, data); err == nil {
 				checkStream(t, file, data, count)
 			}
 		}
 		t.Logf("%s: %d files, fast parser accepts %v of YAML files", dir, len(files), acc)
-		if dir == filepath.Join(sharedCorpus, "conformance") && acc.accepted*10 < acc.total*9 {
+		if dir == filepath.Join(sharedCorpusDir, "conformance") && acc.accepted*10 < acc.total*9 {
 			t.Errorf("%s: the fast parser accepts only %v", dir, acc)
 		}
 	}
@@ -164,13 +168,13 @@ func TestFastYAMLGenerated(t *testing.T) {
 // each parser.
 func BenchmarkParseChunks(b *testing.B) {
 	data := fastyamltest.BenchCorpus(1000)
-	chunks := splitYAMLStream(data)
+	chunks := SplitYAMLStream(data)
 	b.Run("fast", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, c := range chunks {
-				if _, ok := fastyaml.Parse(c.text, "", nil); !ok {
+				if _, ok := fastyaml.Parse(c.Text, "", nil); !ok {
 					b.Fatal("refused")
 				}
 			}
@@ -184,7 +188,7 @@ func BenchmarkParseChunks(b *testing.B) {
 		for b.Loop() {
 			for _, c := range chunks {
 				arena.Reset()
-				if _, ok := fastyaml.Parse(c.text, "", arena); !ok {
+				if _, ok := fastyaml.Parse(c.Text, "", arena); !ok {
 					b.Fatal("refused")
 				}
 			}
@@ -195,7 +199,7 @@ func BenchmarkParseChunks(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, c := range chunks {
-				if _, err := fastyamltest.V3Documents(c.text); err != nil {
+				if _, err := fastyamltest.V3Documents(c.Text); err != nil {
 					b.Fatal(err)
 				}
 			}

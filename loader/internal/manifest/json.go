@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"bytes"
@@ -16,20 +16,20 @@ import (
 // objects, as `kubectl get -o json` prints. JSON is mostly valid YAML, but
 // not several concatenated objects, and not every escape or tab that JSON
 // allows, so JSON gets its own reader.
-func startsLikeJSON(data []byte) bool {
+func StartsLikeJSON(data []byte) bool {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
 }
 
 // isJSONName reports whether a file's name says it holds JSON.
-func isJSONName(name string) bool {
+func IsJSONName(name string) bool {
 	return strings.HasSuffix(strings.ToLower(name), ".json")
 }
 
 // parseJSON reads a stream of JSON values into the same yaml.Node trees the
 // YAML reader produces, with the line of every key and value, so that
 // everything downstream is shared.
-func parseJSON(name string, data []byte, lim limits) ([]document, error) {
+func ParseJSON(name string, data []byte, lim Limits) ([]Document, error) {
 	b := jsonBuilder{
 		data:  data,
 		dec:   json.NewDecoder(bytes.NewReader(data)),
@@ -37,7 +37,7 @@ func parseJSON(name string, data []byte, lim limits) ([]document, error) {
 		lim:   lim,
 	}
 	b.dec.UseNumber()
-	var docs []document
+	var docs []Document
 	for i := 0; ; i++ {
 		b.docStart = int(b.dec.InputOffset())
 		tok, err := b.dec.Token()
@@ -51,8 +51,8 @@ func parseJSON(name string, data []byte, lim limits) ([]document, error) {
 		if err != nil {
 			return nil, b.syntaxError(name, i, err)
 		}
-		if !isNull(root) {
-			docs = append(docs, document{index: i, root: root})
+		if !IsNull(root) {
+			docs = append(docs, Document{Index: i, Root: root})
 		}
 	}
 }
@@ -62,7 +62,7 @@ type jsonBuilder struct {
 	docStart int // offset where the current document starts
 	dec      *json.Decoder
 	lines    lineIndex
-	lim      limits
+	lim      Limits
 }
 
 // line is the line of the token the decoder has just returned.

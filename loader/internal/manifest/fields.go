@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 // run and reflection on struct tags is not free.
 type typePlan struct {
 	viaJSON bool        // the type has its own UnmarshalJSON (Time, IntOrString, Quantity...)
-	fields  *structInfo // for structs
+	Fields  *StructInfo // for structs
 	// elem is, for a slice or map, the plan of its values (pointers
 	// taken away), looked up on first use: a lookup for every list and
 	// map decoded was 2% of loading HTTPRoutes.
@@ -26,26 +26,26 @@ func (p *typePlan) elemPlan(t reflect.Type) *typePlan {
 	if e := p.elem.Load(); e != nil {
 		return e
 	}
-	e := planFor(derefType(t.Elem()))
+	e := PlanFor(derefType(t.Elem()))
 	p.elem.Store(e)
 	return e
 }
 
 // structInfo lists the JSON fields of a struct, with the fields of inlined
 // (embedded) structs flattened in, as encoding/json sees them.
-type structInfo struct {
-	byName map[string]*fieldInfo
-	list   []*fieldInfo
+type StructInfo struct {
+	ByName map[string]*FieldInfo
+	List   []*FieldInfo
 	// ruled are the fields that have a default or are required: the ones
 	// to look at when absent.
-	ruled []*fieldInfo
+	Ruled []*FieldInfo
 }
 
 // fieldInfo is one JSON field of a struct.
-type fieldInfo struct {
+type FieldInfo struct {
 	name  string       // JSON name
 	ord   int          // position in structInfo.list
-	index []int        // reflect index path, through embedded structs
+	Index []int        // reflect index path, through embedded structs
 	owner reflect.Type // the struct that declares the field (markers live there)
 	rule  *fieldRule   // defaults and validation from the CRD schema, may be nil
 	// plan is the plan of the field's type, pointers taken away, looked
@@ -64,7 +64,7 @@ type fieldInfo struct {
 // it rather than a decoding of its YAML each time (half a dozen defaults
 // per HTTPRoute rule, 3% of loading HTTPRoutes). Other defaults, and one
 // whose decoding reports an error, are decoded for each value.
-func (f *fieldInfo) scalarDefault(t reflect.Type) (reflect.Value, bool) {
+func (f *FieldInfo) ScalarDefault(t reflect.Type) (reflect.Value, bool) {
 	if v := f.scalarDef.Load(); v != nil {
 		return *v, true
 	}
@@ -73,7 +73,7 @@ func (f *fieldInfo) scalarDefault(t reflect.Type) (reflect.Value, bool) {
 		return reflect.Value{}, false
 	}
 	v := reflect.New(t).Elem()
-	if errs := decodeAt(f.rule.def, v.Addr().Interface(), nil); len(errs) > 0 {
+	if errs := DecodeAt(f.rule.Def, v.Addr().Interface(), nil); len(errs) > 0 {
 		f.noScalar.Store(true)
 		return reflect.Value{}, false
 	}
@@ -109,11 +109,11 @@ func setCopy(v, def reflect.Value) {
 }
 
 // typePlan returns the plan of the field's values.
-func (f *fieldInfo) typePlan() *typePlan {
+func (f *FieldInfo) typePlan() *typePlan {
 	if p := f.plan.Load(); p != nil {
 		return p
 	}
-	p := planFor(f.elem)
+	p := PlanFor(f.elem)
 	f.plan.Store(p)
 	return p
 }
@@ -132,7 +132,7 @@ var (
 )
 
 // planFor returns the decoding plan of t.
-func planFor(t reflect.Type) *typePlan {
+func PlanFor(t reflect.Type) *typePlan {
 	if p, ok := plans.Load(t); ok {
 		return p.(*typePlan)
 	}
@@ -140,20 +140,20 @@ func planFor(t reflect.Type) *typePlan {
 		viaJSON: reflect.PointerTo(t).Implements(jsonUnmarshaler),
 	}
 	if t.Kind() == reflect.Struct && !p.viaJSON {
-		p.fields = buildStructInfo(t)
+		p.Fields = buildStructInfo(t)
 	}
 	actual, _ := plans.LoadOrStore(t, p)
 	return actual.(*typePlan)
 }
 
-func buildStructInfo(t reflect.Type) *structInfo {
-	si := &structInfo{byName: map[string]*fieldInfo{}}
+func buildStructInfo(t reflect.Type) *StructInfo {
+	si := &StructInfo{ByName: map[string]*FieldInfo{}}
 	addFields(si, t, nil)
-	for i, f := range si.list {
+	for i, f := range si.List {
 		f.ord = i
-		f.rule = fieldRules[fieldKey{f.owner, f.name}]
-		if f.rule != nil && (f.rule.def != nil || f.rule.required) {
-			si.ruled = append(si.ruled, f)
+		f.rule = FieldRules[fieldKey{f.owner, f.name}]
+		if f.rule != nil && (f.rule.Def != nil || f.rule.required) {
+			si.Ruled = append(si.Ruled, f)
 		}
 	}
 	return si
@@ -162,11 +162,11 @@ func buildStructInfo(t reflect.Type) *structInfo {
 // addFields adds the JSON fields of t (at reflect index prefix) to si. A
 // struct's own fields are added before those of the structs it embeds, so
 // that, as in encoding/json, the shallower of two same-named fields wins.
-func addFields(si *structInfo, t reflect.Type, prefix []int) {
+func addFields(si *StructInfo, t reflect.Type, prefix []int) {
 	var embedded []reflect.StructField
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name, skip := jsonName(f)
+		name, skip := JSONName(f)
 		if skip {
 			continue
 		}
@@ -180,12 +180,12 @@ func addFields(si *structInfo, t reflect.Type, prefix []int) {
 		if name == "" {
 			name = f.Name
 		}
-		if _, dup := si.byName[name]; dup {
+		if _, dup := si.ByName[name]; dup {
 			continue
 		}
-		fi := &fieldInfo{name: name, index: appendIndex(prefix, i), owner: t, elem: derefType(f.Type)}
-		si.byName[name] = fi
-		si.list = append(si.list, fi)
+		fi := &FieldInfo{name: name, Index: appendIndex(prefix, i), owner: t, elem: derefType(f.Type)}
+		si.ByName[name] = fi
+		si.List = append(si.List, fi)
 	}
 	for _, f := range embedded {
 		ft := f.Type
@@ -198,7 +198,7 @@ func addFields(si *structInfo, t reflect.Type, prefix []int) {
 
 // jsonName is the field's name in its json tag ("" when the tag gives
 // none) and whether the field is excluded from JSON.
-func jsonName(f reflect.StructField) (string, bool) {
+func JSONName(f reflect.StructField) (string, bool) {
 	tag := f.Tag.Get("json")
 	if tag == "-" {
 		return "", true
@@ -223,7 +223,7 @@ func appendIndex(prefix []int, i int) []int {
 
 // fieldValue returns the field at index in struct v, allocating embedded
 // struct pointers on the way as encoding/json does.
-func fieldValue(v reflect.Value, index []int) reflect.Value {
+func FieldValue(v reflect.Value, index []int) reflect.Value {
 	if len(index) == 1 { // a field of the struct itself, the common case
 		return v.Field(index[0])
 	}

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"bytes"
@@ -16,17 +16,17 @@ import (
 )
 
 // document is one YAML (or JSON) document of an input.
-type document struct {
-	index int        // 0-based position in the file
-	root  *yaml.Node // the document's value; nil for an empty document
+type Document struct {
+	Index int        // 0-based position in the file
+	Root  *yaml.Node // the document's value; nil for an empty document
 }
 
 // chunk is the text of one YAML document of a stream.
-type chunk struct {
-	text  []byte
+type Chunk struct {
+	Text  []byte
 	src   string // text as a string when the caller has one (see viewChunks), else ""
-	line  int    // line of the chunk's first byte in the file
-	index int    // document index in the file
+	Line  int    // line of the chunk's first byte in the file
+	Index int    // document index in the file
 }
 
 // splitYAMLStream cuts a YAML stream into its documents' text, at the
@@ -36,12 +36,12 @@ type chunk struct {
 // objects are parsed in parallel. Text with no content (comments,
 // directives, empty documents) is kept with the next piece rather than
 // counted as a document of its own.
-func splitYAMLStream(data []byte) []chunk {
-	var chunks []chunk
+func SplitYAMLStream(data []byte) []Chunk {
+	var chunks []Chunk
 	start, startLine, line := 0, 1, 1
 	cut := func(end int, nextLine int) {
 		if text := data[start:end]; hasContent(text) {
-			chunks = append(chunks, chunk{text: text, line: startLine, index: len(chunks)})
+			chunks = append(chunks, Chunk{Text: text, Line: startLine, Index: len(chunks)})
 			start, startLine = end, nextLine
 		}
 	}
@@ -60,7 +60,7 @@ func splitYAMLStream(data []byte) []chunk {
 		line++
 	}
 	if start < len(data) {
-		chunks = append(chunks, chunk{text: data[start:], line: startLine, index: len(chunks)})
+		chunks = append(chunks, Chunk{Text: data[start:], Line: startLine, Index: len(chunks)})
 	}
 	return chunks
 }
@@ -72,15 +72,15 @@ func splitYAMLStream(data []byte) []chunk {
 // text: fine for a load whose objects all live as long, not for a decode
 // cache that keeps some of a file's objects from load to load. Copying
 // every chunk was 14 of the 105 MB loading 5,000 HTTPProxies allocated.
-func viewChunks(chunks []chunk, data []byte) {
+func ViewChunks(chunks []Chunk, data []byte) {
 	if len(data) == 0 {
 		return
 	}
 	view := unsafe.String(unsafe.SliceData(data), len(data))
 	for i := range chunks {
 		c := &chunks[i]
-		start := cap(data) - cap(c.text) // c.text is data[start:end]
-		c.src = view[start : start+len(c.text)]
+		start := cap(data) - cap(c.Text) // c.text is data[start:end]
+		c.src = view[start : start+len(c.Text)]
 	}
 }
 
@@ -118,15 +118,15 @@ func hasContent(text []byte) bool {
 //
 // With an arena, the trees are built in its memory and are valid until the
 // arena is released; a nil arena allocates them.
-func parseYAMLChunk(name string, c chunk, lim limits, arena *fastyaml.Arena) (docs []document, err error) {
+func ParseYAMLChunk(name string, c Chunk, lim Limits, arena *fastyaml.Arena) (docs []Document, err error) {
 	defer func() {
 		// The parser is not expected to panic, but a manifest must never
 		// take the whole program down.
 		if r := recover(); r != nil {
-			docs, err = nil, &Error{Source: Source{File: name, Line: c.line, Doc: c.index}, Msg: fmt.Sprintf("YAML parser failed: %v", r)}
+			docs, err = nil, &Error{Source: Source{File: name, Line: c.Line, Doc: c.Index}, Msg: fmt.Sprintf("YAML parser failed: %v", r)}
 		}
 	}()
-	next := fastyaml.Documents(c.text, c.src, arena) // internal/fastyaml, falling back to yaml.v3
+	next := fastyaml.Documents(c.Text, c.src, arena) // internal/fastyaml, falling back to yaml.v3
 	for {
 		n, err := next()
 		if errors.Is(err, io.EOF) {
@@ -135,15 +135,15 @@ func parseYAMLChunk(name string, c chunk, lim limits, arena *fastyaml.Arena) (do
 		if err != nil {
 			return nil, yamlSyntaxError(name, c, err)
 		}
-		shiftLines(n, c.line-1)
+		shiftLines(n, c.Line-1)
 		root := documentRoot(n)
 		if root == nil {
 			continue
 		}
-		if err := checkBounds(root, lim); err != nil {
-			return nil, &Error{Source: Source{File: name, Line: err.line, Doc: c.index}, Msg: err.msg}
+		if err := CheckBounds(root, lim); err != nil {
+			return nil, &Error{Source: Source{File: name, Line: err.line, Doc: c.Index}, Msg: err.Msg}
 		}
-		docs = append(docs, document{index: c.index, root: root})
+		docs = append(docs, Document{Index: c.Index, Root: root})
 	}
 }
 
@@ -165,7 +165,7 @@ func documentRoot(n *yaml.Node) *yaml.Node {
 		}
 		n = n.Content[0]
 	}
-	if isNull(n) {
+	if IsNull(n) {
 		return nil
 	}
 	return n
@@ -176,27 +176,42 @@ func documentRoot(n *yaml.Node) *yaml.Node {
 var yamlErrorLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlSyntaxError turns a parser error into an *Error at its line.
-func yamlSyntaxError(name string, c chunk, err error) *Error {
+func yamlSyntaxError(name string, c Chunk, err error) *Error {
 	msg := err.Error()
-	line := c.line
+	line := c.Line
 	if m := yamlErrorLine().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		line, msg = c.line-1+n, m[2]
+		line, msg = c.Line-1+n, m[2]
 	} else if len(msg) > 6 && msg[:6] == "yaml: " {
 		msg = msg[6:]
 	}
-	return &Error{Source: Source{File: name, Line: line, Doc: c.index}, Msg: "invalid YAML: " + msg}
+	return &Error{Source: Source{File: name, Line: line, Doc: c.Index}, Msg: "invalid YAML: " + msg}
 }
 
 // isNull reports whether n is a null scalar (`null`, `~`, or nothing).
-func isNull(n *yaml.Node) bool {
+func IsNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
 // resolveAlias follows alias nodes to the node they name.
-func resolveAlias(n *yaml.Node) *yaml.Node {
+func ResolveAlias(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
 	return n
+}
+
+// mapValue is the value of key in mapping n, or nil.
+func MapValue(n *yaml.Node, key string) *yaml.Node {
+	n = ResolveAlias(n)
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	pairs := MappingPairs(n)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if k := ResolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == key {
+			return ResolveAlias(pairs[i+1])
+		}
+	}
+	return nil
 }

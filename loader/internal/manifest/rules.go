@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"fmt"
@@ -14,36 +14,36 @@ import (
 
 // fieldKey names one JSON field of one Go struct type.
 type fieldKey struct {
-	owner reflect.Type
-	name  string
+	Owner reflect.Type
+	Name  string
 }
 
 // fieldRule is what the API server says about one field beyond its type.
 type fieldRule struct {
-	def      *yaml.Node // default when the field is absent or null
+	Def      *yaml.Node // default when the field is absent or null
 	required bool
 }
 
-var fieldRules = map[fieldKey]*fieldRule{}
+var FieldRules = map[fieldKey]*fieldRule{}
 
 func ruleFor(sample any, field string) *fieldRule {
 	k := fieldKey{reflect.TypeOf(sample), field}
-	r := fieldRules[k]
+	r := FieldRules[k]
 	if r == nil {
 		r = &fieldRule{}
-		fieldRules[k] = r
+		FieldRules[k] = r
 	}
 	return r
 }
 
 // defaultField records a "+kubebuilder:default" marker: value is the
 // default as YAML, as written in the marker.
-func defaultField(sample any, field, value string) {
+func DefaultField(sample any, field, value string) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
 		panic(fmt.Sprintf("loader: bad default %q for %T.%s: %v", value, sample, field, err))
 	}
-	ruleFor(sample, field).def = doc.Content[0]
+	ruleFor(sample, field).Def = doc.Content[0]
 }
 
 // requireFields records fields the schema lists as required.

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // true, and a number with nothing after its point is an integer. Aliases
 // and merge keys are expanded. A key given twice is an error, as in
 // kubectl's reading.
-func toUnstructured(n *yaml.Node) (map[string]any, []fieldError) {
+func ToUnstructured(n *yaml.Node) (map[string]any, []FieldError) {
 	c := converter{}
 	v, _ := c.value(n).(map[string]any)
 	return v, c.errs
@@ -21,11 +21,11 @@ func toUnstructured(n *yaml.Node) (map[string]any, []fieldError) {
 
 type converter struct {
 	path []string
-	errs []fieldError
+	errs []FieldError
 }
 
 func (c *converter) value(n *yaml.Node) any {
-	n = resolveAlias(n)
+	n = ResolveAlias(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		return c.mapping(n)
@@ -44,10 +44,10 @@ func (c *converter) value(n *yaml.Node) any {
 }
 
 func (c *converter) mapping(n *yaml.Node) map[string]any {
-	pairs := mappingPairs(n)
+	pairs := MappingPairs(n)
 	out := make(map[string]any, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		k := resolveAlias(pairs[i])
+		k := ResolveAlias(pairs[i])
 		if k.Kind != yaml.ScalarNode {
 			c.errorf(k.Line, "%s: a field name must be a string", pathString(c.path))
 			continue
@@ -104,7 +104,7 @@ func (c *converter) scalar(n *yaml.Node) any {
 }
 
 func (c *converter) errorf(line int, format string, args ...any) {
-	c.errs = append(c.errs, fieldError{line: line, msg: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, FieldError{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // pathString renders a path as kubectl does: spec.rules[0].name.

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"fmt"
@@ -19,25 +19,37 @@ const (
 )
 
 // limits are the resolved bounds for one Load.
-type limits struct {
+type Limits struct {
 	aliasNodes int64
 	depth      int
+}
+
+// newLimits are the bounds given, the defaults for those not set.
+func NewLimits(aliasNodes int64, depth int) Limits {
+	l := Limits{aliasNodes: aliasNodes, depth: depth}
+	if l.aliasNodes <= 0 {
+		l.aliasNodes = DefaultMaxAliasNodes
+	}
+	if l.depth <= 0 {
+		l.depth = DefaultMaxDepth
+	}
+	return l
 }
 
 // boundsError is a bounds violation at a line.
 type boundsError struct {
 	line int
-	msg  string
+	Msg  string
 }
 
-func (e *boundsError) Error() string { return e.msg }
+func (e *boundsError) Error() string { return e.Msg }
 
 // checkBounds refuses documents whose alias expansion or nesting would make
 // decoding them expensive, before anything expands them. It walks the tree
 // once, remembering the expanded size of each anchored node, so a document
 // of nested aliases costs time proportional to its text, not to its
 // expansion.
-func checkBounds(root *yaml.Node, lim limits) *boundsError {
+func CheckBounds(root *yaml.Node, lim Limits) *boundsError {
 	w := boundsWalker{lim: lim, sizes: map[*yaml.Node]int64{}}
 	if _, err := w.size(root, 1); err != nil {
 		return err.(*boundsError)
@@ -46,7 +58,7 @@ func checkBounds(root *yaml.Node, lim limits) *boundsError {
 }
 
 type boundsWalker struct {
-	lim        limits
+	lim        Limits
 	sizes      map[*yaml.Node]int64 // expanded size of anchored nodes
 	aliasNodes int64                // nodes added by expanding aliases so far
 }

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // must match the Go type as the JSON types would have to: kubectl sends
 // YAML to the API server as JSON, and the API server refuses the number
 // 1234 for a string field. Quoting makes anything a string.
-func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value) {
+func (d *Decoder) decodeScalar(n *yaml.Node, v reflect.Value) {
 	if n.Kind != yaml.ScalarNode {
 		d.wrongType(n, "a "+scalarKindName(v.Kind()))
 		return
@@ -115,16 +115,16 @@ func yamlInt(n *yaml.Node) (int64, error) {
 		if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 			return int64(f), nil
 		}
-		return 0, fmt.Errorf("expected an integer, got %s", describeNode(n))
+		return 0, fmt.Errorf("expected an integer, got %s", DescribeNode(n))
 	}
-	return 0, fmt.Errorf("expected an integer, got %s", describeNode(n))
+	return 0, fmt.Errorf("expected an integer, got %s", DescribeNode(n))
 }
 
 // yamlFloat reads a finite number.
 func yamlFloat(n *yaml.Node) (float64, error) {
 	tag := n.ShortTag()
 	if tag != "!!float" && tag != "!!int" {
-		return 0, fmt.Errorf("expected a number, got %s", describeNode(n))
+		return 0, fmt.Errorf("expected a number, got %s", DescribeNode(n))
 	}
 	if tag == "!!int" {
 		i, err := yamlInt(n)
@@ -138,23 +138,23 @@ func yamlFloat(n *yaml.Node) (float64, error) {
 }
 
 // nodeToJSON renders a node as JSON, the form kubectl would have sent.
-func nodeToJSON(n *yaml.Node) ([]byte, error) {
+func NodeToJSON(n *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	err := writeJSON(&buf, n)
 	return buf.Bytes(), err
 }
 
 func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
-	n = resolveAlias(n)
+	n = ResolveAlias(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		buf.WriteByte('{')
-		pairs := mappingPairs(n)
+		pairs := MappingPairs(n)
 		for i := 0; i+1 < len(pairs); i += 2 {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			k := resolveAlias(pairs[i])
+			k := ResolveAlias(pairs[i])
 			if k.Kind != yaml.ScalarNode {
 				return fmt.Errorf("line %d: a key must be a string", k.Line)
 			}

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"strconv"
@@ -19,15 +19,15 @@ import (
 func lineOfField(n *yaml.Node, path string) int {
 	segs := pathSegments(path)
 	line := n.Line
-	if len(segs) > 0 && mapValue(n, segs[0].name) == nil {
+	if len(segs) > 0 && MapValue(n, segs[0].name) == nil {
 		switch {
-		case segs[0].name == "data" && mapValue(n, "stringData") != nil:
+		case segs[0].name == "data" && MapValue(n, "stringData") != nil:
 			// A Secret key written in stringData, merged into data.
 			segs[0].name = "stringData"
-		case mapValue(n, "metadata") != nil:
+		case MapValue(n, "metadata") != nil:
 			// A few upstream rules name metadata fields from the
 			// object's root ("annotations.kubernetes.io/ingress.class").
-			n = mapValue(n, "metadata")
+			n = MapValue(n, "metadata")
 		}
 	}
 	for i := 0; i < len(segs); i++ {
@@ -77,21 +77,21 @@ func pathSegments(path string) []pathSegment {
 // segments the step used: a map key printed with dots
 // (annotations.kubernetes.io/ingress.class) spans several.
 func childAt(n *yaml.Node, segs []pathSegment) (*yaml.Node, int) {
-	n = resolveAlias(n)
+	n = ResolveAlias(n)
 	if n.Kind == yaml.SequenceNode {
 		i, err := strconv.Atoi(segs[0].name)
 		if !segs[0].bracketed || err != nil || i < 0 || i >= len(n.Content) {
 			return nil, 0
 		}
-		return resolveAlias(n.Content[i]), 1
+		return ResolveAlias(n.Content[i]), 1
 	}
 	key := segs[0].name
-	if v := mapValue(n, key); v != nil {
+	if v := MapValue(n, key); v != nil {
 		return v, 1
 	}
 	for used := 2; used <= len(segs) && !segs[used-1].bracketed; used++ {
 		key += "." + segs[used-1].name
-		if v := mapValue(n, key); v != nil {
+		if v := MapValue(n, key); v != nil {
 			return v, used
 		}
 	}
@@ -100,10 +100,10 @@ func childAt(n *yaml.Node, segs []pathSegment) (*yaml.Node, int) {
 
 // fieldErrors turns a rule's field.Errors into the object's errors, each at
 // its field's line and worded as the API server words it.
-func fieldErrors(n *yaml.Node, errs field.ErrorList) []fieldError {
-	out := make([]fieldError, 0, len(errs))
+func FieldErrors(n *yaml.Node, errs field.ErrorList) []FieldError {
+	out := make([]FieldError, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, fieldError{line: lineOfField(n, e.Field), msg: e.Error()})
+		out = append(out, FieldError{Line: lineOfField(n, e.Field), Msg: e.Error()})
 	}
 	return out
 }
@@ -112,7 +112,7 @@ func fieldErrors(n *yaml.Node, errs field.ErrorList) []fieldError {
 // of msgs, the messages of one of apimachinery's validation functions.
 // Callers check with a quick scan first, so that a valid value builds no
 // path.
-func appendInvalid(errs field.ErrorList, path *field.Path, value any, msgs []string) field.ErrorList {
+func AppendInvalid(errs field.ErrorList, path *field.Path, value any, msgs []string) field.ErrorList {
 	for _, msg := range msgs {
 		errs = append(errs, field.Invalid(path, value, msg))
 	}

@@ -1,4 +1,4 @@
-package loader
+package manifest
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ func TestDecodeIntOrStringAsJSONWould(t *testing.T) {
 		took := decodeIntOrString(n, reflect.ValueOf(&fast).Elem())
 
 		var viaJSON intstr.IntOrString
-		b, err := nodeToJSON(n)
+		b, err := NodeToJSON(n)
 		if err == nil {
 			err = json.Unmarshal(b, &viaJSON)
 		}
