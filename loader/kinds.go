@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/loader/builtin"
 )
 
 // KindInfo describes one kind the loader consumes.
@@ -62,13 +64,13 @@ const (
 // Kinds not in it are skipped (and counted), except the removed APIs of
 // removedKinds, which are errors.
 var kinds = []kindSpec{
-	validated(core("Service", true, func() metav1.Object { return &corev1.Service{} }, serviceName, finishService), validateService),
-	validated(core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, subdomainName, finishSecret), validateSecret),
-	validated(core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, subdomainName, nil), validateConfigMap),
-	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, lowerCase(validation.IsDNS1123Label, dns1123Label), finishNamespace),
-	validated(core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, subdomainName, nil), validateEndpoints),
-	validated(kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }), validateEndpointSlice),
-	validated(kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }), validateIngress),
+	validated(core("Service", true, func() metav1.Object { return &corev1.Service{} }, builtin.ServiceName, builtin.FinishService), builtin.ValidateService),
+	validated(core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, builtin.SubdomainName, builtin.FinishSecret), builtin.ValidateSecret),
+	validated(core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, builtin.SubdomainName, nil), builtin.ValidateConfigMap),
+	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, lowerCase(validation.IsDNS1123Label, builtin.DNS1123Label), builtin.FinishNamespace),
+	validated(core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, builtin.SubdomainName, nil), builtin.ValidateEndpoints),
+	validated(kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }), builtin.ValidateEndpointSlice),
+	validated(kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }), builtin.ValidateIngress),
 	// IngressClasses are read for the API server's DefaultIngressClass
 	// admission (ingressclass.go); Contour itself does not watch them.
 	clusterScoped(kind("networking.k8s.io", "IngressClass", "v1", nil, func() metav1.Object { return &networkingv1.IngressClass{} })),
@@ -154,24 +156,8 @@ func kind(group, name, version string, older []string, newObj func() metav1.Obje
 			Namespaced: true,
 			New:        newObj,
 		},
-		validName: subdomainName,
+		validName: builtin.SubdomainName,
 		crd:       group == gatewayGroup || group == contourGroup,
-	}
-}
-
-// anyCase relaxes a name rule to accept upper case letters. The API server
-// wants lower case names, but manifests written for offline translators
-// (Envoy Gateway's test inputs, say) use names like "providedBackend", and
-// Contour handles them fine; everything else about a name (characters,
-// length, shape) is still checked. Namespaces keep the strict rule: they
-// appear in DNS names and Envoy resource names. accept is the rule's quick
-// scan (names.go), told to allow upper case.
-func anyCase(rule func(string) []string, accept func(s string, upper bool) bool) func(string) []string {
-	return func(name string) []string {
-		if accept(name, true) {
-			return nil
-		}
-		return rule(strings.ToLower(name))
 	}
 }
 

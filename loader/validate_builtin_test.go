@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/contourc/contourc/loader/builtin"
 )
 
 // admissionCase is one object and what the API server says of it: the
@@ -336,7 +338,7 @@ func TestAdmissionOfValidObjectsAllocatesNothing(t *testing.T) {
 		Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1", Hostname: "pod-1"}, {IP: "fd00::1"}},
 		Ports:     []corev1.EndpointPort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}, {Name: "https", Port: 443, Protocol: corev1.ProtocolTCP}},
 	}}}
-	if allocs := testing.AllocsPerRun(100, func() { _ = validateEndpoints(ep) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { _ = builtin.ValidateEndpoints(ep) }); allocs != 0 {
 		t.Errorf("Endpoints: %v allocations to admit valid ones, want 0", allocs)
 	}
 }

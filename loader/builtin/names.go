@@ -1,4 +1,4 @@
-package loader
+package builtin
 
 // Quick acceptance of the API server's name rules.
 //
@@ -37,7 +37,7 @@ func dnsLabelPart(s string, upper bool) bool {
 
 // dns1123Label accepts what validation.IsDNS1123Label does, with upper
 // case letters too when upper is set (see anyCase).
-func dns1123Label(s string, upper bool) bool {
+func DNS1123Label(s string, upper bool) bool {
 	return len(s) <= validation.DNS1123LabelMaxLength && dnsLabelPart(s, upper)
 }
 
@@ -58,7 +58,7 @@ func dns1123Subdomain(s string, upper bool) bool {
 // dns1035Label accepts what validation.IsDNS1035Label does: a DNS-1123
 // label that starts with a letter.
 func dns1035Label(s string, upper bool) bool {
-	return dns1123Label(s, upper) && (s[0] >= 'a' && s[0] <= 'z' || upper && s[0] >= 'A' && s[0] <= 'Z')
+	return DNS1123Label(s, upper) && (s[0] >= 'a' && s[0] <= 'z' || upper && s[0] >= 'A' && s[0] <= 'Z')
 }
 
 // qualifiedNamePart is ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], 63
@@ -94,7 +94,7 @@ func qualifiedNameCase(s string, upper bool) bool {
 // plainAnnotations reports whether apivalidation.ValidateAnnotations
 // accepts annotations: keys are qualified names once lower-cased, and keys
 // and values together are 256 KiB at most.
-func plainAnnotations(annotations map[string]string) bool {
+func PlainAnnotations(annotations map[string]string) bool {
 	size := 0
 	for k, v := range annotations {
 		if !qualifiedNameCase(k, true) {
@@ -107,7 +107,7 @@ func plainAnnotations(annotations map[string]string) bool {
 
 // plainLabels reports whether every key and value of labels is plainly
 // valid: a key is a qualified name, a value empty or a qualified name part.
-func plainLabels(labels map[string]string) bool {
+func PlainLabels(labels map[string]string) bool {
 	for k, v := range labels {
 		if !qualifiedName(k) || v != "" && !qualifiedNamePart(v) {
 			return false
@@ -141,4 +141,20 @@ func portName(s string) bool {
 		}
 	}
 	return letter
+}
+
+// anyCase relaxes a name rule to accept upper case letters. The API server
+// wants lower case names, but manifests written for offline translators
+// (Envoy Gateway's test inputs, say) use names like "providedBackend", and
+// Contour handles them fine; everything else about a name (characters,
+// length, shape) is still checked. Namespaces keep the strict rule: they
+// appear in DNS names and Envoy resource names. accept is the rule's quick
+// scan (names.go), told to allow upper case.
+func anyCase(rule func(string) []string, accept func(s string, upper bool) bool) func(string) []string {
+	return func(name string) []string {
+		if accept(name, true) {
+			return nil
+		}
+		return rule(strings.ToLower(name))
+	}
 }

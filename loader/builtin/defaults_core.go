@@ -1,4 +1,4 @@
-package loader
+package builtin
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +20,7 @@ func init() {
 }
 
 // finishService applies the Service defaults that depend on other fields.
-func finishService(obj metav1.Object) {
+func FinishService(obj metav1.Object) {
 	svc := obj.(*corev1.Service)
 	if svc.Spec.Type == "" {
 		svc.Spec.Type = corev1.ServiceTypeClusterIP
@@ -41,7 +41,7 @@ func finishService(obj metav1.Object) {
 // finishSecret does what the API server does with a Secret on create:
 // stringData is a write-only convenience merged into data (winning over
 // data for the same key), and the type defaults to Opaque.
-func finishSecret(obj metav1.Object) {
+func FinishSecret(obj metav1.Object) {
 	s := obj.(*corev1.Secret)
 	if len(s.StringData) > 0 {
 		if s.Data == nil {
@@ -59,7 +59,7 @@ func finishSecret(obj metav1.Object) {
 
 // finishNamespace adds the kubernetes.io/metadata.name label the API server
 // sets on every Namespace (Gateway listeners select namespaces by it).
-func finishNamespace(obj metav1.Object) {
+func FinishNamespace(obj metav1.Object) {
 	labels := obj.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}

@@ -1,4 +1,4 @@
-package loader
+package builtin
 
 import (
 	"math/rand/v2"
@@ -42,7 +42,7 @@ func TestQuickNameRulesAgreeWithAPIMachinery(t *testing.T) {
 		quick func(string) bool
 		rule  func(string) bool
 	}{
-		{"DNS-1123 label", func(s string) bool { return dns1123Label(s, false) }, func(s string) bool { return ok(validation.IsDNS1123Label(s)) }},
+		{"DNS-1123 label", func(s string) bool { return DNS1123Label(s, false) }, func(s string) bool { return ok(validation.IsDNS1123Label(s)) }},
 		{"DNS-1123 subdomain", func(s string) bool { return dns1123Subdomain(s, false) }, func(s string) bool { return ok(validation.IsDNS1123Subdomain(s)) }},
 		{"DNS-1035 label", func(s string) bool { return dns1035Label(s, false) }, func(s string) bool { return ok(validation.IsDNS1035Label(s)) }},
 		{"any-case subdomain", func(s string) bool { return dns1123Subdomain(s, true) }, func(s string) bool { return ok(validation.IsDNS1123Subdomain(strings.ToLower(s))) }},
@@ -51,12 +51,12 @@ func TestQuickNameRulesAgreeWithAPIMachinery(t *testing.T) {
 		{"config key", configKey, func(s string) bool { return ok(validation.IsConfigMapKey(s)) }},
 		{"port name", portName, func(s string) bool { return ok(validation.IsValidPortName(s)) }},
 		{"qualified name", qualifiedName, func(s string) bool { return ok(validation.IsQualifiedName(s)) }},
-		{"annotation key", func(s string) bool { return plainAnnotations(map[string]string{s: "v"}) },
+		{"annotation key", func(s string) bool { return PlainAnnotations(map[string]string{s: "v"}) },
 			func(s string) bool {
 				return len(apivalidation.ValidateAnnotations(map[string]string{s: "v"}, field.NewPath("annotations"))) == 0
 			}},
-		{"label value", func(s string) bool { return plainLabels(map[string]string{"k": s}) }, func(s string) bool { return ok(validation.IsValidLabelValue(s)) }},
-		{"label key", func(s string) bool { return plainLabels(map[string]string{s: "v"}) },
+		{"label value", func(s string) bool { return PlainLabels(map[string]string{"k": s}) }, func(s string) bool { return ok(validation.IsValidLabelValue(s)) }},
+		{"label key", func(s string) bool { return PlainLabels(map[string]string{s: "v"}) },
 			func(s string) bool {
 				return len(metav1validation.ValidateLabels(map[string]string{s: "v"}, field.NewPath("labels"))) == 0
 			}},

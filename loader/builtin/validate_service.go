@@ -1,4 +1,4 @@
-package loader
+package builtin
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ var (
 // maxClientIPAffinitySeconds bounds sessionAffinityConfig.clientIP.timeoutSeconds.
 const maxClientIPAffinitySeconds = 86400
 
-func validateService(obj metav1.Object) field.ErrorList {
+func ValidateService(obj metav1.Object) field.ErrorList {
 	svc := obj.(*corev1.Service)
 	spec := &svc.Spec
 	specPath := func() *field.Path { return field.NewPath("spec") }
@@ -59,7 +59,7 @@ func validateService(obj metav1.Object) field.ErrorList {
 	for i := range spec.Ports {
 		errs = validateServicePort(errs, spec.Ports, i)
 	}
-	if !plainLabels(spec.Selector) {
+	if !PlainLabels(spec.Selector) {
 		errs = append(errs, metav1validation.ValidateLabels(spec.Selector, specPath().Child("selector"))...)
 	}
 	errs = validateSessionAffinity(errs, spec)
@@ -119,7 +119,7 @@ func validateServicePort(errs field.ErrorList, ports []corev1.ServicePort, i int
 	case sp.Name == "" && len(ports) > 1:
 		errs = append(errs, field.Required(at("name"), ""))
 	case sp.Name != "":
-		if !dns1123Label(sp.Name, false) {
+		if !DNS1123Label(sp.Name, false) {
 			errs = manifest.AppendInvalid(errs, at("name"), sp.Name, validation.IsDNS1123Label(sp.Name))
 		}
 		if slices.ContainsFunc(ports[:i], func(p corev1.ServicePort) bool { return p.Name == sp.Name }) {

@@ -1,7 +1,9 @@
-package loader
+package builtin
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,7 +24,7 @@ import (
 // redacted stands for a Secret value in a message.
 const redacted = "<secret contents redacted>"
 
-func validateSecret(obj metav1.Object) field.ErrorList {
+func ValidateSecret(obj metav1.Object) field.ErrorList {
 	s := obj.(*corev1.Secret)
 	dataPath := func() *field.Path { return field.NewPath("data") }
 	var errs field.ErrorList
@@ -33,7 +35,7 @@ func validateSecret(obj metav1.Object) field.ErrorList {
 	}
 	if !plain {
 		// Sorted, for the same messages in the same order every run.
-		for _, key := range sortedKeys(s.Data) {
+		for _, key := range slices.Sorted(maps.Keys(s.Data)) {
 			errs = validateConfigKey(errs, key, func() *field.Path { return dataPath().Key(key) })
 		}
 	}
@@ -82,7 +84,7 @@ func validateSecret(obj metav1.Object) field.ErrorList {
 	return errs
 }
 
-func validateConfigMap(obj metav1.Object) field.ErrorList {
+func ValidateConfigMap(obj metav1.Object) field.ErrorList {
 	cm := obj.(*corev1.ConfigMap)
 	var errs field.ErrorList
 	size, plain := 0, true
@@ -97,14 +99,14 @@ func validateConfigMap(obj metav1.Object) field.ErrorList {
 	}
 	if !plain {
 		// Sorted, for the same messages in the same order every run.
-		for _, key := range sortedKeys(cm.Data) {
+		for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
 			at := func() *field.Path { return field.NewPath("data").Key(key) }
 			errs = validateConfigKey(errs, key, at)
 			if _, dup := cm.BinaryData[key]; dup {
 				errs = append(errs, field.Invalid(at(), key, "duplicate of key present in binaryData"))
 			}
 		}
-		for _, key := range sortedKeys(cm.BinaryData) {
+		for _, key := range slices.Sorted(maps.Keys(cm.BinaryData)) {
 			errs = validateConfigKey(errs, key, func() *field.Path { return field.NewPath("binaryData").Key(key) })
 		}
 	}

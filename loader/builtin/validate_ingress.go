@@ -1,4 +1,4 @@
-package loader
+package builtin
 
 import (
 	"fmt"
@@ -18,12 +18,12 @@ import (
 // pkg/apis/networking/validation ValidateIngressCreate does it (rules,
 // paths, backends, TLS, class), with its messages. Names of other objects
 // (backend Services, TLS Secrets, the IngressClass) are checked with the
-// rule the loader applies to those objects' own names (kinds.go), so a
+// rule the loader applies to those objects' own names (loader/kinds.go), so a
 // name contourc accepts on a Service is accepted where an Ingress points
 // at it.
 
 // ingressClassAnnotation is the pre-v1 way to pick a class.
-const ingressClassAnnotation = "kubernetes.io/ingress.class"
+const IngressClassAnnotation = "kubernetes.io/ingress.class"
 
 var (
 	// Path sequences and suffixes refused in Exact and Prefix paths.
@@ -32,7 +32,7 @@ var (
 	supportedPathTypes   = []string{string(networkingv1.PathTypeExact), string(networkingv1.PathTypeImplementationSpecific), string(networkingv1.PathTypePrefix)}
 )
 
-func validateIngress(obj metav1.Object) field.ErrorList {
+func ValidateIngress(obj metav1.Object) field.ErrorList {
 	ing := obj.(*networkingv1.Ingress)
 	spec := &ing.Spec
 	var errs field.ErrorList
@@ -49,13 +49,13 @@ func validateIngress(obj metav1.Object) field.ErrorList {
 		errs = validateIngressTLS(errs, &spec.TLS[i], i)
 	}
 	if spec.IngressClassName != nil {
-		for _, msg := range subdomainName(*spec.IngressClassName) {
+		for _, msg := range SubdomainName(*spec.IngressClassName) {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "ingressClassName"), *spec.IngressClassName, msg))
 		}
 	}
-	if class, ok := ing.Annotations[ingressClassAnnotation]; ok && spec.IngressClassName != nil && class != *spec.IngressClassName {
+	if class, ok := ing.Annotations[IngressClassAnnotation]; ok && spec.IngressClassName != nil && class != *spec.IngressClassName {
 		// The path is the API server's, which leaves out "metadata".
-		errs = append(errs, field.Invalid(field.NewPath("annotations").Child(ingressClassAnnotation), class, "must match `ingressClassName` when both are specified"))
+		errs = append(errs, field.Invalid(field.NewPath("annotations").Child(IngressClassAnnotation), class, "must match `ingressClassName` when both are specified"))
 	}
 	return errs
 }
@@ -143,7 +143,7 @@ func validateIngressBackend(errs field.ErrorList, b *networkingv1.IngressBackend
 	if svc.Name == "" {
 		errs = append(errs, field.Required(at().Child("service", "name"), ""))
 	} else {
-		for _, msg := range serviceName(svc.Name) {
+		for _, msg := range ServiceName(svc.Name) {
 			errs = append(errs, field.Invalid(at().Child("service", "name"), svc.Name, msg))
 		}
 	}
@@ -195,15 +195,15 @@ func validateIngressTLS(errs field.ErrorList, tls *networkingv1.IngressTLS, i in
 		}
 	}
 	if tls.SecretName != "" {
-		for _, msg := range subdomainName(tls.SecretName) {
+		for _, msg := range SubdomainName(tls.SecretName) {
 			errs = append(errs, field.Invalid(at().Child("secretName"), tls.SecretName, msg))
 		}
 	}
 	return errs
 }
 
-// The name rules of kinds (kinds.go), for the references to their objects.
+// The name rules of kinds (loader/kinds.go), for the references to their objects.
 var (
-	subdomainName = anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain)
-	serviceName   = anyCase(validation.IsDNS1035Label, dns1035Label)
+	SubdomainName = anyCase(validation.IsDNS1123Subdomain, dns1123Subdomain)
+	ServiceName   = anyCase(validation.IsDNS1035Label, dns1035Label)
 )

@@ -1,4 +1,4 @@
-package loader
+package builtin
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ const (
 
 var supportedAddressTypes = []discoveryv1.AddressType{discoveryv1.AddressTypeFQDN, discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6}
 
-func validateEndpointSlice(obj metav1.Object) field.ErrorList {
+func ValidateEndpointSlice(obj metav1.Object) field.ErrorList {
 	es := obj.(*discoveryv1.EndpointSlice)
 	var errs field.ErrorList
 	switch t := es.AddressType; {
@@ -86,10 +86,10 @@ func validateSliceEndpoint(errs field.ErrorList, ep *discoveryv1.Endpoint, addre
 	if len(ep.DeprecatedTopology) > maxTopologyLabels {
 		errs = append(errs, field.TooMany(at().Child("topology"), len(ep.DeprecatedTopology), maxTopologyLabels))
 	}
-	if !plainLabels(ep.DeprecatedTopology) {
+	if !PlainLabels(ep.DeprecatedTopology) {
 		errs = append(errs, metav1validation.ValidateLabels(ep.DeprecatedTopology, at().Child("topology"))...)
 	}
-	if ep.Hostname != nil && !dns1123Label(*ep.Hostname, false) {
+	if ep.Hostname != nil && !DNS1123Label(*ep.Hostname, false) {
 		errs = manifest.AppendInvalid(errs, at().Child("hostname"), *ep.Hostname, validation.IsDNS1123Label(*ep.Hostname))
 	}
 	return errs
@@ -162,7 +162,7 @@ func validateSlicePort(errs field.ErrorList, ports []discoveryv1.EndpointPort, i
 	if p.Name != nil {
 		name = *p.Name
 	}
-	if name != "" && !dns1123Label(name, false) {
+	if name != "" && !DNS1123Label(name, false) {
 		errs = manifest.AppendInvalid(errs, at("name"), name, validation.IsDNS1123Label(name))
 	}
 	for _, q := range ports[:i] {
@@ -184,7 +184,7 @@ func validateSlicePort(errs field.ErrorList, ports []discoveryv1.EndpointPort, i
 
 // validateEndpoints checks core/v1 Endpoints (before they are mirrored
 // into EndpointSlices).
-func validateEndpoints(obj metav1.Object) field.ErrorList {
+func ValidateEndpoints(obj metav1.Object) field.ErrorList {
 	ep := obj.(*corev1.Endpoints)
 	var errs field.ErrorList
 	for i := range ep.Subsets {
@@ -210,7 +210,7 @@ func validateEndpointAddress(errs field.ErrorList, a *corev1.EndpointAddress, at
 	if ip, err := netip.ParseAddr(a.IP); err != nil || ip.Is4In6() || ip.Zone() != "" {
 		errs = append(errs, validation.IsValidIPForLegacyField(at().Child("ip"), a.IP, true, nil)...)
 	}
-	if a.Hostname != "" && !dns1123Label(a.Hostname, false) {
+	if a.Hostname != "" && !DNS1123Label(a.Hostname, false) {
 		errs = manifest.AppendInvalid(errs, at().Child("hostname"), a.Hostname, validation.IsDNS1123Label(a.Hostname))
 	}
 	if a.NodeName != nil && !dns1123Subdomain(*a.NodeName, false) {
@@ -223,7 +223,7 @@ func validateEndpointPort(errs field.ErrorList, p *corev1.EndpointPort, requireN
 	switch {
 	case requireName && p.Name == "":
 		errs = append(errs, field.Required(at().Child("name"), ""))
-	case p.Name != "" && !dns1123Label(p.Name, false):
+	case p.Name != "" && !DNS1123Label(p.Name, false):
 		errs = manifest.AppendInvalid(errs, at().Child("name"), p.Name, validation.IsDNS1123Label(p.Name))
 	}
 	for _, msg := range validation.IsValidPortNum(int(p.Port)) {
