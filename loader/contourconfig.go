@@ -9,6 +9,7 @@ import (
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 
 	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/mainbranch"
 )
 
 // Contour's configuration file (the contour.yaml of the `contour`
@@ -56,7 +57,7 @@ type ContourConfig struct {
 
 	// MainBranchFields are the keys set that only Contour's main branch
 	// reads (main_branch.go), where they are set.
-	MainBranchFields []MainBranchField `json:"-"`
+	MainBranchFields []mainbranch.Field `json:"-"`
 }
 
 // ConfigNamespacedName names an object; both parts or neither.
@@ -191,9 +192,9 @@ type ConfigRateLimitService struct {
 // HTTPSettings are read with the HTTPProxy field names (pathPrefix...), as
 // Contour documents them.
 type ConfigGlobalExtAuth struct {
-	ExtensionService string                     `json:"extensionService"`
-	ServiceType      string                     `json:"serviceType"`
-	HTTPSettings     *HTTPAuthorizationSettings `json:"httpSettings"`
+	ExtensionService string                                `json:"extensionService"`
+	ServiceType      string                                `json:"serviceType"`
+	HTTPSettings     *mainbranch.HTTPAuthorizationSettings `json:"httpSettings"`
 	AuthPolicy       *struct {
 		Disabled bool              `json:"disabled"`
 		Context  map[string]string `json:"context"`
@@ -263,7 +264,7 @@ func LoadContourConfig(path string, opts Options) (*ContourConfig, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	cfg.MainBranchFields = configMainBranchFields(name, root)
+	cfg.MainBranchFields = mainbranch.ConfigFields(name, root)
 	return cfg, nil
 }
 

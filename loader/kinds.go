@@ -15,6 +15,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader/builtin"
+	"github.com/contourc/contourc/loader/mainbranch"
 )
 
 // KindInfo describes one kind the loader consumes.
@@ -49,7 +50,7 @@ type kindSpec struct {
 	// object and returns nil for a valid one.
 	validate func(metav1.Object) field.ErrorList
 	// detach takes out the fields the Go type lacks (contour_extensions.go).
-	detach detachFunc
+	detach mainbranch.DetachFunc
 	// crd is true for kinds a CustomResourceDefinition defines: the API
 	// server admits them with the CRD's schema (admit.go).
 	crd bool
@@ -75,10 +76,10 @@ var kinds = []kindSpec{
 	// admission (ingressclass.go); Contour itself does not watch them.
 	clusterScoped(kind("networking.k8s.io", "IngressClass", "v1", nil, func() metav1.Object { return &networkingv1.IngressClass{} })),
 
-	withExtensions(kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }), detachHTTPProxyExtensions),
+	withExtensions(kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }), mainbranch.DetachHTTPProxyExtensions),
 	kind(contourGroup, "TLSCertificateDelegation", "v1", nil, func() metav1.Object { return &contourv1.TLSCertificateDelegation{} }),
 	kind(contourGroup, "ExtensionService", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ExtensionService{} }),
-	withExtensions(kind(contourGroup, "ContourConfiguration", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ContourConfiguration{} }), detachContourConfigurationExtensions),
+	withExtensions(kind(contourGroup, "ContourConfiguration", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ContourConfiguration{} }), mainbranch.DetachContourConfigurationExtensions),
 
 	// Older Gateway API versions that the v1.6 CRDs no longer serve
 	// (GRPCRoute and ReferenceGrant v1alpha2, BackendTLSPolicy v1alpha2)
@@ -174,7 +175,7 @@ func lowerCase(rule func(string) []string, accept func(s string, upper bool) boo
 
 // withExtensions gives a kind the fields of Contour's main branch that its
 // Go type lacks.
-func withExtensions(k kindSpec, detach detachFunc) kindSpec {
+func withExtensions(k kindSpec, detach mainbranch.DetachFunc) kindSpec {
 	k.detach = detach
 	return k
 }

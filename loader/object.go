@@ -28,6 +28,7 @@
 package loader
 
 import (
+	"github.com/contourc/contourc/loader/mainbranch"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -49,7 +50,7 @@ type Object struct {
 	// type lacks (see contour_extensions.go); nil when the object uses
 	// none, and always nil for kinds other than HTTPProxy and
 	// ContourConfiguration.
-	Extensions *Extensions
+	Extensions *mainbranch.Extensions
 	// StandIn, for an object the standin package made in place of one
 	// the input lacks, says what it stands for ("Certificate web/web");
 	// empty for objects read from the input.

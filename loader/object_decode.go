@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/mainbranch"
 )
 
 // decodeObject turns a raw object of a consumed kind into its internal Go
@@ -20,7 +21,7 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 			return Object{}, append(metadataErrors(raw, spec), errs...)
 		}
 	}
-	var ext *Extensions
+	var ext *mainbranch.Extensions
 	var extErrs []manifest.FieldError
 	if spec.detach != nil {
 		node, ext, extErrs = spec.detach(node)
@@ -67,7 +68,7 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 		}
 	}
 	if ext != nil {
-		placeMainBranchFields(ext.MainBranchFields, raw.source)
+		mainbranch.PlaceFields(ext.MainBranchFields, raw.source)
 	}
 	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion, Extensions: ext}, nil
 }

@@ -19,7 +19,7 @@ func init() {
 	manifest.DefaultField(discoveryv1.EndpointPort{}, "name", `""`)
 }
 
-// finishService applies the Service defaults that depend on other fields.
+// FinishService applies the Service defaults that depend on other fields.
 func FinishService(obj metav1.Object) {
 	svc := obj.(*corev1.Service)
 	if svc.Spec.Type == "" {
@@ -38,7 +38,7 @@ func FinishService(obj metav1.Object) {
 	}
 }
 
-// finishSecret does what the API server does with a Secret on create:
+// FinishSecret does what the API server does with a Secret on create:
 // stringData is a write-only convenience merged into data (winning over
 // data for the same key), and the type defaults to Opaque.
 func FinishSecret(obj metav1.Object) {
@@ -57,7 +57,7 @@ func FinishSecret(obj metav1.Object) {
 	}
 }
 
-// finishNamespace adds the kubernetes.io/metadata.name label the API server
+// FinishNamespace adds the kubernetes.io/metadata.name label the API server
 // sets on every Namespace (Gateway listeners select namespaces by it).
 func FinishNamespace(obj metav1.Object) {
 	labels := obj.GetLabels()

@@ -35,7 +35,7 @@ func dnsLabelPart(s string, upper bool) bool {
 	return true
 }
 
-// dns1123Label accepts what validation.IsDNS1123Label does, with upper
+// DNS1123Label accepts what validation.IsDNS1123Label does, with upper
 // case letters too when upper is set (see anyCase).
 func DNS1123Label(s string, upper bool) bool {
 	return len(s) <= validation.DNS1123LabelMaxLength && dnsLabelPart(s, upper)
@@ -91,7 +91,7 @@ func qualifiedNameCase(s string, upper bool) bool {
 	return qualifiedNamePart(name)
 }
 
-// plainAnnotations reports whether apivalidation.ValidateAnnotations
+// PlainAnnotations reports whether apivalidation.ValidateAnnotations
 // accepts annotations: keys are qualified names once lower-cased, and keys
 // and values together are 256 KiB at most.
 func PlainAnnotations(annotations map[string]string) bool {
@@ -105,7 +105,7 @@ func PlainAnnotations(annotations map[string]string) bool {
 	return size <= apivalidation.TotalAnnotationSizeLimitB
 }
 
-// plainLabels reports whether every key and value of labels is plainly
+// PlainLabels reports whether every key and value of labels is plainly
 // valid: a key is a qualified name, a value empty or a qualified name part.
 func PlainLabels(labels map[string]string) bool {
 	for k, v := range labels {

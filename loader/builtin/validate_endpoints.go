@@ -182,7 +182,7 @@ func validateSlicePort(errs field.ErrorList, ports []discoveryv1.EndpointPort, i
 	return errs
 }
 
-// validateEndpoints checks core/v1 Endpoints (before they are mirrored
+// ValidateEndpoints checks core/v1 Endpoints (before they are mirrored
 // into EndpointSlices).
 func ValidateEndpoints(obj metav1.Object) field.ErrorList {
 	ep := obj.(*corev1.Endpoints)

@@ -22,7 +22,7 @@ import (
 // name contourc accepts on a Service is accepted where an Ingress points
 // at it.
 
-// ingressClassAnnotation is the pre-v1 way to pick a class.
+// IngressClassAnnotation is the pre-v1 way to pick a class.
 const IngressClassAnnotation = "kubernetes.io/ingress.class"
 
 var (

@@ -18,13 +18,13 @@ const (
 	DefaultMaxDepth = 512
 )
 
-// limits are the resolved bounds for one Load.
+// Limits are the resolved bounds for one Load.
 type Limits struct {
 	aliasNodes int64
 	depth      int
 }
 
-// newLimits are the bounds given, the defaults for those not set.
+// NewLimits are the bounds given, the defaults for those not set.
 func NewLimits(aliasNodes int64, depth int) Limits {
 	l := Limits{aliasNodes: aliasNodes, depth: depth}
 	if l.aliasNodes <= 0 {
@@ -44,7 +44,7 @@ type boundsError struct {
 
 func (e *boundsError) Error() string { return e.Msg }
 
-// checkBounds refuses documents whose alias expansion or nesting would make
+// CheckBounds refuses documents whose alias expansion or nesting would make
 // decoding them expensive, before anything expands them. It walks the tree
 // once, remembering the expanded size of each anchored node, so a document
 // of nested aliases costs time proportional to its text, not to its

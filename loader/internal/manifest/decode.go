@@ -12,17 +12,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// maxErrorsPerObject stops one hopeless object (written for a different
+// MaxErrorsPerObject stops one hopeless object (written for a different
 // schema, say) from burying the errors of every other object.
 const MaxErrorsPerObject = 50
 
-// fieldError is one problem found while decoding an object.
+// FieldError is one problem found while decoding an object.
 type FieldError struct {
 	Line int
 	Msg  string
 }
 
-// decoder decodes yaml.Node trees into typed API structs the way the API
+// Decoder decodes yaml.Node trees into typed API structs the way the API
 // server's strict decoding does: unknown and duplicate fields are errors,
 // as are values of the wrong JSON type (a number where a string belongs);
 // the API server's coded defaults of built-in kinds are filled in (see
@@ -37,12 +37,12 @@ type Decoder struct {
 	flags []bool
 }
 
-// decodeInto decodes the mapping n into the struct pointed to by out.
+// DecodeInto decodes the mapping n into the struct pointed to by out.
 func DecodeInto(n *yaml.Node, out any) []FieldError {
 	return DecodeAt(n, out, nil)
 }
 
-// decodeAt is decodeInto for a value found at path in its object, so that
+// DecodeAt is decodeInto for a value found at path in its object, so that
 // messages name the value's full path.
 func DecodeAt(n *yaml.Node, out any, path []string) []FieldError {
 	// Room for the paths of a manifest's depth: grown from nothing, the
@@ -145,7 +145,7 @@ func (d *Decoder) decodeField(k, val *yaml.Node, v reflect.Value, si *StructInfo
 	d.path = d.path[:len(d.path)-1]
 }
 
-// fillAbsent applies the defaults of the fields a mapping did not give,
+// FillAbsent applies the defaults of the fields a mapping did not give,
 // and reports missing required ones at the mapping's line.
 func (d *Decoder) FillAbsent(n *yaml.Node, v reflect.Value, si *StructInfo, given []bool) {
 	for _, f := range si.Ruled {
@@ -309,7 +309,7 @@ func (d *Decoder) decodeViaJSON(n *yaml.Node, v reflect.Value) {
 	}
 }
 
-// mappingPairs is the key/value list of a mapping with YAML merge keys
+// MappingPairs is the key/value list of a mapping with YAML merge keys
 // ("<<: *base") expanded, as kubectl's YAML reader expands them.
 func MappingPairs(n *yaml.Node) []*yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -402,7 +402,7 @@ func (d *Decoder) pathString() string {
 	return b.String()
 }
 
-// describeNode says what a node is, for "expected X, got Y" messages.
+// DescribeNode says what a node is, for "expected X, got Y" messages.
 func DescribeNode(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:

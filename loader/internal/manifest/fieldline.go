@@ -98,7 +98,7 @@ func childAt(n *yaml.Node, segs []pathSegment) (*yaml.Node, int) {
 	return nil, 0
 }
 
-// fieldErrors turns a rule's field.Errors into the object's errors, each at
+// FieldErrors turns a rule's field.Errors into the object's errors, each at
 // its field's line and worded as the API server words it.
 func FieldErrors(n *yaml.Node, errs field.ErrorList) []FieldError {
 	out := make([]FieldError, 0, len(errs))
@@ -108,7 +108,7 @@ func FieldErrors(n *yaml.Node, errs field.ErrorList) []FieldError {
 	return out
 }
 
-// appendInvalid adds to errs an Invalid error at path for value for each
+// AppendInvalid adds to errs an Invalid error at path for value for each
 // of msgs, the messages of one of apimachinery's validation functions.
 // Callers check with a quick scan first, so that a valid value builds no
 // path.

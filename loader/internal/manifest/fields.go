@@ -31,17 +31,17 @@ func (p *typePlan) elemPlan(t reflect.Type) *typePlan {
 	return e
 }
 
-// structInfo lists the JSON fields of a struct, with the fields of inlined
+// StructInfo lists the JSON fields of a struct, with the fields of inlined
 // (embedded) structs flattened in, as encoding/json sees them.
 type StructInfo struct {
 	ByName map[string]*FieldInfo
 	List   []*FieldInfo
-	// ruled are the fields that have a default or are required: the ones
+	// Ruled are the fields that have a default or are required: the ones
 	// to look at when absent.
 	Ruled []*FieldInfo
 }
 
-// fieldInfo is one JSON field of a struct.
+// FieldInfo is one JSON field of a struct.
 type FieldInfo struct {
 	name  string       // JSON name
 	ord   int          // position in structInfo.list
@@ -58,7 +58,7 @@ type FieldInfo struct {
 	noScalar  atomic.Bool // the default is not such a value
 }
 
-// scalarDefault returns the field's default, decoded once into a value of
+// ScalarDefault returns the field's default, decoded once into a value of
 // the field's type t, when it is a string, number or boolean, or a
 // pointer to one, and decodes without error: absent fields get a copy of
 // it rather than a decoding of its YAML each time (half a dozen defaults
@@ -131,7 +131,7 @@ var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 )
 
-// planFor returns the decoding plan of t.
+// PlanFor returns the decoding plan of t.
 func PlanFor(t reflect.Type) *typePlan {
 	if p, ok := plans.Load(t); ok {
 		return p.(*typePlan)
@@ -221,7 +221,7 @@ func appendIndex(prefix []int, i int) []int {
 	return out
 }
 
-// fieldValue returns the field at index in struct v, allocating embedded
+// FieldValue returns the field at index in struct v, allocating embedded
 // struct pointers on the way as encoding/json does.
 func FieldValue(v reflect.Value, index []int) reflect.Value {
 	if len(index) == 1 { // a field of the struct itself, the common case

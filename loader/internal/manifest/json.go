@@ -12,7 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// startsLikeJSON reports whether an input looks like JSON: a stream of
+// StartsLikeJSON reports whether an input looks like JSON: a stream of
 // objects, as `kubectl get -o json` prints. JSON is mostly valid YAML, but
 // not several concatenated objects, and not every escape or tab that JSON
 // allows, so JSON gets its own reader.
@@ -21,12 +21,12 @@ func StartsLikeJSON(data []byte) bool {
 	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
 }
 
-// isJSONName reports whether a file's name says it holds JSON.
+// IsJSONName reports whether a file's name says it holds JSON.
 func IsJSONName(name string) bool {
 	return strings.HasSuffix(strings.ToLower(name), ".json")
 }
 
-// parseJSON reads a stream of JSON values into the same yaml.Node trees the
+// ParseJSON reads a stream of JSON values into the same yaml.Node trees the
 // YAML reader produces, with the line of every key and value, so that
 // everything downstream is shared.
 func ParseJSON(name string, data []byte, lim Limits) ([]Document, error) {

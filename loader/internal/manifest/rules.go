@@ -36,7 +36,7 @@ func ruleFor(sample any, field string) *fieldRule {
 	return r
 }
 
-// defaultField records a "+kubebuilder:default" marker: value is the
+// DefaultField records a "+kubebuilder:default" marker: value is the
 // default as YAML, as written in the marker.
 func DefaultField(sample any, field, value string) {
 	var doc yaml.Node

@@ -137,7 +137,7 @@ func yamlFloat(n *yaml.Node) (float64, error) {
 	return f, nil
 }
 
-// nodeToJSON renders a node as JSON, the form kubectl would have sent.
+// NodeToJSON renders a node as JSON, the form kubectl would have sent.
 func NodeToJSON(n *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	err := writeJSON(&buf, n)

@@ -32,7 +32,7 @@ func (s Source) String() string {
 	return at
 }
 
-// at is s moved to another line of the same document.
+// At is s moved to another line of the same document.
 func (s Source) At(line int) Source {
 	if line > 0 {
 		s.Line = line
@@ -72,7 +72,7 @@ func (e *EntryOrigin) String() string {
 	return e.Source.String() + " " + e.Kind + " " + Qualified(e.Namespace, e.Name)
 }
 
-// qualified names an object as kubectl does: namespace/name, or name alone
+// Qualified names an object as kubectl does: namespace/name, or name alone
 // for a cluster-scoped one.
 func Qualified(ns, name string) string {
 	if ns == "" {

@@ -10,7 +10,7 @@ import (
 // UTF-8 files. kubectl accepts it, so do we.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// normalizeText makes the bytes of a manifest what the YAML and JSON parsers
+// NormalizeText makes the bytes of a manifest what the YAML and JSON parsers
 // expect: no BOM, LF line ends. It refuses binary data up front so that a
 // stray image or archive is reported as such rather than as an obscure
 // syntax error somewhere in the middle.

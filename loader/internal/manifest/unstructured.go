@@ -7,7 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// toUnstructured turns an object's tree into the value the API server's
+// ToUnstructured turns an object's tree into the value the API server's
 // JSON decoder makes of what kubectl sends for it: kubectl reads YAML as
 // YAML 1.1 (sigs.k8s.io/yaml) and sends JSON, so an unquoted yes or on is
 // true, and a number with nothing after its point is an integer. Aliases

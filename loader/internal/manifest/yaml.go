@@ -15,13 +15,13 @@ import (
 	"github.com/contourc/contourc/loader/internal/fastyaml"
 )
 
-// document is one YAML (or JSON) document of an input.
+// Document is one YAML (or JSON) document of an input.
 type Document struct {
 	Index int        // 0-based position in the file
 	Root  *yaml.Node // the document's value; nil for an empty document
 }
 
-// chunk is the text of one YAML document of a stream.
+// Chunk is the text of one YAML document of a stream.
 type Chunk struct {
 	Text  []byte
 	src   string // text as a string when the caller has one (see viewChunks), else ""
@@ -29,7 +29,7 @@ type Chunk struct {
 	Index int    // document index in the file
 }
 
-// splitYAMLStream cuts a YAML stream into its documents' text, at the
+// SplitYAMLStream cuts a YAML stream into its documents' text, at the
 // lines that are document markers ("---" or "..." at the start of a line).
 // YAML forbids those lines anywhere else, even inside block scalars and
 // quoted strings, so each piece parses on its own: large files of many
@@ -65,7 +65,7 @@ func SplitYAMLStream(data []byte) []Chunk {
 	return chunks
 }
 
-// viewChunks sets the src of each chunk splitYAMLStream cut from data to
+// ViewChunks sets the src of each chunk splitYAMLStream cut from data to
 // its text viewed as a string, without a copy: for a caller that owns data
 // and never writes it again. Values parsed from a chunk are substrings of
 // the view and so keep all of data alive, where a copy kept the chunk's
@@ -112,7 +112,7 @@ func hasContent(text []byte) bool {
 	return false
 }
 
-// parseYAMLChunk parses one document's text. It keeps yaml.Node trees
+// ParseYAMLChunk parses one document's text. It keeps yaml.Node trees
 // rather than decoding to Go values because the nodes carry the line of
 // every key and value, which is what makes errors point at the right line.
 //
@@ -188,12 +188,12 @@ func yamlSyntaxError(name string, c Chunk, err error) *Error {
 	return &Error{Source: Source{File: name, Line: line, Doc: c.Index}, Msg: "invalid YAML: " + msg}
 }
 
-// isNull reports whether n is a null scalar (`null`, `~`, or nothing).
+// IsNull reports whether n is a null scalar (`null`, `~`, or nothing).
 func IsNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
-// resolveAlias follows alias nodes to the node they name.
+// ResolveAlias follows alias nodes to the node they name.
 func ResolveAlias(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
@@ -201,7 +201,7 @@ func ResolveAlias(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// mapValue is the value of key in mapping n, or nil.
+// MapValue is the value of key in mapping n, or nil.
 func MapValue(n *yaml.Node, key string) *yaml.Node {
 	n = ResolveAlias(n)
 	if n.Kind != yaml.MappingNode {

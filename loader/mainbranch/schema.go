@@ -1,4 +1,4 @@
-package loader
+package mainbranch
 
 import "github.com/contourc/contourc/loader/admission"
 
@@ -11,16 +11,16 @@ import "github.com/contourc/contourc/loader/admission"
 // server has a serviceType (grpc by default) and httpSettings.
 func init() {
 	admission.Extend(admission.Extension{
-		Group: contourGroup, Kind: "HTTPProxy", At: "spec.virtualhost.jwtProviders[]",
+		Group: "projectcontour.io", Kind: "HTTPProxy", At: "spec.virtualhost.jwtProviders[]",
 		Properties: `{"localJWKS": ` + localJWKSSchema + `}`,
 		Required:   []string{"name"},
 	})
 	admission.Extend(admission.Extension{
-		Group: contourGroup, Kind: "HTTPProxy", At: "spec.virtualhost.authorization",
+		Group: "projectcontour.io", Kind: "HTTPProxy", At: "spec.virtualhost.authorization",
 		Properties: authorizationSchema,
 	})
 	admission.Extend(admission.Extension{
-		Group: contourGroup, Kind: "ContourConfiguration", At: "spec.globalExtAuth",
+		Group: "projectcontour.io", Kind: "ContourConfiguration", At: "spec.globalExtAuth",
 		Properties: authorizationSchema,
 	})
 }

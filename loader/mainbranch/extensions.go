@@ -1,4 +1,4 @@
-package loader
+package mainbranch
 
 import (
 	"slices"
@@ -39,7 +39,7 @@ type Extensions struct {
 	Authorization *AuthorizationExtensions
 	// MainBranchFields are the extension fields the object sets, each
 	// where it is set (main_branch.go).
-	MainBranchFields []MainBranchField
+	MainBranchFields []Field
 }
 
 // LocalJWKSOf returns the localJWKS of JWT provider i, nil if it has none.
@@ -117,14 +117,14 @@ type jwtProviderExtensions struct {
 	LocalJWKS *LocalJWKS `json:"localJWKS"`
 }
 
-// detachFunc takes the extension fields out of an object's mapping: the
+// DetachFunc takes the extension fields out of an object's mapping: the
 // mapping without them, their values (nil when there are none) and the
 // problems decoding them.
-type detachFunc func(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError)
+type DetachFunc func(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError)
 
-// detachHTTPProxyExtensions handles an HTTPProxy's localJWKS, serviceType
+// DetachHTTPProxyExtensions handles an HTTPProxy's localJWKS, serviceType
 // and httpSettings.
-func detachHTTPProxyExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError) {
+func DetachHTTPProxyExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError) {
 	d := &detacher{}
 	out := editValue(obj, "spec", func(spec *yaml.Node) *yaml.Node {
 		return editValue(spec, "virtualhost", func(vh *yaml.Node) *yaml.Node {
@@ -135,9 +135,9 @@ func detachHTTPProxyExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []manif
 	return out, d.ext, d.errs
 }
 
-// detachContourConfigurationExtensions handles the serviceType and
+// DetachContourConfigurationExtensions handles the serviceType and
 // httpSettings of a ContourConfiguration's globalExtAuth.
-func detachContourConfigurationExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError) {
+func DetachContourConfigurationExtensions(obj *yaml.Node) (*yaml.Node, *Extensions, []manifest.FieldError) {
 	d := &detacher{}
 	out := editValue(obj, "spec", func(spec *yaml.Node) *yaml.Node {
 		return editValue(spec, "globalExtAuth", d.authorization("spec", "globalExtAuth"))

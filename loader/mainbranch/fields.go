@@ -1,4 +1,4 @@
-package loader
+package mainbranch
 
 import (
 	"slices"
@@ -16,10 +16,10 @@ import (
 // its file and line, for a warning: the manifests work with contourc and
 // Contour's main branch, not with the Contour most clusters run.
 
-// MainBranchField is one use of such a field.
-type MainBranchField struct {
-	Source Source // the field's key
-	Field  string // its path: spec.virtualhost.jwtProviders[0].localJWKS, tls.ecdh-curves
+// Field is one use of such a field.
+type Field struct {
+	Source manifest.Source // the field's key
+	Field  string          // its path: spec.virtualhost.jwtProviders[0].localJWKS, tls.ecdh-curves
 }
 
 // mainBranchConfigFields are the configuration-file keys of Contour's main
@@ -36,13 +36,13 @@ var mainBranchConfigFields = []string{
 	"globalExtAuth.httpSettings",
 }
 
-// configMainBranchFields finds the main-branch keys a configuration file
+// ConfigFields finds the main-branch keys a configuration file
 // (its document's root) sets, in the table's order.
-func configMainBranchFields(file string, root *yaml.Node) []MainBranchField {
-	var out []MainBranchField
+func ConfigFields(file string, root *yaml.Node) []Field {
+	var out []Field
 	for _, field := range mainBranchConfigFields {
 		if k := keyAt(root, strings.Split(field, ".")...); k != nil {
-			out = append(out, MainBranchField{Source: Source{File: file, Line: k.Line}, Field: field})
+			out = append(out, Field{Source: manifest.Source{File: file, Line: k.Line}, Field: field})
 		}
 	}
 	return out
@@ -84,15 +84,15 @@ func (d *detacher) takenMainBranchFields(taken *yaml.Node, path string) {
 			continue
 		}
 		d.extensions().MainBranchFields = append(d.extensions().MainBranchFields,
-			MainBranchField{Source: Source{Line: k.Line}, Field: path + "." + k.Value})
+			Field{Source: manifest.Source{Line: k.Line}, Field: path + "." + k.Value})
 	}
 }
 
-// placeMainBranchFields puts the uses found in an object read from src in
+// PlaceFields puts the uses found in an object read from src in
 // its file, in line order.
-func placeMainBranchFields(uses []MainBranchField, src Source) {
+func PlaceFields(uses []Field, src manifest.Source) {
 	for i := range uses {
 		uses[i].Source = src.At(uses[i].Source.Line)
 	}
-	slices.SortStableFunc(uses, func(a, b MainBranchField) int { return a.Source.Line - b.Source.Line })
+	slices.SortStableFunc(uses, func(a, b Field) int { return a.Source.Line - b.Source.Line })
 }
