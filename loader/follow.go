@@ -9,6 +9,7 @@ import (
 
 	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
+	"github.com/contourc/contourc/loader/substitute"
 )
 
 // follow.go: following GitOps entry points. In a Flux or Argo CD
@@ -59,7 +60,7 @@ type FollowInput struct {
 	Objects []Object
 	// Substitute holds the --substitute variables, which apply on top of
 	// an entry's own and win.
-	Substitute *Substitution
+	Substitute *substitute.Substitution
 }
 
 // Find is the first object of in with this kind, namespace and name.
@@ -105,7 +106,7 @@ type Built struct {
 	Namespace string
 	// Substitute, when it holds variables, is Flux's post-build
 	// substitution of the built objects.
-	Substitute *Substitution
+	Substitute *substitute.Substitution
 	// Warnings are what the entry went past (options not applied, files
 	// left out), reported with the load's warnings.
 	Warnings []Warning
@@ -271,7 +272,7 @@ func (out *followed) decode(b *Built, opts Options) partResult {
 		text, err := manifest.NormalizeText(f.Name, f.Data)
 		if err != nil {
 			p.errs = []error{err}
-		} else if text, err = o.Substitute.apply(f.Name, text); err != nil {
+		} else if text, err = o.Substitute.Apply(f.Name, text); err != nil {
 			p.errs = []error{err}
 		} else {
 			p.objs, p.errs = loadFileText(f.Name, text, o, p.skipped)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
+	"github.com/contourc/contourc/loader/substitute"
 )
 
 // kustomizations.go: directories of a walk that hold a kustomization are
@@ -329,10 +330,10 @@ func (d *builtDecoder) decodeResource(r kustomize.Result, name string, i int) pa
 
 // substituted is the document of the build's object i: the tree kustomize
 // built, or, when Flux variables are given, what Flux's post-build
-// substitution makes of it (substitute_built.go), read as JSON.
+// substitution makes of it (loader/substitute), read as JSON.
 func (d *builtDecoder) substituted(name string, i int, res kustomize.Resource) (manifest.Document, error) {
 	doc := manifest.Document{Index: i, Root: res.Node}
-	js, err := d.opts.Substitute.builtObject(res.Node)
+	js, err := d.opts.Substitute.BuiltObject(res.Node)
 	if err != nil || js == nil {
 		return doc, err
 	}
@@ -373,7 +374,7 @@ func (d *builtDecoder) objectSource(r kustomize.Result, o Object) Source {
 // holds objects only, so nothing is skipped as a file that is not
 // manifests would be.
 func (d *builtDecoder) placeError(r kustomize.Result, res kustomize.Resource, err error) error {
-	if f, ok := err.(*substituteFailure); ok {
+	if f, ok := err.(*substitute.Failure); ok {
 		return d.substituteError(r, res, f)
 	}
 	if no, ok := err.(*notObject); ok {
@@ -396,7 +397,7 @@ func (d *builtDecoder) errorSource(r kustomize.Result, res kustomize.Resource, e
 	out := *e
 	out.Source = d.originFile(r, res)
 	if res.Origin.File == "" {
-		return hintError(&out, nil, d.opts.Substitute)
+		return substitute.HintError(&out, nil, d.opts.Substitute)
 	}
 	s := d.source(r, res.Origin.File)
 	out.Source.Line = res.Origin.Line
@@ -406,19 +407,19 @@ func (d *builtDecoder) errorSource(r kustomize.Result, res kustomize.Resource, e
 			break
 		}
 	}
-	return hintError(&out, s.text, d.opts.Substitute)
+	return substitute.HintError(&out, s.text, d.opts.Substitute)
 }
 
 // substituteError is the error of a built object Flux could not
 // substitute, on the line of its source document that references the
 // variable at fault (strict mode's unset one, or the one whose value broke
 // the YAML), else on the document's first.
-func (d *builtDecoder) substituteError(r kustomize.Result, res kustomize.Resource, f *substituteFailure) *Error {
-	e := &Error{Source: d.originFile(r, res), Kind: res.Kind, Namespace: res.Namespace, Name: res.Name, Msg: f.msg}
+func (d *builtDecoder) substituteError(r kustomize.Result, res kustomize.Resource, f *substitute.Failure) *Error {
+	e := &Error{Source: d.originFile(r, res), Kind: res.Kind, Namespace: res.Namespace, Name: res.Name, Msg: f.Msg}
 	e.Source.Line = res.Origin.Line
 	if res.Origin.File != "" {
 		if s := d.source(r, res.Origin.File); s.text != nil {
-			e.Source.Line = referenceLine(s.text, res.Origin.Line, f.vars)
+			e.Source.Line = substitute.ReferenceLine(s.text, res.Origin.Line, f.Vars)
 		}
 	}
 	return e
@@ -475,7 +476,7 @@ func (d *builtDecoder) sourceErrors(s *decodedSource) []error {
 		// Substituted as a file would be, so that its errors read as the
 		// built object's do; where that fails, as it stands.
 		text := s.text
-		if sub, err := d.opts.Substitute.apply(s.name, text); err == nil {
+		if sub, err := d.opts.Substitute.Apply(s.name, text); err == nil {
 			text = sub
 		}
 		_, s.errs = loadFileText(s.name, text, d.opts, map[string]int{})

@@ -10,6 +10,7 @@ import (
 	"github.com/contourc/contourc/loader/ignore"
 	"github.com/contourc/contourc/loader/internal/fastyaml"
 	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/substitute"
 )
 
 // Options tune Load.
@@ -47,8 +48,8 @@ type Options struct {
 	// must be used with one Namespace and one Substitute.
 	Namespace string
 	// Substitute, when it holds variables, has Flux's post-build
-	// substitution done on every document (substitute.go).
-	Substitute *Substitution
+	// substitution done on every document (loader/substitute).
+	Substitute *substitute.Substitution
 
 	// keepOwnNamespace makes Namespace the namespace of objects that
 	// have none only, not refusing those that have another, as Argo CD's
@@ -224,14 +225,14 @@ func loadFile(path string, named bool, opts Options) partResult {
 		return partResult{errs: []error{err}}
 	}
 	source := data
-	data, err = opts.Substitute.apply(name, data)
+	data, err = opts.Substitute.Apply(name, data)
 	if err != nil {
 		return partResult{errs: []error{err}}
 	}
 	whole := partResult{skipped: map[string]int{}}
 	whole.objs, whole.errs = loadFileText(name, data, opts, whole.skipped)
 	whole = skipNotManifest(name, data, whole)
-	hintVariables(whole.errs, source, opts.Substitute)
+	substitute.HintVariables(whole.errs, source, opts.Substitute)
 	// Sorted here, file by file on every CPU, so that the files' objects
 	// are merged rather than all sorted at the end on one (30 ms at
 	// 20,000); the decode cache keeps them sorted for the next load too.

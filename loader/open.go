@@ -2,6 +2,8 @@ package loader
 
 import (
 	"os"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // openInput opens the file at path for reading without ever blocking, and
@@ -12,12 +14,12 @@ import (
 func openInput(path string, pipeOK bool) (*os.File, error) {
 	f, err := openNonBlocking(path)
 	if err != nil {
-		return nil, &Error{Source: Source{File: path}, Msg: describeFSError(err)}
+		return nil, &Error{Source: Source{File: path}, Msg: manifest.DescribeFSError(err)}
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, &Error{Source: Source{File: path}, Msg: describeFSError(err)}
+		return nil, &Error{Source: Source{File: path}, Msg: manifest.DescribeFSError(err)}
 	}
 	if mode := info.Mode(); !mode.IsRegular() && !(pipeOK && mode&os.ModeNamedPipe != 0) {
 		f.Close()

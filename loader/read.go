@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // readInput reads one input, "-" meaning opts.Stdin, refusing anything
@@ -30,7 +32,7 @@ func readInput(path string, named bool, opts Options) (string, []byte, error) {
 	limit := opts.maxInputSize()
 	data, err := readAtMost(r, limit+1)
 	if err != nil {
-		return name, nil, &Error{Source: Source{File: name}, Msg: describeFSError(err)}
+		return name, nil, &Error{Source: Source{File: name}, Msg: manifest.DescribeFSError(err)}
 	}
 	if int64(len(data)) > limit {
 		return name, nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("larger than the %s input limit (--max-input-size)", FormatSize(limit))}

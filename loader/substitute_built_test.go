@@ -233,7 +233,7 @@ func TestBuiltObjectNotSubstituted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		js, err := active.builtObject(docs[0].Root)
+		js, err := active.BuiltObject(docs[0].Root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestBuiltObjectNotSubstituted(t *testing.T) {
 	}
 	var none *Substitution
 	docs, _ := manifest.ParseJSON("x", []byte(`{"v": "${X}"}`), Options{}.limits())
-	if js, err := none.builtObject(docs[0].Root); js != nil || err != nil {
+	if js, err := none.BuiltObject(docs[0].Root); js != nil || err != nil {
 		t.Errorf("no variables: %s, %v, want nothing done", js, err)
 	}
 }

@@ -1,12 +1,13 @@
 package loader
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // stdinPath is the path that means "read Options.Stdin".
@@ -102,7 +103,7 @@ type walker struct {
 func (w *walker) expandPath(p string) (files []string, named bool, errs []error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, false, []error{&Error{Source: Source{File: p}, Msg: describeFSError(err)}}
+		return nil, false, []error{&Error{Source: Source{File: p}, Msg: manifest.DescribeFSError(err)}}
 	}
 	switch mode := info.Mode(); {
 	case mode.IsDir() && w.filter.skipDir(p, p):
@@ -127,20 +128,4 @@ func (w *walker) expandPath(p string) (files []string, named bool, errs []error)
 // .terraform, editor swap files...), which a walk skips.
 func isHidden(name string) bool {
 	return strings.HasPrefix(name, ".") && name != "." && name != ".."
-}
-
-// describeFSError says what went wrong with a path without repeating it:
-// the path is already in the Error's Source.
-func describeFSError(err error) string {
-	switch {
-	case os.IsNotExist(err):
-		return "no such file or directory"
-	case os.IsPermission(err):
-		return "permission denied"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
 )
 
@@ -30,7 +31,7 @@ func (w *walker) walkDir(dir string, info os.FileInfo, errs []error) []error {
 	w.dirs[key] = true
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return append(errs, &Error{Source: Source{File: dir}, Msg: describeFSError(err)})
+		return append(errs, &Error{Source: Source{File: dir}, Msg: manifest.DescribeFSError(err)})
 	}
 	for _, e := range entries {
 		if isHidden(e.Name()) {
@@ -43,7 +44,7 @@ func (w *walker) walkDir(dir string, info os.FileInfo, errs []error) []error {
 			target, err := os.Stat(path)
 			switch {
 			case err != nil && isManifest(path):
-				errs = append(errs, &Error{Source: Source{File: path}, Msg: describeFSError(err)})
+				errs = append(errs, &Error{Source: Source{File: path}, Msg: manifest.DescribeFSError(err)})
 				continue
 			case err != nil:
 				continue // a dangling link that is no manifest

@@ -1,6 +1,11 @@
 package manifest
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
 
 // Source says where an object was read from.
 type Source struct {
@@ -79,4 +84,20 @@ func Qualified(ns, name string) string {
 		return name
 	}
 	return ns + "/" + name
+}
+
+// DescribeFSError says what went wrong with a path without repeating it:
+// the path is already in the Error's Source.
+func DescribeFSError(err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return "no such file or directory"
+	case os.IsPermission(err):
+		return "permission denied"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

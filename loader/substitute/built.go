@@ -1,4 +1,4 @@
-package loader
+package substitute
 
 // Flux post-build substitution of the objects of a kustomize build. Flux's
 // kustomize-controller builds a kustomization first and then substitutes
@@ -37,36 +37,36 @@ import (
 	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
-// substituteFailure is why a built object could not be substituted, in
+// Failure is why a built object could not be substituted, in
 // Flux's words, with the variables to point at in its source.
-type substituteFailure struct {
-	msg  string
-	vars []string
+type Failure struct {
+	Msg  string
+	Vars []string
 }
 
-func (f *substituteFailure) Error() string { return f.msg }
+func (f *Failure) Error() string { return f.Msg }
 
-// builtObject is the JSON of the built object n after substitution, or nil
+// BuiltObject is the JSON of the built object n after substitution, or nil
 // when substitution leaves it as it is: s substitutes nothing, n holds no
 // $ (Flux's round trip through JSON and YAML would not change what it
 // means), or n turns substitution off.
-func (s *Substitution) builtObject(n *yaml.Node) ([]byte, error) {
+func (s *Substitution) BuiltObject(n *yaml.Node) ([]byte, error) {
 	if !s.active() || !holdsDollar(n) || nodeSubstitutionDisabled(n) {
 		return nil, nil
 	}
 	js, err := kyaml.NewRNode(n).MarshalJSON()
 	if err != nil {
-		return nil, &substituteFailure{msg: "envsubst error: " + err.Error()}
+		return nil, &Failure{Msg: "envsubst error: " + err.Error()}
 	}
 	text, err := sigsyaml.JSONToYAML(js)
 	if err != nil {
-		return nil, &substituteFailure{msg: "envsubst error: " + err.Error()}
+		return nil, &Failure{Msg: "envsubst error: " + err.Error()}
 	}
 	out, err := envsubst.Eval(string(text), s.lookup)
 	if err != nil {
-		f := &substituteFailure{msg: "envsubst error: variable substitution failed: " + err.Error()}
+		f := &Failure{Msg: "envsubst error: variable substitution failed: " + err.Error()}
 		if m := strictMissing().FindStringSubmatch(err.Error()); m != nil {
-			f.vars = []string{m[1]}
+			f.Vars = []string{m[1]}
 		}
 		return nil, f
 	}
@@ -96,7 +96,7 @@ func yamlFailure(text []byte, err error, s *Substitution) error {
 	msg := err.Error()
 	m := yamlLine().FindStringSubmatch(msg)
 	if m == nil {
-		return &substituteFailure{msg: "envsubst error: YAMLToJSON: " + msg}
+		return &Failure{Msg: "envsubst error: YAMLToJSON: " + msg}
 	}
 	n, _ := strconv.Atoi(m[1])
 	var vars []string
@@ -104,15 +104,15 @@ func yamlFailure(text []byte, err error, s *Substitution) error {
 		vars = append(vars, ref[1])
 	}
 	if len(vars) == 0 {
-		return &substituteFailure{msg: "envsubst error: YAMLToJSON: " + msg}
+		return &Failure{Msg: "envsubst error: YAMLToJSON: " + msg}
 	}
 	refs := make([]string, len(vars))
 	for i, v := range vars {
 		refs[i] = "${" + v + "}"
 	}
-	return &substituteFailure{
-		msg:  fmt.Sprintf("envsubst error: YAMLToJSON: yaml: %s (the value substituted for %s)", msg[len(m[0]):], joinNames(refs)),
-		vars: vars,
+	return &Failure{
+		Msg:  fmt.Sprintf("envsubst error: YAMLToJSON: yaml: %s (the value substituted for %s)", msg[len(m[0]):], joinNames(refs)),
+		Vars: vars,
 	}
 }
 

@@ -1,4 +1,4 @@
-package loader
+package substitute
 
 // The variables of --substitute-from: what Flux reads from the ConfigMaps
 // and Secrets of spec.postBuild.substituteFrom, here from their manifests,
@@ -14,17 +14,19 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
-// ReadSubstituteFrom reads the variables of one --substitute-from file: the
+// ReadFrom reads the variables of one --substitute-from file: the
 // data of the ConfigMaps and Secrets it holds (a Secret's data decoded from
 // base64, its stringData over it, as the API server merges them), later
 // documents winning; or, for a file that holds no manifest, its NAME=VALUE
 // lines (blank lines and # comments skipped, the value taken as written).
-func ReadSubstituteFrom(path string) (map[string]string, error) {
+func ReadFrom(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{Source: Source{File: path}, Msg: describeFSError(err)}
+		return nil, &manifest.Error{Source: manifest.Source{File: path}, Msg: manifest.DescribeFSError(err)}
 	}
 	if vars, ok, err := varsFromManifests(path, data); ok || err != nil {
 		return vars, err
@@ -49,7 +51,7 @@ func varsFromManifests(path string, data []byte) (map[string]string, bool, error
 				return vars, found, nil
 			}
 			if found {
-				return nil, true, &Error{Source: Source{File: path}, Msg: fmt.Sprintf("document %d: %v", doc, err)}
+				return nil, true, &manifest.Error{Source: manifest.Source{File: path}, Msg: fmt.Sprintf("document %d: %v", doc, err)}
 			}
 			return nil, false, nil // not YAML manifests: NAME=VALUE lines, perhaps
 		}
@@ -62,7 +64,7 @@ func varsFromManifests(path string, data []byte) (map[string]string, bool, error
 			for k, v := range obj.Data {
 				b, err := base64.StdEncoding.DecodeString(v)
 				if err != nil {
-					return nil, true, &Error{Source: Source{File: path}, Kind: "Secret", Msg: fmt.Sprintf("data[%s]: illegal base64 data", k)}
+					return nil, true, &manifest.Error{Source: manifest.Source{File: path}, Kind: "Secret", Msg: fmt.Sprintf("data[%s]: illegal base64 data", k)}
 				}
 				vars[k] = string(b)
 			}
@@ -71,7 +73,7 @@ func varsFromManifests(path string, data []byte) (map[string]string, bool, error
 			}
 		default:
 			if obj.Kind != "" {
-				return nil, true, &Error{Source: Source{File: path}, Kind: obj.Kind, Msg: "--substitute-from reads ConfigMaps and Secrets, or NAME=VALUE lines"}
+				return nil, true, &manifest.Error{Source: manifest.Source{File: path}, Kind: obj.Kind, Msg: "--substitute-from reads ConfigMaps and Secrets, or NAME=VALUE lines"}
 			}
 			continue
 		}
@@ -89,7 +91,7 @@ func varsFromLines(path string, data []byte) (map[string]string, error) {
 		}
 		name, value, ok := strings.Cut(line, "=")
 		if !ok {
-			return nil, &Error{Source: Source{File: path, Line: i + 1}, Msg: "want NAME=VALUE, or a ConfigMap or Secret manifest"}
+			return nil, &manifest.Error{Source: manifest.Source{File: path, Line: i + 1}, Msg: "want NAME=VALUE, or a ConfigMap or Secret manifest"}
 		}
 		vars[strings.TrimSpace(name)] = value
 	}
