@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/contourc/contourc/loader/helmchart"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // helmcharts.go: a Helm chart directory given as a path is rendered the
@@ -19,7 +20,7 @@ import (
 // chartPaths takes out of paths the directories that hold a chart.
 func chartPaths(paths []string) (plain, charts []string) {
 	for _, p := range paths {
-		if p != stdinPath && isDir(p) && helmchart.IsChart(p) {
+		if p != walk.StdinPath && isDir(p) && helmchart.IsChart(p) {
 			charts = append(charts, p)
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
 	"github.com/contourc/contourc/loader/substitute"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // kustomizations.go: directories of a walk that hold a kustomization are
@@ -44,7 +45,7 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 	kfiles := map[string]string{} // directory -> its kustomization file
 	var dirs []string
 	for _, f := range files {
-		if f == stdinPath || !kustomize.IsKustomizationFile(filepath.Base(f)) || !isKustomization(f) {
+		if f == walk.StdinPath || !kustomize.IsKustomizationFile(filepath.Base(f)) || !isKustomization(f) {
 			continue
 		}
 		d := filepath.Dir(f)
@@ -129,7 +130,7 @@ func ownFiles(paths, files []string, kfiles map[string]string, results []kustomi
 	for _, f := range files {
 		owner, owned := ownerOf(f, kfiles)
 		switch {
-		case f == stdinPath || (explicit[filepath.Clean(f)] && kfiles[filepath.Dir(f)] != f):
+		case f == walk.StdinPath || (explicit[filepath.Clean(f)] && kfiles[filepath.Dir(f)] != f):
 			plain = append(plain, f)
 		case !owned:
 			plain = append(plain, f)

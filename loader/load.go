@@ -11,6 +11,7 @@ import (
 	"github.com/contourc/contourc/loader/internal/fastyaml"
 	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/substitute"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // Options tune Load.
@@ -86,9 +87,9 @@ func (o Options) limits() manifest.Limits { return manifest.NewLimits(o.MaxAlias
 // deterministic order. On any problem it returns every *Error it found
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
-	filter := &walkFilter{exclude: opts.Exclude}
+	filter := &walk.Filter{Exclude: opts.Exclude}
 	paths, charts := chartPaths(paths)
-	files, named, errs := expandPaths(paths, filter)
+	files, named, errs := walk.ExpandPaths(paths, filter)
 	budget, err := checkInputSize(files, opts.maxInputSize())
 	if err != nil {
 		return nil, errors.Join(append(errs, err)...)
@@ -120,7 +121,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 	if followed {
 		objs = dropIdentical(objs)
 	}
-	res.SkippedFiles = skippedFiles(filter.left, parts)
+	res.SkippedFiles = skippedFiles(filter.Left, parts)
 	errs = append(errs, fileErrs...)
 	sorted, dup := sortedObjects(objs, parts)
 	// Sorted, duplicates are neighbours: only when there are some are they
@@ -157,7 +158,7 @@ func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, 
 	}
 	var kept []partResult
 	for i, p := range parts {
-		if files[i] == stdinPath || !fw.covered(files[i]) {
+		if files[i] == walk.StdinPath || !fw.covered(files[i]) {
 			kept = append(kept, p)
 		}
 	}
@@ -202,7 +203,7 @@ func sortedObjects(objs []Object, parts []partResult) ([]Object, bool) {
 // name, and so may be a named pipe.
 func loadFile(path string, named bool, opts Options) partResult {
 	var stamp fileStamp
-	if path != stdinPath {
+	if path != walk.StdinPath {
 		if !opts.Rehash {
 			stamp = opts.Cache.stamp(path)
 		}

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // notObject is the error of a document of a file that is no Kubernetes
@@ -74,7 +75,7 @@ func absent(v *yaml.Node) bool {
 // manifest, read only when named on the command line (a directory walk
 // skips a chart whole): a Helm chart's Chart.yaml.
 func skippedByName(path string) *SkippedFile {
-	if filepath.Base(path) == helmChartFile {
+	if filepath.Base(path) == walk.HelmChartFile {
 		return &SkippedFile{Path: path, Files: 1, Reason: SkipHelmChart, Detail: "the Chart.yaml of a Helm chart"}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // readInput reads one input, "-" meaning opts.Stdin, refusing anything
@@ -15,14 +16,14 @@ import (
 func readInput(path string, named bool, opts Options) (string, []byte, error) {
 	name := path
 	var r io.Reader
-	if path == stdinPath {
-		name = stdinName
+	if path == walk.StdinPath {
+		name = walk.StdinName
 		if opts.Stdin == nil {
 			return name, nil, &Error{Source: Source{File: name}, Msg: "no standard input to read"}
 		}
 		r = opts.Stdin
 	} else {
-		f, err := openInput(path, named)
+		f, err := walk.OpenInput(path, named)
 		if err != nil {
 			return name, nil, err
 		}

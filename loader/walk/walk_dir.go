@@ -1,4 +1,4 @@
-package loader
+package walk
 
 import (
 	"fmt"
@@ -24,14 +24,14 @@ func (w *walker) walkDir(dir string, info os.FileInfo, errs []error) []error {
 	switch {
 	case !ok:
 		// Without its identity, a link cycle could not be told.
-		return append(errs, &Error{Source: Source{File: dir}, Msg: "cannot tell which directory this is"})
+		return append(errs, &manifest.Error{Source: manifest.Source{File: dir}, Msg: "cannot tell which directory this is"})
 	case w.dirs[key]:
 		return errs
 	}
 	w.dirs[key] = true
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return append(errs, &Error{Source: Source{File: dir}, Msg: manifest.DescribeFSError(err)})
+		return append(errs, &manifest.Error{Source: manifest.Source{File: dir}, Msg: manifest.DescribeFSError(err)})
 	}
 	for _, e := range entries {
 		if isHidden(e.Name()) {
@@ -44,7 +44,7 @@ func (w *walker) walkDir(dir string, info os.FileInfo, errs []error) []error {
 			target, err := os.Stat(path)
 			switch {
 			case err != nil && isManifest(path):
-				errs = append(errs, &Error{Source: Source{File: path}, Msg: manifest.DescribeFSError(err)})
+				errs = append(errs, &manifest.Error{Source: manifest.Source{File: path}, Msg: manifest.DescribeFSError(err)})
 				continue
 			case err != nil:
 				continue // a dangling link that is no manifest
@@ -78,7 +78,7 @@ func isManifest(path string) bool { return manifestExts[strings.ToLower(filepath
 // notRegular is the error for a file that is not a regular file, saying
 // what it is.
 func notRegular(path string, mode fs.FileMode) error {
-	return &Error{Source: Source{File: path}, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(mode))}
+	return &manifest.Error{Source: manifest.Source{File: path}, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(mode))}
 }
 
 // fileKind names the type of a file that is not a regular file.

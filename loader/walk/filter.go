@@ -1,4 +1,4 @@
-package loader
+package walk
 
 // What a directory walk leaves out besides hidden files: Helm charts, and
 // what --exclude patterns match.
@@ -10,33 +10,34 @@ import (
 	"strings"
 
 	"github.com/contourc/contourc/loader/ignore"
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
-// helmChartFile marks a directory as a Helm chart: `helm` reads a chart
+// HelmChartFile marks a directory as a Helm chart: `helm` reads a chart
 // from the directory that holds it.
-const helmChartFile = "Chart.yaml"
+const HelmChartFile = "Chart.yaml"
 
-// walkFilter decides, during the walk of the paths given to Load, which
+// Filter decides, during the walk of the paths given to Load, which
 // directories and files to leave out, and remembers them for the notices.
 // One walk at a time uses it.
-type walkFilter struct {
-	exclude *ignore.Matcher
-	left    []SkippedFile
+type Filter struct {
+	Exclude *ignore.Matcher
+	Left    []manifest.SkippedFile
 }
 
 // skipDir reports whether the walk of root leaves the directory path out,
 // with everything in it: when an --exclude pattern matches it (relative to
 // root), or when it is a Helm chart, whose templates only helm renders
 // (the chart's values.yaml and templates/ are skipped with it).
-func (f *walkFilter) skipDir(root, path string) bool {
+func (f *Filter) skipDir(root, path string) bool {
 	if f == nil {
 		return false
 	}
 	if path != root && f.excluded(root, path, true) {
 		return true
 	}
-	if info, err := os.Stat(filepath.Join(path, helmChartFile)); err == nil && info.Mode().IsRegular() {
-		f.left = append(f.left, SkippedFile{Path: dirPath(path), Files: countManifests(path), Reason: SkipHelmChart, Detail: "holds " + helmChartFile + "; to render it, give the chart directory as a PATH, with -f and --set as for helm template"})
+	if info, err := os.Stat(filepath.Join(path, HelmChartFile)); err == nil && info.Mode().IsRegular() {
+		f.Left = append(f.Left, manifest.SkippedFile{Path: dirPath(path), Files: countManifests(path), Reason: manifest.SkipHelmChart, Detail: "holds " + HelmChartFile + "; to render it, give the chart directory as a PATH, with -f and --set as for helm template"})
 		return true
 	}
 	return false
@@ -45,7 +46,7 @@ func (f *walkFilter) skipDir(root, path string) bool {
 // skipFile reports whether an --exclude pattern leaves out the file path
 // found walking root. A file named on the command line is its own root,
 // matched by its name.
-func (f *walkFilter) skipFile(root, path string) bool {
+func (f *Filter) skipFile(root, path string) bool {
 	if f == nil {
 		return false
 	}
@@ -57,21 +58,21 @@ func (f *walkFilter) skipFile(root, path string) bool {
 
 // excluded matches path, relative to root, against the --exclude
 // patterns, and records it when they leave it out.
-func (f *walkFilter) excluded(root, path string, isDir bool) bool {
-	if f.exclude.Empty() {
+func (f *Filter) excluded(root, path string, isDir bool) bool {
+	if f.Exclude.Empty() {
 		return false
 	}
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		return false
 	}
-	out, pattern := f.exclude.Match(filepath.ToSlash(rel), isDir)
+	out, pattern := f.Exclude.Match(filepath.ToSlash(rel), isDir)
 	if out {
 		shown := path
 		if isDir {
 			shown = dirPath(path)
 		}
-		f.left = append(f.left, SkippedFile{Path: shown, Reason: SkipExcluded, Detail: "--exclude " + pattern})
+		f.Left = append(f.Left, manifest.SkippedFile{Path: shown, Reason: manifest.SkipExcluded, Detail: "--exclude " + pattern})
 	}
 	return out
 }
