@@ -10,6 +10,7 @@ import (
 	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
 	"github.com/contourc/contourc/loader/substitute"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // follow.go: following GitOps entry points. In a Flux or Argo CD
@@ -301,7 +302,7 @@ func (out *followed) covered(file string) bool {
 	if len(out.covers) == 0 && len(out.read) == 0 {
 		return false
 	}
-	abs := realPath(file)
+	abs := walk.RealPath(file)
 	if out.read[abs] {
 		return true
 	}

@@ -134,7 +134,7 @@ func ownFiles(paths, files []string, kfiles map[string]string, results []kustomi
 			plain = append(plain, f)
 		case !owned:
 			plain = append(plain, f)
-		case kfiles[owner] != f && !used[realPath(f)]:
+		case kfiles[owner] != f && !used[walk.RealPath(f)]:
 			notRead = append(notRead, NotRead{File: f, Kustomization: owner})
 		}
 	}
@@ -154,19 +154,6 @@ func ownerOf(f string, kfiles map[string]string) (string, bool) {
 		}
 		d = parent
 	}
-}
-
-// realPath is path as kustomize names the files it reads: absolute, with
-// symbolic links resolved.
-func realPath(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
 }
 
 // buildWarnings are the entries a build left out and, when it could not

@@ -129,3 +129,16 @@ func (w *walker) expandPath(p string) (files []string, named bool, errs []error)
 func isHidden(name string) bool {
 	return strings.HasPrefix(name, ".") && name != "." && name != ".."
 }
+
+// RealPath is path as kustomize names the files it reads: absolute, with
+// symbolic links resolved.
+func RealPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}

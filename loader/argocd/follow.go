@@ -1,4 +1,4 @@
-package loader
+package argocd
 
 import (
 	"encoding/json"
@@ -11,15 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
-	"github.com/contourc/contourc/loader/argocd"
+	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/loader/gitrepo"
 	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
+	"github.com/contourc/contourc/loader/walk"
 )
 
-// follow_argocd.go: the Follower of Argo CD Applications (package argocd
-// plans their sources). An Application is an entry point whose sources in
+// follow.go: the Follower of Argo CD Applications (plan.go plans their
+// sources). An Application is an entry point whose sources in
 // this repository are built as Argo CD's repo server generates them, into
 // the destination's namespace: a directory source's files read as they
 // are, a kustomize source built with its options, a helm source rendered
@@ -28,8 +29,8 @@ import (
 // followed. ApplicationSets are listed and not followed: their
 // Applications come from generators that need the cluster or the network.
 
-// ArgoCDOptions say which repository is this one.
-type ArgoCDOptions struct {
+// Options say which repository is this one.
+type Options struct {
 	// Root, when set, is the repository's root, from which sources'
 	// paths are read (the directory of the repository config file), for
 	// the Applications whose files are in it; otherwise the root is the
@@ -42,13 +43,13 @@ type ArgoCDOptions struct {
 	KustomizeRemote bool
 }
 
-// ArgoCD follows the Applications whose sources are this repository.
-type ArgoCD struct {
-	opts ArgoCDOptions
+// Follower follows the Applications whose sources are this repository.
+type Follower struct {
+	opts Options
 }
 
-// NewArgoCD is the follower of Argo CD Applications with opts.
-func NewArgoCD(opts ArgoCDOptions) *ArgoCD { return &ArgoCD{opts: opts} }
+// New is the follower of Argo CD Applications with opts.
+func New(opts Options) *Follower { return &Follower{opts: opts} }
 
 // argoCheckout is the repository an Application lies in: its root
 // (absolute, links resolved), the root as messages name it (as the
@@ -60,13 +61,13 @@ type argoCheckout struct {
 }
 
 // checkout is the repository that holds o's file.
-func (a *ArgoCD) checkout(o Object) (*argoCheckout, error) {
+func (a *Follower) checkout(o loader.Object) (*argoCheckout, error) {
 	abs, err := filepath.Abs(o.Source.File)
 	if err != nil {
 		return nil, err
 	}
 	root := a.opts.Root
-	if root != "" && !inside(realPath(abs), realPath(root)) {
+	if root != "" && !inside(walk.RealPath(abs), walk.RealPath(root)) {
 		root = "" // not this root's file: another checkout (diff --base-ref's)
 	}
 	if root == "" {
@@ -76,12 +77,12 @@ func (a *ArgoCD) checkout(o Object) (*argoCheckout, error) {
 		}
 		root = r
 	}
-	root = realPath(root)
+	root = walk.RealPath(root)
 	co := &argoCheckout{root: root, repos: a.opts.Repos}
 	if r, ok := gitrepo.Root(root); ok && r == root {
 		co.origin, _ = gitrepo.OriginURL(r)
 	}
-	co.name = rootName(o.Source.File, realPath(abs), root)
+	co.name = rootName(o.Source.File, walk.RealPath(abs), root)
 	return co, nil
 }
 
@@ -103,12 +104,6 @@ func rootName(shown, abs, root string) string {
 		}
 	}
 	return root
-}
-
-// inside reports whether path is dir or below it.
-func inside(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // thisRepo reports whether a repoURL names the repository.
@@ -135,13 +130,13 @@ func (co *argoCheckout) display(abs string) string {
 }
 
 // Entries are the Applications and ApplicationSets among objs.
-func (a *ArgoCD) Entries(in *FollowInput, objs []Object) []Entry {
-	var out []Entry
+func (a *Follower) Entries(in *loader.FollowInput, objs []loader.Object) []loader.Entry {
+	var out []loader.Entry
 	for _, o := range objs {
 		switch {
-		case argocd.IsApplicationSet(o.APIVersion, o.Kind):
-			out = append(out, Entry{Object: o, NotFollowed: "its Applications are made by the ApplicationSet controller's generators, which contourc does not run"})
-		case argocd.IsApplication(o.APIVersion, o.Kind):
+		case IsApplicationSet(o.APIVersion, o.Kind):
+			out = append(out, loader.Entry{Object: o, NotFollowed: "its Applications are made by the ApplicationSet controller's generators, which contourc does not run"})
+		case IsApplication(o.APIVersion, o.Kind):
 			out = append(out, a.entry(o))
 		}
 	}
@@ -149,8 +144,8 @@ func (a *ArgoCD) Entries(in *FollowInput, objs []Object) []Entry {
 }
 
 // entry plans one Application and readies what it builds.
-func (a *ArgoCD) entry(o Object) Entry {
-	e := Entry{Object: o}
+func (a *Follower) entry(o loader.Object) loader.Entry {
+	e := loader.Entry{Object: o}
 	app, err := decodeApplication(o)
 	if err != nil {
 		e.NotFollowed = err.Error()
@@ -161,8 +156,8 @@ func (a *ArgoCD) entry(o Object) Entry {
 		e.NotFollowed = err.Error()
 		return e
 	}
-	plans := argocd.Plan(app, co.root, co.thisRepo)
-	var followed []*argocd.SourcePlan
+	plans := Plan(app, co.root, co.thisRepo)
+	var followed []*SourcePlan
 	var reasons []string
 	for i := range plans {
 		p := &plans[i]
@@ -185,7 +180,7 @@ func (a *ArgoCD) entry(o Object) Entry {
 		}
 	}
 	for _, r := range reasons {
-		s.warnings = append(s.warnings, Warning{Source: o.Source, Msg: "Application " + manifest.Qualified(app.Metadata.Namespace, app.Metadata.Name) + ": not followed: " + r, Skipped: true})
+		s.warnings = append(s.warnings, loader.Warning{Source: o.Source, Msg: "Application " + manifest.Qualified(app.Metadata.Namespace, app.Metadata.Name) + ": not followed: " + r, Skipped: true})
 	}
 	e.Key, e.Path, e.Covers = s.key(), strings.Join(s.paths, " + "), s.covers
 	e.Build = s.build
@@ -201,7 +196,7 @@ func labelled(label, msg string) string {
 
 // decodeApplication reads the Application the loader kept as
 // unstructured.
-func decodeApplication(o Object) (*argocd.Application, error) {
+func decodeApplication(o loader.Object) (*Application, error) {
 	u, ok := o.Obj.(*unstructured.Unstructured)
 	if !ok {
 		return nil, fmt.Errorf("not an object contourc can read")
@@ -210,7 +205,7 @@ func decodeApplication(o Object) (*argocd.Application, error) {
 	if err != nil {
 		return nil, err
 	}
-	return argocd.Decode(data)
+	return Decode(data)
 }
 
 // sourceBuilds are the followed sources of one Application, readied:
@@ -223,9 +218,9 @@ type sourceBuilds struct {
 	paths    []string
 	covers   []string
 	keys     []string
-	files    []BuiltFile
+	files    []loader.BuiltFile
 	kusts    []pendingKustomize
-	warnings []Warning
+	warnings []loader.Warning
 	ns       string
 }
 
@@ -235,32 +230,32 @@ type pendingKustomize struct {
 	fSys filesys.FileSystem
 }
 
-func (s *sourceBuilds) prepare(p *argocd.SourcePlan) error {
+func (s *sourceBuilds) prepare(p *SourcePlan) error {
 	s.ns = p.Namespace
 	s.paths = append(s.paths, strings.TrimSuffix(filepath.ToSlash(p.Path), "/")+"/")
 	var opts any
 	switch p.Type {
-	case argocd.TypeDirectory:
+	case TypeDirectory:
 		if err := s.directory(p); err != nil {
 			return err
 		}
 		opts = p.Source.Directory
-	case argocd.TypeKustomize:
-		fSys, err := argocd.KustomizeFS(filesys.MakeFsOnDisk(), p.Dir, p.Source.Kustomize, p.Env)
+	case TypeKustomize:
+		fSys, err := KustomizeFS(filesys.MakeFsOnDisk(), p.Dir, p.Source.Kustomize, p.Env)
 		if err != nil {
 			return err
 		}
 		s.kusts = append(s.kusts, pendingKustomize{dir: p.Dir, fSys: fSys})
-		s.covers = append(s.covers, realPath(p.Dir))
+		s.covers = append(s.covers, walk.RealPath(p.Dir))
 		opts = []any{p.Source.Kustomize, p.Env}
-	case argocd.TypeHelm:
+	case TypeHelm:
 		if err := s.helm(p); err != nil {
 			return err
 		}
 		opts = p.Helm
 	}
 	for _, w := range p.Warnings {
-		s.warnings = append(s.warnings, Warning{Source: Source{File: s.name(p.Dir)}, Msg: w, Skipped: true})
+		s.warnings = append(s.warnings, loader.Warning{Source: loader.Source{File: s.name(p.Dir)}, Msg: w, Skipped: true})
 	}
 	key, _ := json.Marshal([]any{p.Type, p.Dir, p.Namespace, opts})
 	s.keys = append(s.keys, string(key))
@@ -270,21 +265,21 @@ func (s *sourceBuilds) prepare(p *argocd.SourcePlan) error {
 // directory reads a directory source's files. The walk leaves the whole
 // directory to the entry when it recurses, its own files when not: the
 // files Argo CD excludes are applied by no one.
-func (s *sourceBuilds) directory(p *argocd.SourcePlan) error {
+func (s *sourceBuilds) directory(p *SourcePlan) error {
 	for _, f := range p.Files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		s.files = append(s.files, BuiltFile{Name: s.name(f), Data: data, AsWalked: true})
+		s.files = append(s.files, loader.BuiltFile{Name: s.name(f), Data: data, AsWalked: true})
 	}
 	for _, sk := range p.Skipped {
 		if strings.HasPrefix(sk.Reason, "jsonnet") {
-			s.warnings = append(s.warnings, Warning{Source: Source{File: s.name(sk.File)}, Msg: "left out of the directory source: " + sk.Reason, Skipped: true})
+			s.warnings = append(s.warnings, loader.Warning{Source: loader.Source{File: s.name(sk.File)}, Msg: "left out of the directory source: " + sk.Reason, Skipped: true})
 		}
 	}
 	if p.Source.Directory != nil && p.Source.Directory.Recurse {
-		s.covers = append(s.covers, realPath(p.Dir))
+		s.covers = append(s.covers, walk.RealPath(p.Dir))
 		return nil
 	}
 	entries, err := os.ReadDir(p.Dir)
@@ -293,7 +288,7 @@ func (s *sourceBuilds) directory(p *argocd.SourcePlan) error {
 	}
 	for _, e := range entries {
 		if !e.IsDir() {
-			s.covers = append(s.covers, realPath(filepath.Join(p.Dir, e.Name())))
+			s.covers = append(s.covers, walk.RealPath(filepath.Join(p.Dir, e.Name())))
 		}
 	}
 	return nil
@@ -301,17 +296,17 @@ func (s *sourceBuilds) directory(p *argocd.SourcePlan) error {
 
 // helm renders a helm source's chart. Its values files are the entry's
 // too: the walk does not read them as manifests.
-func (s *sourceBuilds) helm(p *argocd.SourcePlan) error {
+func (s *sourceBuilds) helm(p *SourcePlan) error {
 	manifests, err := helmchart.Render(p.Dir, p.Helm)
 	if err != nil {
 		return fmt.Errorf("helm template: %w", err)
 	}
 	for _, m := range manifests {
-		s.files = append(s.files, BuiltFile{Name: s.templateFile(p.Dir, m.Template), Data: m.Content})
+		s.files = append(s.files, loader.BuiltFile{Name: s.templateFile(p.Dir, m.Template), Data: m.Content})
 	}
-	s.covers = append(s.covers, realPath(p.Dir))
+	s.covers = append(s.covers, walk.RealPath(p.Dir))
 	for _, f := range p.Helm.ValueFiles {
-		s.covers = append(s.covers, realPath(f))
+		s.covers = append(s.covers, walk.RealPath(f))
 	}
 	return nil
 }
@@ -335,19 +330,19 @@ func (s *sourceBuilds) key() string {
 }
 
 // build builds the kustomize sources; the rest was readied.
-func (s *sourceBuilds) build() (*Built, error) {
-	b := &Built{Files: s.files, Namespace: s.ns, Warnings: s.warnings}
+func (s *sourceBuilds) build() (*loader.Built, error) {
+	b := &loader.Built{Files: s.files, Namespace: s.ns, Warnings: s.warnings}
 	for i, k := range s.kusts {
 		build, err := kustomize.Run(k.fSys, k.dir, kustomize.Options{Remote: s.remote})
 		if build != nil {
-			build.Deprecations = argocd.OwnDeprecations(k.fSys, build.Deprecations)
+			build.Deprecations = OwnDeprecations(k.fSys, build.Deprecations)
 		}
 		r := &kustomize.Result{Dir: s.name(k.dir), Build: build, Err: err}
 		if i == 0 {
 			b.Kustomize = r
 			continue
 		}
-		b.Also = append(b.Also, &Built{Kustomize: r, Namespace: s.ns})
+		b.Also = append(b.Also, &loader.Built{Kustomize: r, Namespace: s.ns})
 	}
 	return b, nil
 }

@@ -1,9 +1,11 @@
-package loader
+package argocd
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/loader"
 )
 
 const argoURL = "https://github.com/example/platform.git"
@@ -14,16 +16,16 @@ func application(name, spec string) string {
 
 // loadArgo loads root with Argo CD Applications followed, root being
 // this repository.
-func loadArgo(t *testing.T, root string) *Result {
+func loadArgo(t *testing.T, root string) *loader.Result {
 	t.Helper()
-	res, err := Load([]string{root}, Options{Follow: &Follow{Followers: []Follower{NewArgoCD(ArgoCDOptions{Root: root, Repos: []string{argoURL}})}}})
+	res, err := loader.Load([]string{root}, loader.Options{Follow: &loader.Follow{Followers: []loader.Follower{New(Options{Root: root, Repos: []string{argoURL}})}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func argoObjects(res *Result, root string) []string {
+func argoObjects(res *loader.Result, root string) []string {
 	var out []string
 	for _, o := range res.Objects {
 		src := strings.ReplaceAll(o.Source.String(), root+"/", "")
@@ -32,7 +34,7 @@ func argoObjects(res *Result, root string) []string {
 	return out
 }
 
-func entryLines(res *Result) []string {
+func entryLines(res *loader.Result) []string {
 	var out []string
 	for _, e := range res.Entries {
 		out = append(out, e.String())
@@ -52,8 +54,7 @@ func wantLines(t *testing.T, what string, got, want []string) {
 // repository is a warning of the followed Application. The destination's
 // namespace goes to objects without one; one that names its own keeps it.
 func TestArgoCDMultiSource(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	root := writeTree(t, map[string]string{
 		"apps/app.yaml": application("both", `  destination: {namespace: web}
   sources:
   - {repoURL: `+argoURL+`, path: a, kustomize: {namePrefix: a-}}
@@ -88,11 +89,11 @@ func TestArgoCDMultiSource(t *testing.T) {
 // that holds itself is followed once; an ApplicationSet (whose template
 // holds {{...}}) is listed, not skipped as a Go template.
 func TestArgoCDOnceEach(t *testing.T) {
-	root := t.TempDir()
+	var root string
 	same := `  destination: {namespace: web}
   source: {repoURL: ` + argoURL + `, path: web}
 `
-	writeTree(t, root, map[string]string{
+	root = writeTree(t, map[string]string{
 		"apps/root.yaml": application("root", "  source: {repoURL: "+argoURL+", path: apps}\n"),
 		"apps/a.yaml":    application("a", same),
 		"apps/b.yaml":    application("b", same),
@@ -122,8 +123,7 @@ spec:
 // reason, and the rest of the input is still checked; its directory is
 // then read as the walk finds it.
 func TestArgoCDSourceFails(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	root := writeTree(t, map[string]string{
 		"apps/web.yaml":          application("web", "  source: {repoURL: "+argoURL+", path: web, kustomize: {commonLabels: {app: other}}}\n"),
 		"apps/gone.yaml":         application("gone", "  source: {repoURL: "+argoURL+", path: gone}\n"),
 		"web/kustomization.yaml": "commonLabels: {app: web}\nresources: [s.yaml]\n",
@@ -139,8 +139,7 @@ func TestArgoCDSourceFails(t *testing.T) {
 
 // A directory source's jsonnet is not evaluated: a warning says so.
 func TestArgoCDJsonnet(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	root := writeTree(t, map[string]string{
 		"apps/web.yaml":     application("web", "  destination: {namespace: web}\n  source: {repoURL: "+argoURL+", path: web}\n"),
 		"web/s.yaml":        svc("web"),
 		"web/proxy.jsonnet": "{}",
@@ -155,8 +154,7 @@ func TestArgoCDJsonnet(t *testing.T) {
 // template) are skipped with the walk's notice, as Argo CD ignores YAML
 // that is no object; the objects beside them are read.
 func TestArgoCDDirectoryNotManifests(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	root := writeTree(t, map[string]string{
 		"apps/web.yaml":     application("web", "  destination: {namespace: web}\n  source: {repoURL: "+argoURL+", path: web}\n"),
 		"web/s.yaml":        svc("web"),
 		"web/settings.yaml": "log: debug\n",
@@ -169,4 +167,9 @@ func TestArgoCDDirectoryNotManifests(t *testing.T) {
 		skipped = append(skipped, strings.ReplaceAll(f.Path, root+"/", "")+": "+string(f.Reason))
 	}
 	wantLines(t, "skipped", skipped, []string{"web/settings.yaml: not Kubernetes objects", "web/template.yaml: Go template"})
+}
+
+// svc is a Service manifest named name, of no namespace.
+func svc(name string) string {
+	return "apiVersion: v1\nkind: Service\nmetadata:\n  name: " + name + "\nspec:\n  ports:\n  - port: 80\n"
 }
