@@ -8,23 +8,26 @@
 // apiVersion of a kind into one internal version, and mirroring core/v1
 // Endpoints into EndpointSlices.
 //
-// The pipeline, one file per step: walk.go (paths to files, leaving out
-// what walkfilter.go says: Helm charts, --exclude), text.go (bytes, BOM,
-// line ends), substitute.go (Flux variables), yaml.go (with internal/fastyaml) and json.go (text to yaml.Node documents, with
-// bounds.go refusing alias bombs and deep nesting), split.go (documents and
-// Lists to objects), classify.go, kinds.go and kinds_other.go (what each
-// kind is; unserved kinds and versions of the read groups refused),
-// admit.go and unstructured.go (custom resources through admission, with
-// its defaults put back), decode.go with fields.go, scalar.go and rules.go
-// (strict typed decoding, with the built-in kinds' coded defaults of
-// defaults_core.go), meta.go and validate_{ingress,service,endpoints,
-// secret}.go (the API server's metadata and built-in kind rules, placed by
-// fieldline.go), secret_types.go (the Secret types not kept), endpoints.go
-// (Endpoints mirroring), order.go (duplicates and output order). Around it:
-// notmanifest.go skips files that are not manifests (skipped.go),
-// namespace.go places -n's namespace, secret_sources.go keeps the objects
-// that stand for Secrets (cert-manager Certificates, SealedSecrets,
-// ExternalSecrets, SOPS Secrets) for the standin package.
+// The pipeline, one file per step: load.go (paths to files, with
+// loader/walk), read.go and inputsize.go (the bytes of each input, within
+// the size limit), loader/substitute (Flux variables), the text, YAML and
+// JSON of loader/internal/manifest (documents, with their bounds), split.go
+// (documents and Lists to objects), classify.go, kinds.go and
+// kinds_other.go (what each kind is; unserved kinds and versions of the
+// read groups refused), object_decode.go with admit.go (custom resources
+// through loader/admission, with its defaults put back) and the strict
+// typed decoding of loader/internal/manifest (with the built-in kinds'
+// coded defaults and rules of loader/builtin), meta.go (the API server's
+// metadata rules), secret_types.go (the Secret types not kept),
+// endpoints.go (Endpoints mirroring), order.go (duplicates and output
+// order). Around it: notmanifest.go skips files that are not manifests
+// (skipped.go), namespace.go places -n's namespace, secret_sources.go
+// keeps the objects that stand for Secrets (cert-manager Certificates,
+// SealedSecrets, ExternalSecrets, SOPS Secrets) for the standin package,
+// kustomizations.go and helmcharts.go build kustomizations and render
+// charts, follow.go follows GitOps entry points (the followers are in
+// loader/flux and loader/argocd), loader/mainbranch reads the fields of
+// Contour's main branch and loader/contourconfig its configuration file.
 package loader
 
 import (
