@@ -11,7 +11,7 @@ import (
 )
 
 // The fields of Contour's main branch that the published API module lacks
-// (contour_extensions.go): decoded from YAML and JSON alike, strictly, with
+// (loader/mainbranch): decoded from YAML and JSON alike, strictly, with
 // defaults, and without making any other unknown field acceptable.
 
 // loadText loads one input given as text, as if read from stdin.

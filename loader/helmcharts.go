@@ -12,7 +12,7 @@ import (
 // helmcharts.go: a Helm chart directory given as a path is rendered the
 // way `helm template` renders it (package helmchart) and its documents
 // are decoded like a file's, each at the template it came from. A chart
-// met while walking a directory is not rendered (walkfilter.go skips it,
+// met while walking a directory is not rendered (loader/walk skips it,
 // with a notice that says how to render it): which values and release a
 // chart is installed with is not in the chart, and a chart a Flux
 // HelmRelease or an Argo CD Application installs is rendered through them.

@@ -44,12 +44,12 @@ func (k KindInfo) APIVersion() string {
 type kindSpec struct {
 	KindInfo
 	validName func(string) []string // metadata.name rule of the API server
-	finish    func(metav1.Object)   // API server defaulting beyond the schema's (defaults_core.go)
+	finish    func(metav1.Object)   // API server defaulting beyond the schema's (loader/builtin)
 	// validate is the API server's validation of a built-in kind on
 	// create, beyond metadata (validate_*.go); it sees the defaulted
 	// object and returns nil for a valid one.
 	validate func(metav1.Object) field.ErrorList
-	// detach takes out the fields the Go type lacks (contour_extensions.go).
+	// detach takes out the fields the Go type lacks (loader/mainbranch).
 	detach mainbranch.DetachFunc
 	// crd is true for kinds a CustomResourceDefinition defines: the API
 	// server admits them with the CRD's schema (admit.go).

@@ -42,7 +42,7 @@ type Options struct {
 	// system's cached attributes).
 	Rehash bool
 	// Exclude leaves out the paths its patterns match, relative to the
-	// path given to Load that they are found under (walkfilter.go).
+	// path given to Load that they are found under (loader/walk).
 	Exclude *ignore.Matcher
 	// Namespace, when set, is the namespace of namespaced objects that
 	// have none, as `kubectl apply -n` sets it (namespace.go). A Cache

@@ -50,7 +50,7 @@ type Object struct {
 	// itself (EndpointSlices mirrored from Endpoints).
 	APIVersion string
 	// Extensions are the fields of Contour's main branch that Obj's Go
-	// type lacks (see contour_extensions.go); nil when the object uses
+	// type lacks (see loader/mainbranch); nil when the object uses
 	// none, and always nil for kinds other than HTTPProxy and
 	// ContourConfiguration.
 	Extensions *mainbranch.Extensions

@@ -57,7 +57,7 @@ type Config struct {
 	RuntimeSettings            map[string]string `json:"runtime-settings"`
 
 	// MainBranchFields are the keys set that only Contour's main branch
-	// reads (main_branch.go), where they are set.
+	// reads (loader/mainbranch), where they are set.
 	MainBranchFields []mainbranch.Field `json:"-"`
 }
 

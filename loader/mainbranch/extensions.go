@@ -38,7 +38,7 @@ type Extensions struct {
 	// authorization server; nil when it has none.
 	Authorization *AuthorizationExtensions
 	// MainBranchFields are the extension fields the object sets, each
-	// where it is set (main_branch.go).
+	// where it is set (fields.go).
 	MainBranchFields []Field
 }
 

@@ -79,7 +79,7 @@ func (d *detacher) takenMainBranchFields(taken *yaml.Node, path string) {
 	for i := 0; i+1 < len(taken.Content); i += 2 {
 		k := manifest.ResolveAlias(taken.Content[i])
 		// A key without a line was added by the CRD's defaulting
-		// (admit.go), not written: no use of the field to warn about.
+		// (loader/admit.go), not written: no use of the field to warn about.
 		if k.Line == 0 || manifest.IsNull(manifest.ResolveAlias(taken.Content[i+1])) {
 			continue
 		}

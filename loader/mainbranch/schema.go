@@ -2,7 +2,7 @@ package mainbranch
 
 import "github.com/contourc/contourc/loader/admission"
 
-// The schema of the main-branch fields of contour_extensions.go, added to
+// The schema of the main-branch fields of extensions.go, added to
 // the pinned Contour CRDs (projectcontour.io v1.33) so that admission
 // accepts, defaults and validates them as Contour's main-branch CRDs do:
 // a JWT provider takes a localJWKS instead of a remoteJWKS (which is no

@@ -24,11 +24,11 @@ var manifestExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 // ExpandPaths turns the paths given to Load into the list of files to read:
 // files as given, directories walked recursively in lexical order (hidden
 // directories and files skipped, kustomization files kept for
-// kustomizations.go), "-" kept as is. A path given twice is read
+// loader/kustomizations.go), "-" kept as is. A path given twice is read
 // once so that `contourc render dir dir/file.yaml` does not report every
 // object in file.yaml as a duplicate of itself. named holds the paths
 // given as files, which alone may be named pipes (see expandPath); filter
-// (walkfilter.go) leaves out Helm charts and what --exclude names.
+// (filter.go) leaves out Helm charts and what --exclude names.
 func ExpandPaths(paths []string, filter *Filter) (files []string, named map[string]bool, errs []error) {
 	seen := map[string]bool{}
 	named = map[string]bool{}

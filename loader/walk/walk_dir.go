@@ -58,7 +58,7 @@ func (w *walker) walkDir(dir string, info os.FileInfo, errs []error) []error {
 		}
 		switch {
 		case !isManifest(path) && !kustomize.IsKustomizationFile(e.Name()):
-			// kustomization files are kept for kustomizations.go.
+			// kustomization files are kept for loader/kustomizations.go.
 		case w.filter.skipFile(w.root, path):
 		case mode.IsRegular():
 			w.found = append(w.found, path)

@@ -8,8 +8,8 @@ import (
 )
 
 // Defaults and required fields the API server has in code for built-in
-// kinds (defaults_core.go): custom resources get theirs from their CRD's
-// schema instead (admit.go). Rules are keyed by Go type and JSON field
+// kinds (loader/builtin): custom resources get theirs from their CRD's
+// schema instead (loader/admit.go). Rules are keyed by Go type and JSON field
 // name, and the decoder applies them wherever the type appears.
 
 // fieldKey names one JSON field of one Go struct type.

@@ -13,11 +13,11 @@ type Source struct {
 	Line int    // 1-based line where the object's mapping starts: its first key in YAML, its "{" in JSON (for List items, the item's)
 	Doc  int    // 0-based index of the YAML document (or JSON value) in the file; a List's items share the List's
 	// Via is the kustomization directory an object was built through
-	// (see kustomizations.go), "" for objects read as they are. File and
+	// (see loader/kustomizations.go), "" for objects read as they are. File and
 	// Line are then the file and document the object came from, before
 	// the kustomization transformed it.
 	Via string
-	// Entry, for an object a GitOps entry point built (follow.go), is
+	// Entry, for an object a GitOps entry point built (loader/follow.go), is
 	// that entry: a Flux Kustomization, an Argo CD Application. nil for
 	// objects read as the walk found them.
 	Entry *EntryOrigin
