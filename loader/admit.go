@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/contourc/contourc/loader/admission"
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // admit runs the API server's admission of a custom resource (package
@@ -19,7 +20,7 @@ import (
 // the API server would have refused the object with, each at the line of
 // the field it names.
 func admit(raw rawObject, node *yaml.Node, spec *kindSpec) (*yaml.Node, []error) {
-	obj, ferrs := toUnstructured(node)
+	obj, ferrs := manifest.ToUnstructured(node)
 	if len(ferrs) > 0 {
 		return nil, objectErrors(raw, spec, ferrs)
 	}
@@ -29,16 +30,16 @@ func admit(raw rawObject, node *yaml.Node, spec *kindSpec) (*yaml.Node, []error)
 	}
 	// By line; errors about no field (rules not run because of the
 	// others) last.
-	out := make([]fieldError, 0, len(errs))
-	var unplaced []fieldError
+	out := make([]manifest.FieldError, 0, len(errs))
+	var unplaced []manifest.FieldError
 	for _, e := range errs {
 		if place := errorPlace(e); place != "" {
-			out = append(out, fieldError{line: fieldLine(node, place), msg: errorMessage(e)})
+			out = append(out, manifest.FieldError{Line: fieldLine(node, place), Msg: errorMessage(e)})
 		} else {
-			unplaced = append(unplaced, fieldError{line: node.Line, msg: errorMessage(e)})
+			unplaced = append(unplaced, manifest.FieldError{Line: node.Line, Msg: errorMessage(e)})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].line < out[j].line })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return nil, objectErrors(raw, spec, append(out, unplaced...))
 }
 
@@ -57,18 +58,18 @@ func crdVersionOf(raw rawObject, spec *kindSpec) admission.GVK {
 
 // objectErrors are an object's field errors as loader errors, at most
 // maxErrorsPerObject of them.
-func objectErrors(raw rawObject, spec *kindSpec, ferrs []fieldError) []error {
+func objectErrors(raw rawObject, spec *kindSpec, ferrs []manifest.FieldError) []error {
 	ns := raw.namespace
 	if ns == "" && spec.Namespaced {
 		ns = "default"
 	}
 	var errs []error
 	for i, fe := range ferrs {
-		if i == maxErrorsPerObject {
+		if i == manifest.MaxErrorsPerObject {
 			errs = append(errs, &Error{Source: raw.source, Kind: spec.Kind, Namespace: ns, Name: raw.name, Msg: "too many errors, giving up on this object"})
 			break
 		}
-		errs = append(errs, &Error{Source: raw.source.at(fe.line), Kind: spec.Kind, Namespace: ns, Name: raw.name, Msg: fe.msg})
+		errs = append(errs, &Error{Source: raw.source.At(fe.Line), Kind: spec.Kind, Namespace: ns, Name: raw.name, Msg: fe.Msg})
 	}
 	return errs
 }
@@ -104,7 +105,7 @@ func fieldLine(n *yaml.Node, path string) int {
 	for path != "" {
 		var seg string
 		seg, path = nextSegment(path)
-		n = resolveAlias(n)
+		n = manifest.ResolveAlias(n)
 		var next *yaml.Node
 		switch {
 		case n.Kind == yaml.SequenceNode:
@@ -113,9 +114,9 @@ func fieldLine(n *yaml.Node, path string) int {
 				line = next.Line
 			}
 		case n.Kind == yaml.MappingNode:
-			pairs := mappingPairs(n)
+			pairs := manifest.MappingPairs(n)
 			for i := 0; i+1 < len(pairs); i += 2 {
-				if k := resolveAlias(pairs[i]); k.Value == seg {
+				if k := manifest.ResolveAlias(pairs[i]); k.Value == seg {
 					next, line = pairs[i+1], k.Line
 					break
 				}
@@ -148,7 +149,7 @@ func nextSegment(path string) (seg, rest string) {
 // added to it too. Nodes
 // are copied where they change, never edited: aliases may share them.
 func withDefaults(n *yaml.Node, v any) *yaml.Node {
-	n = resolveAlias(n)
+	n = manifest.ResolveAlias(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		m, ok := v.(map[string]any)
@@ -164,7 +165,7 @@ func withDefaults(n *yaml.Node, v any) *yaml.Node {
 		var content []*yaml.Node
 		for i, item := range n.Content {
 			c := item
-			if isNull(resolveAlias(item)) && list[i] != nil {
+			if manifest.IsNull(manifest.ResolveAlias(item)) && list[i] != nil {
 				c = nodeOf(list[i], n.Line)
 			} else {
 				c = withDefaults(item, list[i])
@@ -187,15 +188,15 @@ func withDefaults(n *yaml.Node, v any) *yaml.Node {
 }
 
 func mappingWithDefaults(n *yaml.Node, m map[string]any) *yaml.Node {
-	pairs := mappingPairs(n)
+	pairs := manifest.MappingPairs(n)
 	var content []*yaml.Node
 	given := 0 // keys of n that m has
 	for i := 0; i+1 < len(pairs); i += 2 {
-		k, val := resolveAlias(pairs[i]), pairs[i+1]
+		k, val := manifest.ResolveAlias(pairs[i]), pairs[i+1]
 		c := val
 		if x, ok := m[k.Value]; ok {
 			given++
-			if isNull(resolveAlias(val)) && x != nil {
+			if manifest.IsNull(manifest.ResolveAlias(val)) && x != nil {
 				c = nodeOf(x, k.Line)
 			} else {
 				c = withDefaults(val, x)
@@ -233,7 +234,7 @@ func mappingWithDefaults(n *yaml.Node, m map[string]any) *yaml.Node {
 
 func hasKey(pairs []*yaml.Node, key string) bool {
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if resolveAlias(pairs[i]).Value == key {
+		if manifest.ResolveAlias(pairs[i]).Value == key {
 			return true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // TestAdmissionErrorsAtTheirFields checks that every refused custom
@@ -94,7 +96,7 @@ func parseTestYAML(t *testing.T, text string) *yaml.Node {
 // takes for booleans reach admission as booleans, and quoted ones as
 // strings.
 func TestYAML11Booleans(t *testing.T) {
-	obj, errs := toUnstructured(parseTestYAML(t, "a: yes\nb: \"yes\"\nc: Off\nd: 80.0\ne: 1.5\nf: 2024-01-01\n"))
+	obj, errs := manifest.ToUnstructured(parseTestYAML(t, "a: yes\nb: \"yes\"\nc: Off\nd: 80.0\ne: 1.5\nf: 2024-01-01\n"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

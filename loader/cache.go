@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // Cache remembers what each file gave, whole, by its exact text, and what
@@ -112,7 +114,7 @@ func (c *Cache) unchanged(path string, stamp fileStamp, limit int64) (partResult
 		c.stampsTrusted.Add(1)
 		return c.lookup(path, f.sum, f.stamp)
 	}
-	file, err := openInput(path, false)
+	file, err := walk.OpenInput(path, false)
 	if err != nil {
 		return partResult{}, false // loadFile reports it
 	}

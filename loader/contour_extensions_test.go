@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/loader/mainbranch"
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 )
 
 // The fields of Contour's main branch that the published API module lacks
-// (contour_extensions.go): decoded from YAML and JSON alike, strictly, with
+// (loader/mainbranch): decoded from YAML and JSON alike, strictly, with
 // defaults, and without making any other unknown field acceptable.
 
 // loadText loads one input given as text, as if read from stdin.
@@ -73,15 +74,15 @@ const extensionsJSON = `{
 
 // wantExtensions are the extensions of extensionsYAML; authLine is the
 // line of its serviceType (one further down in extensionsJSON).
-func wantExtensions(authLine int) *Extensions {
-	return &Extensions{
-		LocalJWKS: map[int]*LocalJWKS{1: {SecretName: "jwks", Key: "jwks.json"}},
-		Authorization: &AuthorizationExtensions{ServiceType: "http", HTTPSettings: &HTTPAuthorizationSettings{
+func wantExtensions(authLine int) *mainbranch.Extensions {
+	return &mainbranch.Extensions{
+		LocalJWKS: map[int]*mainbranch.LocalJWKS{1: {SecretName: "jwks", Key: "jwks.json"}},
+		Authorization: &mainbranch.AuthorizationExtensions{ServiceType: "http", HTTPSettings: &mainbranch.HTTPAuthorizationSettings{
 			PathPrefix:                  "/check",
-			AllowedAuthorizationHeaders: []AllowedHeader{{Exact: "x-user"}, {Prefix: "x-auth-", IgnoreCase: true}},
-			AllowedUpstreamHeaders:      []AllowedHeader{{Suffix: "-id"}, {Contains: "token"}},
+			AllowedAuthorizationHeaders: []mainbranch.AllowedHeader{{Exact: "x-user"}, {Prefix: "x-auth-", IgnoreCase: true}},
+			AllowedUpstreamHeaders:      []mainbranch.AllowedHeader{{Suffix: "-id"}, {Contains: "token"}},
 		}},
-		MainBranchFields: []MainBranchField{
+		MainBranchFields: []mainbranch.Field{
 			{Source: Source{File: "<stdin>", Line: authLine}, Field: "spec.virtualhost.authorization.serviceType"},
 			{Source: Source{File: "<stdin>", Line: authLine + 1}, Field: "spec.virtualhost.authorization.httpSettings"},
 			{Source: Source{File: "<stdin>", Line: 20}, Field: "spec.virtualhost.jwtProviders[1].localJWKS"},
@@ -119,12 +120,12 @@ func TestExtensionsDefaults(t *testing.T) {
 	tests := []struct {
 		name string
 		vh   string // spec.virtualhost's keys after fqdn
-		want *Extensions
+		want *mainbranch.Extensions
 	}{
 		{"none", "", nil},
 		{"no authorization, remote JWKS only", "jwtProviders: [{name: a, remoteJWKS: {uri: 'https://x/'}}]", nil},
 		{"serviceType defaults to grpc", "authorization: {extensionRef: {name: authz}}",
-			&Extensions{Authorization: &AuthorizationExtensions{ServiceType: "grpc"}}},
+			&mainbranch.Extensions{Authorization: &mainbranch.AuthorizationExtensions{ServiceType: "grpc"}}},
 		{"null authorization", "authorization: null", nil},
 		{"null localJWKS", "jwtProviders: [{name: a, localJWKS: null}]", nil},
 	}
@@ -160,9 +161,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Extensions{
-		Authorization: &AuthorizationExtensions{ServiceType: "http", HTTPSettings: &HTTPAuthorizationSettings{PathPrefix: "/auth"}},
-		MainBranchFields: []MainBranchField{
+	want := &mainbranch.Extensions{
+		Authorization: &mainbranch.AuthorizationExtensions{ServiceType: "http", HTTPSettings: &mainbranch.HTTPAuthorizationSettings{PathPrefix: "/auth"}},
+		MainBranchFields: []mainbranch.Field{
 			{Source: Source{File: "<stdin>", Line: 7}, Field: "spec.globalExtAuth.serviceType"},
 			{Source: Source{File: "<stdin>", Line: 8}, Field: "spec.globalExtAuth.httpSettings"},
 		},

@@ -7,7 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
+	"github.com/contourc/contourc/loader/substitute"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // follow.go: following GitOps entry points. In a Flux or Argo CD
@@ -58,7 +61,7 @@ type FollowInput struct {
 	Objects []Object
 	// Substitute holds the --substitute variables, which apply on top of
 	// an entry's own and win.
-	Substitute *Substitution
+	Substitute *substitute.Substitution
 }
 
 // Find is the first object of in with this kind, namespace and name.
@@ -104,7 +107,7 @@ type Built struct {
 	Namespace string
 	// Substitute, when it holds variables, is Flux's post-build
 	// substitution of the built objects.
-	Substitute *Substitution
+	Substitute *substitute.Substitution
 	// Warnings are what the entry went past (options not applied, files
 	// left out), reported with the load's warnings.
 	Warnings []Warning
@@ -123,16 +126,6 @@ type BuiltFile struct {
 	AsWalked bool
 }
 
-// EntryOrigin is the entry point an object was built through.
-type EntryOrigin struct {
-	Source                Source
-	Kind, Namespace, Name string
-}
-
-func (e *EntryOrigin) String() string {
-	return e.Source.String() + " " + e.Kind + " " + qualified(e.Namespace, e.Name)
-}
-
 // EntryReport is what became of one entry point, for -v and check.
 type EntryReport struct {
 	Kind, Namespace, Name string
@@ -145,7 +138,7 @@ type EntryReport struct {
 }
 
 func (e EntryReport) String() string {
-	name := e.Kind + " " + qualified(e.Namespace, e.Name)
+	name := e.Kind + " " + manifest.Qualified(e.Namespace, e.Name)
 	if !e.Followed {
 		return "not followed: " + name + ": " + e.Reason
 	}
@@ -277,10 +270,10 @@ func (out *followed) decode(b *Built, opts Options) partResult {
 	}
 	for _, f := range b.Files {
 		p := partResult{skipped: map[string]int{}}
-		text, err := normalizeText(f.Name, f.Data)
+		text, err := manifest.NormalizeText(f.Name, f.Data)
 		if err != nil {
 			p.errs = []error{err}
-		} else if text, err = o.Substitute.apply(f.Name, text); err != nil {
+		} else if text, err = o.Substitute.Apply(f.Name, text); err != nil {
 			p.errs = []error{err}
 		} else {
 			p.objs, p.errs = loadFileText(f.Name, text, o, p.skipped)
@@ -309,7 +302,7 @@ func (out *followed) covered(file string) bool {
 	if len(out.covers) == 0 && len(out.read) == 0 {
 		return false
 	}
-	abs := realPath(file)
+	abs := walk.RealPath(file)
 	if out.read[abs] {
 		return true
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // dirFollower follows every argoproj.io Thing by reading the files of its
@@ -26,7 +28,7 @@ func (f dirFollower) Entries(in *FollowInput, objs []Object) []Entry {
 			continue
 		}
 		dir := filepath.Join(f.root, path)
-		out = append(out, Entry{Object: o, Key: path, Path: path + "/", Covers: []string{realPath(dir)}, Build: func() (*Built, error) {
+		out = append(out, Entry{Object: o, Key: path, Path: path + "/", Covers: []string{walk.RealPath(dir)}, Build: func() (*Built, error) {
 			names, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 			if err != nil {
 				return nil, err

@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 
 	"github.com/contourc/contourc/loader/helmchart"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // helmcharts.go: a Helm chart directory given as a path is rendered the
 // way `helm template` renders it (package helmchart) and its documents
 // are decoded like a file's, each at the template it came from. A chart
-// met while walking a directory is not rendered (walkfilter.go skips it,
+// met while walking a directory is not rendered (loader/walk skips it,
 // with a notice that says how to render it): which values and release a
 // chart is installed with is not in the chart, and a chart a Flux
 // HelmRelease or an Argo CD Application installs is rendered through them.
@@ -19,7 +20,7 @@ import (
 // chartPaths takes out of paths the directories that hold a chart.
 func chartPaths(paths []string) (plain, charts []string) {
 	for _, p := range paths {
-		if p != stdinPath && isDir(p) && helmchart.IsChart(p) {
+		if p != walk.StdinPath && isDir(p) && helmchart.IsChart(p) {
 			charts = append(charts, p)
 			continue
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/contourc/contourc/loader/builtin"
 )
 
 // DefaultIngressClass is the IngressClass the DefaultIngressClass
@@ -78,7 +80,7 @@ func (a *Admitted) AdmitDefaultIngressClass(objs []Object) []Object {
 		if !ok || ing.Spec.IngressClassName != nil {
 			continue
 		}
-		if _, annotated := ing.Annotations[ingressClassAnnotation]; annotated {
+		if _, annotated := ing.Annotations[builtin.IngressClassAnnotation]; annotated {
 			continue
 		}
 		if out == nil {

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // DefaultMaxInputSize bounds one Load's input, files and standard input
@@ -27,7 +29,7 @@ func checkInputSize(files []string, limit int64) (*inputBudget, error) {
 	var total int64
 	reserved := map[string]int64{}
 	for _, f := range files {
-		if f == stdinPath {
+		if f == walk.StdinPath {
 			continue
 		}
 		info, err := os.Stat(f)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // InputSize adds up the files Load would read: manifests found in a
@@ -25,10 +27,10 @@ func TestInputSize(t *testing.T) {
 	write("notes.txt", 1000)
 	write(".hidden/c.yaml", 5000)
 	named := write("other/named.txt", 3)
-	if got := InputSize([]string{dir}); got != 120 {
+	if got := walk.InputSize([]string{dir}); got != 120 {
 		t.Errorf("directory: %d bytes, want 120", got)
 	}
-	if got := InputSize([]string{dir, named, filepath.Join(dir, "a.yaml"), "-", filepath.Join(dir, "missing.yaml")}); got != 123 {
+	if got := walk.InputSize([]string{dir, named, filepath.Join(dir, "a.yaml"), "-", filepath.Join(dir, "missing.yaml")}); got != 123 {
 		t.Errorf("directory, a file named, one named twice, stdin and a missing file: %d bytes, want 123", got)
 	}
 }

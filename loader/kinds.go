@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/loader/builtin"
+	"github.com/contourc/contourc/loader/mainbranch"
 )
 
 // KindInfo describes one kind the loader consumes.
@@ -41,13 +44,13 @@ func (k KindInfo) APIVersion() string {
 type kindSpec struct {
 	KindInfo
 	validName func(string) []string // metadata.name rule of the API server
-	finish    func(metav1.Object)   // API server defaulting beyond the schema's (defaults_core.go)
+	finish    func(metav1.Object)   // API server defaulting beyond the schema's (loader/builtin)
 	// validate is the API server's validation of a built-in kind on
 	// create, beyond metadata (validate_*.go); it sees the defaulted
 	// object and returns nil for a valid one.
 	validate func(metav1.Object) field.ErrorList
-	// detach takes out the fields the Go type lacks (contour_extensions.go).
-	detach detachFunc
+	// detach takes out the fields the Go type lacks (loader/mainbranch).
+	detach mainbranch.DetachFunc
 	// crd is true for kinds a CustomResourceDefinition defines: the API
 	// server admits them with the CRD's schema (admit.go).
 	crd bool
@@ -62,21 +65,21 @@ const (
 // Kinds not in it are skipped (and counted), except the removed APIs of
 // removedKinds, which are errors.
 var kinds = []kindSpec{
-	validated(core("Service", true, func() metav1.Object { return &corev1.Service{} }, serviceName, finishService), validateService),
-	validated(core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, subdomainName, finishSecret), validateSecret),
-	validated(core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, subdomainName, nil), validateConfigMap),
-	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, lowerCase(validation.IsDNS1123Label, dns1123Label), finishNamespace),
-	validated(core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, subdomainName, nil), validateEndpoints),
-	validated(kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }), validateEndpointSlice),
-	validated(kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }), validateIngress),
+	validated(core("Service", true, func() metav1.Object { return &corev1.Service{} }, builtin.ServiceName, builtin.FinishService), builtin.ValidateService),
+	validated(core("Secret", true, func() metav1.Object { return &corev1.Secret{} }, builtin.SubdomainName, builtin.FinishSecret), builtin.ValidateSecret),
+	validated(core("ConfigMap", true, func() metav1.Object { return &corev1.ConfigMap{} }, builtin.SubdomainName, nil), builtin.ValidateConfigMap),
+	core("Namespace", false, func() metav1.Object { return &corev1.Namespace{} }, lowerCase(validation.IsDNS1123Label, builtin.DNS1123Label), builtin.FinishNamespace),
+	validated(core("Endpoints", true, func() metav1.Object { return &corev1.Endpoints{} }, builtin.SubdomainName, nil), builtin.ValidateEndpoints),
+	validated(kind("discovery.k8s.io", "EndpointSlice", "v1", nil, func() metav1.Object { return &discoveryv1.EndpointSlice{} }), builtin.ValidateEndpointSlice),
+	validated(kind("networking.k8s.io", "Ingress", "v1", nil, func() metav1.Object { return &networkingv1.Ingress{} }), builtin.ValidateIngress),
 	// IngressClasses are read for the API server's DefaultIngressClass
 	// admission (ingressclass.go); Contour itself does not watch them.
 	clusterScoped(kind("networking.k8s.io", "IngressClass", "v1", nil, func() metav1.Object { return &networkingv1.IngressClass{} })),
 
-	withExtensions(kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }), detachHTTPProxyExtensions),
+	withExtensions(kind(contourGroup, "HTTPProxy", "v1", nil, func() metav1.Object { return &contourv1.HTTPProxy{} }), mainbranch.DetachHTTPProxyExtensions),
 	kind(contourGroup, "TLSCertificateDelegation", "v1", nil, func() metav1.Object { return &contourv1.TLSCertificateDelegation{} }),
 	kind(contourGroup, "ExtensionService", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ExtensionService{} }),
-	withExtensions(kind(contourGroup, "ContourConfiguration", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ContourConfiguration{} }), detachContourConfigurationExtensions),
+	withExtensions(kind(contourGroup, "ContourConfiguration", "v1alpha1", nil, func() metav1.Object { return &contourv1alpha1.ContourConfiguration{} }), mainbranch.DetachContourConfigurationExtensions),
 
 	// Older Gateway API versions that the v1.6 CRDs no longer serve
 	// (GRPCRoute and ReferenceGrant v1alpha2, BackendTLSPolicy v1alpha2)
@@ -154,24 +157,8 @@ func kind(group, name, version string, older []string, newObj func() metav1.Obje
 			Namespaced: true,
 			New:        newObj,
 		},
-		validName: subdomainName,
+		validName: builtin.SubdomainName,
 		crd:       group == gatewayGroup || group == contourGroup,
-	}
-}
-
-// anyCase relaxes a name rule to accept upper case letters. The API server
-// wants lower case names, but manifests written for offline translators
-// (Envoy Gateway's test inputs, say) use names like "providedBackend", and
-// Contour handles them fine; everything else about a name (characters,
-// length, shape) is still checked. Namespaces keep the strict rule: they
-// appear in DNS names and Envoy resource names. accept is the rule's quick
-// scan (names.go), told to allow upper case.
-func anyCase(rule func(string) []string, accept func(s string, upper bool) bool) func(string) []string {
-	return func(name string) []string {
-		if accept(name, true) {
-			return nil
-		}
-		return rule(strings.ToLower(name))
 	}
 }
 
@@ -188,7 +175,7 @@ func lowerCase(rule func(string) []string, accept func(s string, upper bool) boo
 
 // withExtensions gives a kind the fields of Contour's main branch that its
 // Go type lacks.
-func withExtensions(k kindSpec, detach detachFunc) kindSpec {
+func withExtensions(k kindSpec, detach mainbranch.DetachFunc) kindSpec {
 	k.detach = detach
 	return k
 }

@@ -11,7 +11,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/contourc/contourc/loader/internal/manifest"
 	"github.com/contourc/contourc/loader/kustomize"
+	"github.com/contourc/contourc/loader/substitute"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // kustomizations.go: directories of a walk that hold a kustomization are
@@ -42,7 +45,7 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 	kfiles := map[string]string{} // directory -> its kustomization file
 	var dirs []string
 	for _, f := range files {
-		if f == stdinPath || !kustomize.IsKustomizationFile(filepath.Base(f)) || !isKustomization(f) {
+		if f == walk.StdinPath || !kustomize.IsKustomizationFile(filepath.Base(f)) || !isKustomization(f) {
 			continue
 		}
 		d := filepath.Dir(f)
@@ -127,11 +130,11 @@ func ownFiles(paths, files []string, kfiles map[string]string, results []kustomi
 	for _, f := range files {
 		owner, owned := ownerOf(f, kfiles)
 		switch {
-		case f == stdinPath || (explicit[filepath.Clean(f)] && kfiles[filepath.Dir(f)] != f):
+		case f == walk.StdinPath || (explicit[filepath.Clean(f)] && kfiles[filepath.Dir(f)] != f):
 			plain = append(plain, f)
 		case !owned:
 			plain = append(plain, f)
-		case kfiles[owner] != f && !used[realPath(f)]:
+		case kfiles[owner] != f && !used[walk.RealPath(f)]:
 			notRead = append(notRead, NotRead{File: f, Kustomization: owner})
 		}
 	}
@@ -151,19 +154,6 @@ func ownerOf(f string, kfiles map[string]string) (string, bool) {
 		}
 		d = parent
 	}
-}
-
-// realPath is path as kustomize names the files it reads: absolute, with
-// symbolic links resolved.
-func realPath(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
 }
 
 // buildWarnings are the entries a build left out and, when it could not
@@ -249,7 +239,7 @@ func overlappingBuilds(results []kustomize.Result) []error {
 		var shared []string
 		other := -1
 		for _, res := range r.Build.Resources {
-			key := res.Kind + " " + qualified(res.Namespace, res.Name)
+			key := res.Kind + " " + manifest.Qualified(res.Namespace, res.Name)
 			if j, ok := first[key]; ok {
 				if other < 0 {
 					other = j
@@ -269,13 +259,6 @@ func overlappingBuilds(results []kustomize.Result) []error {
 		}
 	}
 	return errs
-}
-
-func qualified(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
 }
 
 // builtDecoder decodes the objects of builds, and the source files they
@@ -320,12 +303,12 @@ func (d *builtDecoder) decodeResource(r kustomize.Result, name string, i int) pa
 	res := r.Build.Resources[i]
 	p := partResult{skipped: map[string]int{}}
 	var errs []error
-	if err := checkBounds(res.Node, d.opts.limits()); err != nil {
-		errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: err.msg}}
+	if err := manifest.CheckBounds(res.Node, d.opts.limits()); err != nil {
+		errs = []error{&Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: err.Msg}}
 	} else if doc, err := d.substituted(name, i, res); err != nil {
 		errs = []error{err}
 	} else {
-		p.objs, errs = loadDocuments(name, []document{doc}, d.opts.namespaceRule(), p.skipped)
+		p.objs, errs = loadDocuments(name, []manifest.Document{doc}, d.opts.namespaceRule(), p.skipped)
 	}
 	for _, err := range errs {
 		p.errs = append(p.errs, d.placeError(r, res, err))
@@ -335,21 +318,21 @@ func (d *builtDecoder) decodeResource(r kustomize.Result, name string, i int) pa
 
 // substituted is the document of the build's object i: the tree kustomize
 // built, or, when Flux variables are given, what Flux's post-build
-// substitution makes of it (substitute_built.go), read as JSON.
-func (d *builtDecoder) substituted(name string, i int, res kustomize.Resource) (document, error) {
-	doc := document{index: i, root: res.Node}
-	js, err := d.opts.Substitute.builtObject(res.Node)
+// substitution makes of it (loader/substitute), read as JSON.
+func (d *builtDecoder) substituted(name string, i int, res kustomize.Resource) (manifest.Document, error) {
+	doc := manifest.Document{Index: i, Root: res.Node}
+	js, err := d.opts.Substitute.BuiltObject(res.Node)
 	if err != nil || js == nil {
 		return doc, err
 	}
-	docs, err := parseJSON(name, js, d.opts.limits())
+	docs, err := manifest.ParseJSON(name, js, d.opts.limits())
 	if err != nil {
 		return doc, err
 	}
 	if len(docs) == 0 {
 		return doc, &Error{Source: Source{File: name, Doc: i}, Kind: res.Kind, Name: res.Name, Msg: "envsubst error: variable substitution left no object"}
 	}
-	docs[0].index = i
+	docs[0].Index = i
 	return docs[0], nil
 }
 
@@ -379,7 +362,7 @@ func (d *builtDecoder) objectSource(r kustomize.Result, o Object) Source {
 // holds objects only, so nothing is skipped as a file that is not
 // manifests would be.
 func (d *builtDecoder) placeError(r kustomize.Result, res kustomize.Resource, err error) error {
-	if f, ok := err.(*substituteFailure); ok {
+	if f, ok := err.(*substitute.Failure); ok {
 		return d.substituteError(r, res, f)
 	}
 	if no, ok := err.(*notObject); ok {
@@ -402,7 +385,7 @@ func (d *builtDecoder) errorSource(r kustomize.Result, res kustomize.Resource, e
 	out := *e
 	out.Source = d.originFile(r, res)
 	if res.Origin.File == "" {
-		return hintError(&out, nil, d.opts.Substitute)
+		return substitute.HintError(&out, nil, d.opts.Substitute)
 	}
 	s := d.source(r, res.Origin.File)
 	out.Source.Line = res.Origin.Line
@@ -412,19 +395,19 @@ func (d *builtDecoder) errorSource(r kustomize.Result, res kustomize.Resource, e
 			break
 		}
 	}
-	return hintError(&out, s.text, d.opts.Substitute)
+	return substitute.HintError(&out, s.text, d.opts.Substitute)
 }
 
 // substituteError is the error of a built object Flux could not
 // substitute, on the line of its source document that references the
 // variable at fault (strict mode's unset one, or the one whose value broke
 // the YAML), else on the document's first.
-func (d *builtDecoder) substituteError(r kustomize.Result, res kustomize.Resource, f *substituteFailure) *Error {
-	e := &Error{Source: d.originFile(r, res), Kind: res.Kind, Namespace: res.Namespace, Name: res.Name, Msg: f.msg}
+func (d *builtDecoder) substituteError(r kustomize.Result, res kustomize.Resource, f *substitute.Failure) *Error {
+	e := &Error{Source: d.originFile(r, res), Kind: res.Kind, Namespace: res.Namespace, Name: res.Name, Msg: f.Msg}
 	e.Source.Line = res.Origin.Line
 	if res.Origin.File != "" {
 		if s := d.source(r, res.Origin.File); s.text != nil {
-			e.Source.Line = referenceLine(s.text, res.Origin.Line, f.vars)
+			e.Source.Line = substitute.ReferenceLine(s.text, res.Origin.Line, f.Vars)
 		}
 	}
 	return e
@@ -463,7 +446,7 @@ func (d *builtDecoder) source(r kustomize.Result, abs string) *decodedSource {
 			}
 		}
 		name := displayPath(r, abs)
-		text, err := normalizeText(name, data)
+		text, err := manifest.NormalizeText(name, data)
 		if err != nil {
 			return
 		}
@@ -481,7 +464,7 @@ func (d *builtDecoder) sourceErrors(s *decodedSource) []error {
 		// Substituted as a file would be, so that its errors read as the
 		// built object's do; where that fails, as it stands.
 		text := s.text
-		if sub, err := d.opts.Substitute.apply(s.name, text); err == nil {
+		if sub, err := d.opts.Substitute.Apply(s.name, text); err == nil {
 			text = sub
 		}
 		_, s.errs = loadFileText(s.name, text, d.opts, map[string]int{})

@@ -9,6 +9,9 @@ import (
 	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/ignore"
 	"github.com/contourc/contourc/loader/internal/fastyaml"
+	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/substitute"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // Options tune Load.
@@ -39,15 +42,15 @@ type Options struct {
 	// system's cached attributes).
 	Rehash bool
 	// Exclude leaves out the paths its patterns match, relative to the
-	// path given to Load that they are found under (walkfilter.go).
+	// path given to Load that they are found under (loader/walk).
 	Exclude *ignore.Matcher
 	// Namespace, when set, is the namespace of namespaced objects that
 	// have none, as `kubectl apply -n` sets it (namespace.go). A Cache
 	// must be used with one Namespace and one Substitute.
 	Namespace string
 	// Substitute, when it holds variables, has Flux's post-build
-	// substitution done on every document (substitute.go).
-	Substitute *Substitution
+	// substitution done on every document (loader/substitute).
+	Substitute *substitute.Substitution
 
 	// keepOwnNamespace makes Namespace the namespace of objects that
 	// have none only, not refusing those that have another, as Argo CD's
@@ -77,25 +80,16 @@ func (o Options) namespaceRule() namespaceRule {
 	return namespaceRule{name: o.Namespace, keepOwn: o.keepOwnNamespace}
 }
 
-func (o Options) limits() limits {
-	l := limits{aliasNodes: o.MaxAliasNodes, depth: o.MaxDepth}
-	if l.aliasNodes <= 0 {
-		l.aliasNodes = DefaultMaxAliasNodes
-	}
-	if l.depth <= 0 {
-		l.depth = DefaultMaxDepth
-	}
-	return l
-}
+func (o Options) limits() manifest.Limits { return manifest.NewLimits(o.MaxAliasNodes, o.MaxDepth) }
 
 // Load reads every path (file, directory walked recursively for .yaml, .yml
 // and .json files, or "-" for Options.Stdin) and returns the objects in a
 // deterministic order. On any problem it returns every *Error it found
 // (joined with errors.Join) and no result.
 func Load(paths []string, opts Options) (*Result, error) {
-	filter := &walkFilter{exclude: opts.Exclude}
+	filter := &walk.Filter{Exclude: opts.Exclude}
 	paths, charts := chartPaths(paths)
-	files, named, errs := expandPaths(paths, filter)
+	files, named, errs := walk.ExpandPaths(paths, filter)
 	budget, err := checkInputSize(files, opts.maxInputSize())
 	if err != nil {
 		return nil, errors.Join(append(errs, err)...)
@@ -127,7 +121,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 	if followed {
 		objs = dropIdentical(objs)
 	}
-	res.SkippedFiles = skippedFiles(filter.left, parts)
+	res.SkippedFiles = skippedFiles(filter.Left, parts)
 	errs = append(errs, fileErrs...)
 	sorted, dup := sortedObjects(objs, parts)
 	// Sorted, duplicates are neighbours: only when there are some are they
@@ -164,7 +158,7 @@ func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, 
 	}
 	var kept []partResult
 	for i, p := range parts {
-		if files[i] == stdinPath || !fw.covered(files[i]) {
+		if files[i] == walk.StdinPath || !fw.covered(files[i]) {
 			kept = append(kept, p)
 		}
 	}
@@ -209,7 +203,7 @@ func sortedObjects(objs []Object, parts []partResult) ([]Object, bool) {
 // name, and so may be a named pipe.
 func loadFile(path string, named bool, opts Options) partResult {
 	var stamp fileStamp
-	if path != stdinPath {
+	if path != walk.StdinPath {
 		if !opts.Rehash {
 			stamp = opts.Cache.stamp(path)
 		}
@@ -227,19 +221,19 @@ func loadFile(path string, named bool, opts Options) partResult {
 	if whole, ok := opts.Cache.file(name, data, stamp); ok {
 		return whole
 	}
-	data, err = normalizeText(name, data)
+	data, err = manifest.NormalizeText(name, data)
 	if err != nil {
 		return partResult{errs: []error{err}}
 	}
 	source := data
-	data, err = opts.Substitute.apply(name, data)
+	data, err = opts.Substitute.Apply(name, data)
 	if err != nil {
 		return partResult{errs: []error{err}}
 	}
 	whole := partResult{skipped: map[string]int{}}
 	whole.objs, whole.errs = loadFileText(name, data, opts, whole.skipped)
 	whole = skipNotManifest(name, data, whole)
-	hintVariables(whole.errs, source, opts.Substitute)
+	substitute.HintVariables(whole.errs, source, opts.Substitute)
 	// Sorted here, file by file on every CPU, so that the files' objects
 	// are merged rather than all sorted at the end on one (30 ms at
 	// 20,000); the decode cache keeps them sorted for the next load too.
@@ -251,14 +245,14 @@ func loadFile(path string, named bool, opts Options) partResult {
 // loadFileText parses and decodes a file's text: JSON when it looks like JSON
 // and is, YAML otherwise.
 func loadFileText(name string, data []byte, opts Options, skipped map[string]int) ([]Object, []error) {
-	if startsLikeJSON(data) {
+	if manifest.StartsLikeJSON(data) {
 		p := opts.Cache.decode(name, func() string { return docKey(0, -1, data) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
-			docs, err := parseJSON(name, data, opts.limits())
+			docs, err := manifest.ParseJSON(name, data, opts.limits())
 			switch {
 			case err == nil:
 				p.objs, p.errs = loadDocuments(name, docs, opts.namespaceRule(), p.skipped)
-			case isJSONName(name):
+			case manifest.IsJSONName(name):
 				p.errs = []error{err}
 			default:
 				// Not JSON after all: YAML flow style ({kind: Service, ...}).
@@ -310,22 +304,22 @@ func mergeParts(parts []partResult, skipped map[string]int) ([]Object, []error) 
 }
 
 // loadYAML parses and decodes the documents of a YAML stream in parallel.
-func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
-	chunks := splitYAMLStream(data)
+func loadYAML(name string, data []byte, lim manifest.Limits, cache *Cache, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
+	chunks := manifest.SplitYAMLStream(data)
 	if cache == nil {
 		// data was read for this load and normalised, and is not
 		// written again.
-		viewChunks(chunks, data)
+		manifest.ViewChunks(chunks, data)
 	}
 	parts := make([]partResult, len(chunks))
 	forEachParallel(len(chunks), func(i int) {
 		ch := chunks[i]
-		parts[i] = cache.decode(name, func() string { return docKey(ch.line, ch.index, ch.text) }, func() partResult {
+		parts[i] = cache.decode(name, func() string { return docKey(ch.Line, ch.Index, ch.Text) }, func() partResult {
 			p := partResult{skipped: map[string]int{}}
 			// The chunk's tree is dead once its objects are decoded.
 			arena := fastyaml.GetArena()
 			defer arena.Release()
-			docs, err := parseYAMLChunk(name, ch, lim, arena)
+			docs, err := manifest.ParseYAMLChunk(name, ch, lim, arena)
 			if err != nil {
 				p.errs = []error{err}
 				return p
@@ -339,7 +333,7 @@ func loadYAML(name string, data []byte, lim limits, cache *Cache, namespace name
 
 // loadDocuments finds and decodes the objects of parsed documents;
 // namespace is Options.Namespace.
-func loadDocuments(name string, docs []document, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
+func loadDocuments(name string, docs []manifest.Document, namespace namespaceRule, skipped map[string]int) ([]Object, []error) {
 	var objs []Object
 	var errs []error
 	for _, doc := range docs {
@@ -372,7 +366,7 @@ func loadObject(raw rawObject, namespace namespaceRule, skipped map[string]int) 
 		skipped[raw.apiVersion+"/"+raw.kind]++
 		return nil, nil
 	case reject:
-		return nil, []error{&Error{Source: raw.source.at(lineOf(raw.node, at)), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
+		return nil, []error{&Error{Source: raw.source.At(lineOf(raw.node, at)), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: msg}}
 	}
 	if secretType := unkeptSecretType(raw, spec); secretType != "" {
 		return nil, skipUnkeptSecret(raw, spec, secretType, skipped)

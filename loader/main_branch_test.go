@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"github.com/contourc/contourc/loader/mainbranch"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -41,10 +42,10 @@ runtime-settings:
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(line int, field string) MainBranchField {
-		return MainBranchField{Source: Source{File: path, Line: line}, Field: field}
+	at := func(line int, field string) mainbranch.Field {
+		return mainbranch.Field{Source: Source{File: path, Line: line}, Field: field}
 	}
-	want := []MainBranchField{
+	want := []mainbranch.Field{
 		at(20, "runtime-settings"),
 		at(3, "tls.ecdh-curves"),
 		at(4, "tls.fingerprint"),

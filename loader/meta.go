@@ -8,6 +8,9 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/contourc/contourc/loader/builtin"
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // validateMeta applies the API server's checks on metadata that every
@@ -41,17 +44,17 @@ func validateMeta(obj metav1.Object, spec *kindSpec) field.ErrorList {
 			out = append(out, field.Invalid(metaPath("name"), name, msg))
 		}
 	}
-	if ns := obj.GetNamespace(); ns != "" && spec.Namespaced && !dns1123Label(ns, false) {
-		out = appendInvalid(out, metaPath("namespace"), ns, validation.IsDNS1123Label(ns))
+	if ns := obj.GetNamespace(); ns != "" && spec.Namespaced && !builtin.DNS1123Label(ns, false) {
+		out = manifest.AppendInvalid(out, metaPath("namespace"), ns, validation.IsDNS1123Label(ns))
 	}
 	if g := obj.GetGeneration(); g < 0 {
 		out = append(out, apivalidation.ValidateNonnegativeField(g, metaPath("generation"))...)
 	}
-	if labels := obj.GetLabels(); !plainLabels(labels) {
+	if labels := obj.GetLabels(); !builtin.PlainLabels(labels) {
 		out = append(out, metav1validation.ValidateLabels(labels, metaPath("labels"))...)
 	}
 	// Most objects have none of these: no path to build for them.
-	if annotations := obj.GetAnnotations(); !plainAnnotations(annotations) {
+	if annotations := obj.GetAnnotations(); !builtin.PlainAnnotations(annotations) {
 		out = append(out, apivalidation.ValidateAnnotations(annotations, metaPath("annotations"))...)
 	}
 	if refs := obj.GetOwnerReferences(); len(refs) > 0 {

@@ -12,6 +12,8 @@ import (
 	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // otherClusterScoped are the cluster-scoped kinds that contourc does not
@@ -91,14 +93,14 @@ func placeNamespace(raw *rawObject, rule namespaceRule) error {
 	if ns == "" || !namespacedKind(raw.apiVersion, raw.kind) {
 		return nil
 	}
-	meta := mapValue(raw.node, "metadata")
+	meta := manifest.MapValue(raw.node, "metadata")
 	if meta != nil && meta.Kind != yaml.MappingNode {
 		return nil // decoding says what is wrong with it
 	}
 	if meta != nil {
-		if v := mapValue(meta, "namespace"); !absent(v) {
+		if v := manifest.MapValue(meta, "namespace"); !absent(v) {
 			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value != ns && !rule.keepOwn {
-				return &Error{Source: raw.source.at(v.Line), Kind: raw.kind, Namespace: v.Value, Name: raw.name,
+				return &Error{Source: raw.source.At(v.Line), Kind: raw.kind, Namespace: v.Value, Name: raw.name,
 					Msg: fmt.Sprintf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", v.Value, ns, v.Value)}
 			}
 			return nil
@@ -122,13 +124,13 @@ func placeNamespace(raw *rawObject, rule namespaceRule) error {
 // withField is a copy of the mapping n with key set to val; merge keys
 // (<<) are expanded in the copy, which means the same.
 func withField(n *yaml.Node, key string, val *yaml.Node) *yaml.Node {
-	n = resolveAlias(n)
-	pairs := mappingPairs(n)
+	n = manifest.ResolveAlias(n)
+	pairs := manifest.MappingPairs(n)
 	c := *n
 	c.Content = make([]*yaml.Node, 0, len(pairs)+2)
 	set := false
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if k := resolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == key {
+		if k := manifest.ResolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == key {
 			c.Content = append(c.Content, pairs[i], val)
 			set = true
 			continue

@@ -19,6 +19,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/walk"
 )
 
 // notObject is the error of a document of a file that is no Kubernetes
@@ -37,17 +40,17 @@ func (n *notObject) Unwrap() error { return n.err }
 // delete).
 func notAnObject(src Source, n *yaml.Node) error {
 	switch {
-	case n.Kind == yaml.SequenceNode && len(n.Content) > 0 && mapValue(n.Content[0], "op") != nil:
+	case n.Kind == yaml.SequenceNode && len(n.Content) > 0 && manifest.MapValue(n.Content[0], "op") != nil:
 		return &notObject{&Error{Source: src, Msg: "a JSON patch (a list of operations)"}}
 	case n.Kind == yaml.SequenceNode && looksLikeObjects(n.Content):
 		return nil // objects written as a list without a List around them: an error
 	case n.Kind != yaml.MappingNode:
-		return &notObject{&Error{Source: src, Msg: "expected a Kubernetes object, got " + describeNode(n)}}
-	case absent(mapValue(n, "apiVersion")) && absent(mapValue(n, "kind")):
+		return &notObject{&Error{Source: src, Msg: "expected a Kubernetes object, got " + manifest.DescribeNode(n)}}
+	case absent(manifest.MapValue(n, "apiVersion")) && absent(manifest.MapValue(n, "kind")):
 		return &notObject{&Error{Source: src, Msg: "no apiVersion and kind"}}
 	}
-	if p := mapValue(n, "$patch"); p != nil {
-		return &notObject{&Error{Source: src.at(p.Line), Msg: "a strategic-merge patch ($patch)"}}
+	if p := manifest.MapValue(n, "$patch"); p != nil {
+		return &notObject{&Error{Source: src.At(p.Line), Msg: "a strategic-merge patch ($patch)"}}
 	}
 	return nil
 }
@@ -56,7 +59,7 @@ func notAnObject(src Source, n *yaml.Node) error {
 // they are.
 func looksLikeObjects(items []*yaml.Node) bool {
 	for _, it := range items {
-		if absent(mapValue(it, "apiVersion")) && absent(mapValue(it, "kind")) {
+		if absent(manifest.MapValue(it, "apiVersion")) && absent(manifest.MapValue(it, "kind")) {
 			return false
 		}
 	}
@@ -65,14 +68,14 @@ func looksLikeObjects(items []*yaml.Node) bool {
 
 // absent reports whether a field is missing, null or empty.
 func absent(v *yaml.Node) bool {
-	return v == nil || isNull(v) || (v.Kind == yaml.ScalarNode && v.Value == "")
+	return v == nil || manifest.IsNull(v) || (v.Kind == yaml.ScalarNode && v.Value == "")
 }
 
 // skippedByName is the notice for a file that its name alone says is no
 // manifest, read only when named on the command line (a directory walk
 // skips a chart whole): a Helm chart's Chart.yaml.
 func skippedByName(path string) *SkippedFile {
-	if filepath.Base(path) == helmChartFile {
+	if filepath.Base(path) == walk.HelmChartFile {
 		return &SkippedFile{Path: path, Files: 1, Reason: SkipHelmChart, Detail: "the Chart.yaml of a Helm chart"}
 	}
 	return nil
@@ -178,13 +181,13 @@ func templateDecides(data []byte, whole partResult) bool {
 			errs = append(errs, err)
 		}
 	}
-	if startsLikeJSON(data) {
+	if manifest.StartsLikeJSON(data) {
 		return len(whole.objs) > 0 || len(errs) > 0
 	}
 	templated := map[int]bool{}
-	for _, c := range splitYAMLStream(data) {
-		if line, _ := templateAction(c.text); line > 0 {
-			templated[c.index] = true
+	for _, c := range manifest.SplitYAMLStream(data) {
+		if line, _ := templateAction(c.Text); line > 0 {
+			templated[c.Index] = true
 		}
 	}
 	for _, o := range whole.objs {

@@ -8,68 +8,32 @@
 // apiVersion of a kind into one internal version, and mirroring core/v1
 // Endpoints into EndpointSlices.
 //
-// The pipeline, one file per step: walk.go (paths to files, leaving out
-// what walkfilter.go says: Helm charts, --exclude), text.go (bytes, BOM,
-// line ends), substitute.go (Flux variables), yaml.go (with internal/fastyaml) and json.go (text to yaml.Node documents, with
-// bounds.go refusing alias bombs and deep nesting), split.go (documents and
-// Lists to objects), classify.go, kinds.go and kinds_other.go (what each
-// kind is; unserved kinds and versions of the read groups refused),
-// admit.go and unstructured.go (custom resources through admission, with
-// its defaults put back), decode.go with fields.go, scalar.go and rules.go
-// (strict typed decoding, with the built-in kinds' coded defaults of
-// defaults_core.go), meta.go and validate_{ingress,service,endpoints,
-// secret}.go (the API server's metadata and built-in kind rules, placed by
-// fieldline.go), secret_types.go (the Secret types not kept), endpoints.go
-// (Endpoints mirroring), order.go (duplicates and output order). Around it:
-// notmanifest.go skips files that are not manifests (skipped.go),
-// namespace.go places -n's namespace, secret_sources.go keeps the objects
-// that stand for Secrets (cert-manager Certificates, SealedSecrets,
-// ExternalSecrets, SOPS Secrets) for the standin package.
+// The pipeline, one file per step: load.go (paths to files, with
+// loader/walk), read.go and inputsize.go (the bytes of each input, within
+// the size limit), loader/substitute (Flux variables), the text, YAML and
+// JSON of loader/internal/manifest (documents, with their bounds), split.go
+// (documents and Lists to objects), classify.go, kinds.go and
+// kinds_other.go (what each kind is; unserved kinds and versions of the
+// read groups refused), object_decode.go with admit.go (custom resources
+// through loader/admission, with its defaults put back) and the strict
+// typed decoding of loader/internal/manifest (with the built-in kinds'
+// coded defaults and rules of loader/builtin), meta.go (the API server's
+// metadata rules), secret_types.go (the Secret types not kept),
+// endpoints.go (Endpoints mirroring), order.go (duplicates and output
+// order). Around it: notmanifest.go skips files that are not manifests
+// (skipped.go), namespace.go places -n's namespace, secret_sources.go
+// keeps the objects that stand for Secrets (cert-manager Certificates,
+// SealedSecrets, ExternalSecrets, SOPS Secrets) for the standin package,
+// kustomizations.go and helmcharts.go build kustomizations and render
+// charts, follow.go follows GitOps entry points (the followers are in
+// loader/flux and loader/argocd), loader/mainbranch reads the fields of
+// Contour's main branch and loader/contourconfig its configuration file.
 package loader
 
 import (
-	"fmt"
-
+	"github.com/contourc/contourc/loader/mainbranch"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// Source says where an object was read from.
-type Source struct {
-	File string // path as given (or "<stdin>")
-	Line int    // 1-based line where the object's mapping starts: its first key in YAML, its "{" in JSON (for List items, the item's)
-	Doc  int    // 0-based index of the YAML document (or JSON value) in the file; a List's items share the List's
-	// Via is the kustomization directory an object was built through
-	// (see kustomizations.go), "" for objects read as they are. File and
-	// Line are then the file and document the object came from, before
-	// the kustomization transformed it.
-	Via string
-	// Entry, for an object a GitOps entry point built (follow.go), is
-	// that entry: a Flux Kustomization, an Argo CD Application. nil for
-	// objects read as the walk found them.
-	Entry *EntryOrigin
-}
-
-func (s Source) String() string {
-	at := s.File
-	if s.Line > 0 {
-		at = fmt.Sprintf("%s:%d", s.File, s.Line)
-	}
-	if s.Via != "" {
-		at += " (via " + s.Via + ")"
-	}
-	if s.Entry != nil {
-		at = s.Entry.String() + " → " + at
-	}
-	return at
-}
-
-// at is s moved to another line of the same document.
-func (s Source) at(line int) Source {
-	if line > 0 {
-		s.Line = line
-	}
-	return s
-}
 
 // Object is one decoded object and its source.
 //
@@ -86,10 +50,10 @@ type Object struct {
 	// itself (EndpointSlices mirrored from Endpoints).
 	APIVersion string
 	// Extensions are the fields of Contour's main branch that Obj's Go
-	// type lacks (see contour_extensions.go); nil when the object uses
+	// type lacks (see loader/mainbranch); nil when the object uses
 	// none, and always nil for kinds other than HTTPProxy and
 	// ContourConfiguration.
-	Extensions *Extensions
+	Extensions *mainbranch.Extensions
 	// StandIn, for an object the standin package made in place of one
 	// the input lacks, says what it stands for ("Certificate web/web");
 	// empty for objects read from the input.
@@ -175,26 +139,4 @@ func (w Warning) String() string { return w.Source.String() + ": " + w.Msg }
 type NotRead struct {
 	File          string
 	Kustomization string // the kustomization's directory
-}
-
-// Error is a problem with one input, pointing at the file, line and object.
-type Error struct {
-	Source    Source
-	Kind      string // may be empty when the kind is unknown
-	Namespace string
-	Name      string
-	Msg       string
-}
-
-func (e *Error) Error() string {
-	obj := ""
-	switch {
-	case e.Kind != "" && e.Name != "" && e.Namespace != "":
-		obj = fmt.Sprintf("%s %s/%s: ", e.Kind, e.Namespace, e.Name)
-	case e.Kind != "" && e.Name != "":
-		obj = fmt.Sprintf("%s %s: ", e.Kind, e.Name)
-	case e.Kind != "":
-		obj = e.Kind + ": "
-	}
-	return fmt.Sprintf("%s: %s%s", e.Source, obj, e.Msg)
 }

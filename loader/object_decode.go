@@ -5,6 +5,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/mainbranch"
 )
 
 // decodeObject turns a raw object of a consumed kind into its internal Go
@@ -18,12 +21,12 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 			return Object{}, append(metadataErrors(raw, spec), errs...)
 		}
 	}
-	var ext *Extensions
-	var extErrs []fieldError
+	var ext *mainbranch.Extensions
+	var extErrs []manifest.FieldError
 	if spec.detach != nil {
 		node, ext, extErrs = spec.detach(node)
 	}
-	ferrs := append(decodeInto(node, obj), extErrs...)
+	ferrs := append(manifest.DecodeInto(node, obj), extErrs...)
 
 	// The internal version is what downstream code sees, whichever
 	// served version the input used.
@@ -36,15 +39,15 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 		ns = metav1.NamespaceDefault
 	}
 	errAt := func(line int, msg string) error {
-		return &Error{Source: raw.source.at(line), Kind: spec.Kind, Namespace: ns, Name: obj.GetName(), Msg: msg}
+		return &Error{Source: raw.source.At(line), Kind: spec.Kind, Namespace: ns, Name: obj.GetName(), Msg: msg}
 	}
 	var errs []error
 	for _, fe := range ferrs {
-		errs = append(errs, errAt(fe.line, fe.msg))
+		errs = append(errs, errAt(fe.Line, fe.Msg))
 	}
 	if merrs := validateMeta(obj, spec); len(merrs) > 0 {
-		for _, fe := range fieldErrors(raw.node, merrs) {
-			errs = append(errs, errAt(fe.line, fe.msg))
+		for _, fe := range manifest.FieldErrors(raw.node, merrs) {
+			errs = append(errs, errAt(fe.Line, fe.Msg))
 		}
 	}
 	if len(errs) > 0 {
@@ -58,14 +61,14 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 	// (validate_*.go); a valid object costs no allocation here.
 	if spec.validate != nil {
 		if verrs := spec.validate(obj); len(verrs) > 0 {
-			for _, fe := range fieldErrors(raw.node, verrs) {
-				errs = append(errs, errAt(fe.line, fe.msg))
+			for _, fe := range manifest.FieldErrors(raw.node, verrs) {
+				errs = append(errs, errAt(fe.Line, fe.Msg))
 			}
 			return Object{}, errs
 		}
 	}
 	if ext != nil {
-		placeMainBranchFields(ext.MainBranchFields, raw.source)
+		mainbranch.PlaceFields(ext.MainBranchFields, raw.source)
 	}
 	return Object{Kind: spec.Kind, Source: raw.source, Obj: obj, APIVersion: raw.apiVersion, Extensions: ext}, nil
 }
@@ -75,21 +78,21 @@ func decodeObject(raw rawObject, spec *kindSpec) (Object, []error) {
 // reports them together with the schema's. Only the metadata is decoded;
 // what is wrong in it beyond that, admission has reported.
 func metadataErrors(raw rawObject, spec *kindSpec) []error {
-	meta := mapValue(raw.node, "metadata")
+	meta := manifest.MapValue(raw.node, "metadata")
 	if meta == nil {
 		return nil
 	}
 	obj := spec.New()
 	only := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: raw.node.Line,
 		Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: "metadata"}, meta}}
-	if len(decodeInto(only, obj)) > 0 {
+	if len(manifest.DecodeInto(only, obj)) > 0 {
 		return nil
 	}
 	merrs := validateMeta(obj, spec)
 	if len(merrs) == 0 {
 		return nil
 	}
-	return objectErrors(raw, spec, fieldErrors(raw.node, merrs))
+	return objectErrors(raw, spec, manifest.FieldErrors(raw.node, merrs))
 }
 
 // withoutStatus is the object's mapping without its status. Status is
@@ -97,7 +100,7 @@ func metadataErrors(raw rawObject, spec *kindSpec) []error {
 // and `kubectl get` output carries Contour's own status, which should not
 // be able to break decoding.
 func withoutStatus(n *yaml.Node) *yaml.Node {
-	if mapValue(n, "status") == nil {
+	if manifest.MapValue(n, "status") == nil {
 		return n
 	}
 	c := *n

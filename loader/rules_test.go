@@ -5,37 +5,39 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // TestRulesNameRealFields guards the defaults and validation tables
 // against typos: every rule must name a JSON field of its Go type.
 func TestRulesNameRealFields(t *testing.T) {
-	for k := range fieldRules() {
+	for k := range manifest.FieldRules() {
 		found := false
-		for i := 0; i < k.owner.NumField(); i++ {
-			if name, _ := jsonName(k.owner.Field(i)); name == k.name {
+		for i := 0; i < k.Owner.NumField(); i++ {
+			if name, _ := manifest.JSONName(k.Owner.Field(i)); name == k.Name {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("rule for %s.%s: no such JSON field", k.owner, k.name)
+			t.Errorf("rule for %s.%s: no such JSON field", k.Owner, k.Name)
 		}
 	}
 }
 
 // TestDefaultsDecode checks that every default decodes into its field.
 func TestDefaultsDecode(t *testing.T) {
-	for k, r := range fieldRules() {
-		if r.def == nil {
+	for k, r := range manifest.FieldRules() {
+		if r.Def == nil {
 			continue
 		}
-		v := reflect.New(k.owner).Elem()
-		si := planFor(k.owner).fields
-		f := si.byName[k.name]
-		d := &decoder{}
-		d.decode(r.def, fieldValue(v, f.index))
-		if len(d.errs) > 0 {
-			t.Errorf("default of %s.%s: %v", k.owner, k.name, d.errs)
+		v := reflect.New(k.Owner).Elem()
+		si := manifest.PlanFor(k.Owner).Fields
+		f := si.ByName[k.Name]
+		d := &manifest.Decoder{}
+		d.Decode(r.Def, manifest.FieldValue(v, f.Index))
+		if len(d.Errs) > 0 {
+			t.Errorf("default of %s.%s: %v", k.Owner, k.Name, d.Errs)
 		}
 	}
 }
@@ -69,29 +71,29 @@ func TestKindsTable(t *testing.T) {
 // pointer.
 func TestDefaultsFilledAsDecoded(t *testing.T) {
 	copied := 0
-	for k, r := range fieldRules() {
-		if r.def == nil {
+	for k, r := range manifest.FieldRules() {
+		if r.Def == nil {
 			continue
 		}
-		si := planFor(k.owner).fields
-		f := si.byName[k.name]
-		want := reflect.New(k.owner).Elem()
-		d := &decoder{}
-		d.decode(r.def, fieldValue(want, f.index))
+		si := manifest.PlanFor(k.Owner).Fields
+		f := si.ByName[k.Name]
+		want := reflect.New(k.Owner).Elem()
+		d := &manifest.Decoder{}
+		d.Decode(r.Def, manifest.FieldValue(want, f.Index))
 		var filled [2]reflect.Value
 		for i := range filled {
-			filled[i] = reflect.New(k.owner).Elem()
-			d := &decoder{}
-			d.fillAbsent(r.def, filled[i], &structInfo{ruled: []*fieldInfo{f}}, make([]bool, len(si.list)))
+			filled[i] = reflect.New(k.Owner).Elem()
+			d := &manifest.Decoder{}
+			d.FillAbsent(r.Def, filled[i], &manifest.StructInfo{Ruled: []*manifest.FieldInfo{f}}, make([]bool, len(si.List)))
 			if !reflect.DeepEqual(filled[i].Interface(), want.Interface()) {
-				t.Errorf("%s.%s filled as %#v, want %#v", k.owner, k.name, fieldValue(filled[i], f.index).Interface(), fieldValue(want, f.index).Interface())
+				t.Errorf("%s.%s filled as %#v, want %#v", k.Owner, k.Name, manifest.FieldValue(filled[i], f.Index).Interface(), manifest.FieldValue(want, f.Index).Interface())
 			}
 		}
-		a, b := fieldValue(filled[0], f.index), fieldValue(filled[1], f.index)
+		a, b := manifest.FieldValue(filled[0], f.Index), manifest.FieldValue(filled[1], f.Index)
 		if a.Kind() == reflect.Pointer && !a.IsNil() && a.Pointer() == b.Pointer() {
-			t.Errorf("%s.%s: two fields share one default pointer", k.owner, k.name)
+			t.Errorf("%s.%s: two fields share one default pointer", k.Owner, k.Name)
 		}
-		if _, ok := f.scalarDefault(a.Type()); ok {
+		if _, ok := f.ScalarDefault(a.Type()); ok {
 			copied++
 		}
 	}

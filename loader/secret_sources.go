@@ -5,6 +5,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Secret sources are the objects that stand for a Secret the repository
@@ -30,8 +32,8 @@ func isSOPSSecret(raw rawObject) bool {
 	if raw.apiVersion != "v1" || raw.kind != "Secret" {
 		return false
 	}
-	s := mapValue(raw.node, "sops")
-	return s != nil && s.Kind == yaml.MappingNode && mapValue(s, "mac") != nil && mapValue(s, "version") != nil
+	s := manifest.MapValue(raw.node, "sops")
+	return s != nil && s.Kind == yaml.MappingNode && manifest.MapValue(s, "mac") != nil && manifest.MapValue(s, "version") != nil
 }
 
 // isSecretSource reports whether raw is kept as a secret source.
@@ -45,7 +47,7 @@ func isSecretSource(raw rawObject) bool {
 // would. A SOPS Secret's data stays the strings it is written as: its
 // ENC[...] values are never decoded.
 func loadSecretSource(raw rawObject) ([]Object, []error) {
-	b, err := nodeToJSON(raw.node)
+	b, err := manifest.NodeToJSON(raw.node)
 	var m map[string]any
 	if err == nil {
 		err = json.Unmarshal(b, &m)

@@ -5,6 +5,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // Secrets of the types Contour never reads are not kept: Contour's main
@@ -27,7 +29,7 @@ func unkeptSecretType(raw rawObject, spec *kindSpec) string {
 	if spec.Group != "" || spec.Kind != "Secret" {
 		return ""
 	}
-	t := mapValue(raw.node, "type")
+	t := manifest.MapValue(raw.node, "type")
 	if t == nil || t.Kind != yaml.ScalarNode || t.ShortTag() != "!!str" || !unkeptSecretTypes[t.Value] {
 		return ""
 	}
@@ -49,10 +51,10 @@ func skipUnkeptSecret(raw rawObject, spec *kindSpec, secretType string, skipped 
 // when it has any, n itself otherwise (YAML aliases may share its nodes,
 // so it is never edited).
 func withoutKeys(n *yaml.Node, keys ...string) *yaml.Node {
-	pairs := mappingPairs(n)
+	pairs := manifest.MappingPairs(n)
 	kept := make([]*yaml.Node, 0, len(pairs))
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if k := resolveAlias(pairs[i]); k.Kind != yaml.ScalarNode || !slices.Contains(keys, k.Value) {
+		if k := manifest.ResolveAlias(pairs[i]); k.Kind != yaml.ScalarNode || !slices.Contains(keys, k.Value) {
 			kept = append(kept, pairs[i], pairs[i+1])
 		}
 	}

@@ -3,81 +3,35 @@ package loader
 import (
 	"slices"
 	"strings"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
-// SkipReason says why Load left a file out.
-type SkipReason string
+// What Load left out, and why, is typed in loader/internal/manifest (the
+// walk and the build of kustomizations both leave files out); these names
+// are the loader's API for it.
+type (
+	// SkipReason says why Load left a file out.
+	SkipReason = manifest.SkipReason
+	// SkippedFile is a file, or a directory of files, that Load did not
+	// read.
+	SkippedFile = manifest.SkippedFile
+	// SkipCount is how many files were skipped for one reason.
+	SkipCount = manifest.SkipCount
+)
 
-// The reasons a file is left out, in the order a summary lists them.
+// The reasons a file is left out (manifest.SkipNotObjects...).
 const (
-	// SkipNotObjects: a YAML or JSON file with a document that is no
-	// Kubernetes object (application config, a dashboard, a patch).
-	SkipNotObjects SkipReason = "not Kubernetes objects"
-	// SkipGoTemplate: a file holding Go template actions ({{ ... }}),
-	// which only a template engine turns into manifests.
-	SkipGoTemplate SkipReason = "Go template"
-	// SkipHelmChart: the files of a directory holding a Chart.yaml.
-	SkipHelmChart SkipReason = "Helm chart"
-	// SkipExcluded: what an --exclude pattern left out. The user asked
-	// for it, so it is listed (-v) but not counted as skipped.
-	SkipExcluded SkipReason = "excluded"
+	SkipNotObjects = manifest.SkipNotObjects
+	SkipGoTemplate = manifest.SkipGoTemplate
+	SkipHelmChart  = manifest.SkipHelmChart
+	SkipExcluded   = manifest.SkipExcluded
 )
-
-// reasonOrder is the order of the reasons in summaries; reasons added
-// later (kustomize's) come after these, by name.
-var reasonOrder = []SkipReason{SkipNotObjects, SkipGoTemplate, SkipHelmChart}
-
-// SkippedFile is a file, or a directory of files, that Load did not read.
-type SkippedFile struct {
-	// Path is the file, or the directory (ending in a separator), as
-	// found from the paths given.
-	Path string
-	// Files is how many manifest files (.yaml, .yml, .json) it holds: 1
-	// for a file.
-	Files  int
-	Reason SkipReason
-	// Detail says what decided it: the document and line that is no
-	// object, the template action, the pattern that excluded it.
-	Detail string
-}
-
-// Counted reports whether f is among the files a summary counts as
-// skipped: all but those the user excluded.
-func (f SkippedFile) Counted() bool { return f.Reason != SkipExcluded }
-
-// SkipCount is how many files were skipped for one reason.
-type SkipCount struct {
-	Reason SkipReason
-	Files  int
-}
 
 // CountSkipped adds up the counted files of skipped by reason, in a stable
 // order, for the one line render and check end with.
 func CountSkipped(skipped []SkippedFile) (total int, by []SkipCount) {
-	n := map[SkipReason]int{}
-	for _, f := range skipped {
-		if f.Counted() {
-			n[f.Reason] += f.Files
-			total += f.Files
-		}
-	}
-	for _, r := range reasonOrder {
-		if n[r] > 0 {
-			by = append(by, SkipCount{r, n[r]})
-			delete(n, r)
-		}
-	}
-	rest := make([]SkipReason, 0, len(n))
-	for r := range n {
-		if n[r] > 0 {
-			rest = append(rest, r)
-		}
-	}
-	slices.Sort(rest)
-	for _, r := range rest {
-		by = append(by, SkipCount{r, n[r]})
-	}
-	return total, by
+	return manifest.CountSkipped(skipped)
 }
 
 // skippedFiles is what the walk left out and the files that turned out not

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // maxListNesting bounds Lists of Lists; kubectl never nests them at all.
@@ -23,12 +25,12 @@ type rawObject struct {
 // splitDocument finds the objects of one document: the document itself,
 // or the items of a List (`kubectl get -o yaml` prints a v1 List; typed
 // lists such as HTTPProxyList look the same).
-func splitDocument(file string, doc document) ([]rawObject, []error) {
-	return splitNode(file, doc.index, doc.root, "", 0)
+func splitDocument(file string, doc manifest.Document) ([]rawObject, []error) {
+	return splitNode(file, doc.Index, doc.Root, "", 0)
 }
 
 func splitNode(file string, docIndex int, n *yaml.Node, where string, nesting int) ([]rawObject, []error) {
-	n = resolveAlias(n)
+	n = manifest.ResolveAlias(n)
 	src := Source{File: file, Line: n.Line, Doc: docIndex}
 	if nesting == 0 {
 		// A document that is no object at all makes its file one that is
@@ -38,11 +40,11 @@ func splitNode(file string, docIndex int, n *yaml.Node, where string, nesting in
 		}
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, []error{&Error{Source: src, Msg: where + "expected a Kubernetes object (a mapping with apiVersion and kind), got " + describeNode(n)}}
+		return nil, []error{&Error{Source: src, Msg: where + "expected a Kubernetes object (a mapping with apiVersion and kind), got " + manifest.DescribeNode(n)}}
 	}
 	raw := rawObject{node: n, source: src}
 	raw.apiVersion, raw.kind = stringField(n, "apiVersion"), stringField(n, "kind")
-	if meta := mapValue(n, "metadata"); meta != nil {
+	if meta := manifest.MapValue(n, "metadata"); meta != nil {
 		raw.name, raw.namespace = stringField(meta, "name"), stringField(meta, "namespace")
 	}
 	if err := checkHead(raw, n, where); err != nil {
@@ -62,15 +64,15 @@ func splitNode(file string, docIndex int, n *yaml.Node, where string, nesting in
 // typo into a silently skipped object.
 func checkHead(raw rawObject, n *yaml.Node, where string) error {
 	if k, first := repeatedKey(n); k != nil {
-		return &Error{Source: raw.source.at(k.Line), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: fmt.Sprintf("%smapping key %q already defined at line %d", where, k.Value, first.Line)}
+		return &Error{Source: raw.source.At(k.Line), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: fmt.Sprintf("%smapping key %q already defined at line %d", where, k.Value, first.Line)}
 	}
 	for _, key := range []string{"apiVersion", "kind"} {
-		v := mapValue(n, key)
+		v := manifest.MapValue(n, key)
 		switch {
-		case v == nil || isNull(v) || (v.Kind == yaml.ScalarNode && v.Value == ""):
+		case v == nil || manifest.IsNull(v) || (v.Kind == yaml.ScalarNode && v.Value == ""):
 			return &Error{Source: raw.source, Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: where + key + " is missing"}
 		case v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str":
-			return &Error{Source: raw.source.at(v.Line), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: fmt.Sprintf("%s%s must be a string, got %s", where, key, describeNode(v))}
+			return &Error{Source: raw.source.At(v.Line), Kind: raw.kind, Namespace: raw.namespace, Name: raw.name, Msg: fmt.Sprintf("%s%s must be a string, got %s", where, key, manifest.DescribeNode(v))}
 		}
 	}
 	return nil
@@ -84,14 +86,14 @@ func checkHead(raw rawObject, n *yaml.Node, where string) error {
 // its YAML library's. Objects have a handful of top-level keys, so the
 // quadratic scan allocates nothing and is quicker than a set.
 func repeatedKey(n *yaml.Node) (again, first *yaml.Node) {
-	pairs := mappingPairs(n)
+	pairs := manifest.MappingPairs(n)
 	for i := 2; i+1 < len(pairs); i += 2 {
-		k := resolveAlias(pairs[i])
+		k := manifest.ResolveAlias(pairs[i])
 		if k.Kind != yaml.ScalarNode {
 			continue
 		}
 		for j := 0; j < i; j += 2 {
-			if p := resolveAlias(pairs[j]); p.Kind == yaml.ScalarNode && p.Value == k.Value {
+			if p := manifest.ResolveAlias(pairs[j]); p.Kind == yaml.ScalarNode && p.Value == k.Value {
 				return k, p
 			}
 		}
@@ -101,17 +103,17 @@ func repeatedKey(n *yaml.Node) (again, first *yaml.Node) {
 
 // isList reports whether an object is a List whose items are objects.
 func isList(kind string, n *yaml.Node) bool {
-	return kind == "List" || (strings.HasSuffix(kind, "List") && mapValue(n, "items") != nil)
+	return kind == "List" || (strings.HasSuffix(kind, "List") && manifest.MapValue(n, "items") != nil)
 }
 
 func splitList(file string, docIndex int, list rawObject, nesting int) ([]rawObject, []error) {
-	items := mapValue(list.node, "items")
-	if items == nil || isNull(items) {
+	items := manifest.MapValue(list.node, "items")
+	if items == nil || manifest.IsNull(items) {
 		return nil, nil
 	}
-	items = resolveAlias(items)
+	items = manifest.ResolveAlias(items)
 	if items.Kind != yaml.SequenceNode {
-		return nil, []error{&Error{Source: list.source.at(items.Line), Kind: list.kind, Msg: "items: expected a list, got " + describeNode(items)}}
+		return nil, []error{&Error{Source: list.source.At(items.Line), Kind: list.kind, Msg: "items: expected a list, got " + manifest.DescribeNode(items)}}
 	}
 	var out []rawObject
 	var errs []error
@@ -123,24 +125,9 @@ func splitList(file string, docIndex int, list rawObject, nesting int) ([]rawObj
 	return out, errs
 }
 
-// mapValue is the value of key in mapping n, or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	n = resolveAlias(n)
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	pairs := mappingPairs(n)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if k := resolveAlias(pairs[i]); k.Kind == yaml.ScalarNode && k.Value == key {
-			return resolveAlias(pairs[i+1])
-		}
-	}
-	return nil
-}
-
 // stringField is the string value of key in mapping n, or "".
 func stringField(n *yaml.Node, key string) string {
-	v := mapValue(n, key)
+	v := manifest.MapValue(n, key)
 	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
 		return ""
 	}
@@ -152,7 +139,7 @@ func stringField(n *yaml.Node, key string) string {
 func lineOf(n *yaml.Node, path ...string) int {
 	line := n.Line
 	for _, key := range path {
-		n = mapValue(n, key)
+		n = manifest.MapValue(n, key)
 		if n == nil {
 			break
 		}

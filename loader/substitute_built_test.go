@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // fluxTree is a base whose files hold Flux variables and an overlay that
@@ -227,11 +229,11 @@ func TestSubstituteBuiltErrors(t *testing.T) {
 func TestBuiltObjectNotSubstituted(t *testing.T) {
 	active := mustSubstitution(t, map[string]string{"X": "1"})
 	node := func(text string) []byte {
-		docs, err := parseJSON("x", []byte(text), Options{}.limits())
+		docs, err := manifest.ParseJSON("x", []byte(text), Options{}.limits())
 		if err != nil {
 			t.Fatal(err)
 		}
-		js, err := active.builtObject(docs[0].root)
+		js, err := active.BuiltObject(docs[0].Root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,8 +249,8 @@ func TestBuiltObjectNotSubstituted(t *testing.T) {
 		t.Errorf("substituted: %s", js)
 	}
 	var none *Substitution
-	docs, _ := parseJSON("x", []byte(`{"v": "${X}"}`), Options{}.limits())
-	if js, err := none.builtObject(docs[0].root); js != nil || err != nil {
+	docs, _ := manifest.ParseJSON("x", []byte(`{"v": "${X}"}`), Options{}.limits())
+	if js, err := none.BuiltObject(docs[0].Root); js != nil || err != nil {
 		t.Errorf("no variables: %s, %v, want nothing done", js, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/contourc/contourc/loader/builtin"
 )
 
 // admissionCase is one object and what the API server says of it: the
@@ -198,7 +200,7 @@ func sliceDoc(body string) string {
 func TestEndpointSliceAdmission(t *testing.T) {
 	runAdmissionCases(t, []admissionCase{
 		{name: "valid", doc: sliceDoc("addressType: IPv4\nendpoints:\n- addresses: [10.0.0.1]\n  hostname: pod-1\nports:\n- {name: http, port: 8080}\n- {name: \"\", port: 8081}\n")},
-		{name: "valid loopback (not refused, see validate_endpoints.go)", doc: sliceDoc("addressType: IPv4\nendpoints:\n- addresses: [127.0.0.1]\n")},
+		{name: "valid loopback (not refused, see builtin/validate_endpoints.go)", doc: sliceDoc("addressType: IPv4\nendpoints:\n- addresses: [127.0.0.1]\n")},
 		{name: "valid IPv6", doc: sliceDoc("addressType: IPv6\nendpoints:\n- addresses: [\"fd00::1\"]\n")},
 		{name: "address type", doc: sliceDoc("addressType: IP\n"), line: 6,
 			want: []string{`addressType: Unsupported value: "IP": supported values: "FQDN", "IPv4", "IPv6"`}},
@@ -250,7 +252,7 @@ func TestSecretAdmission(t *testing.T) {
 	runAdmissionCases(t, []admissionCase{
 		{name: "valid", doc: secretDoc("type: kubernetes.io/basic-auth\nstringData: {username: u}\n")},
 		{name: "valid docker config", doc: secretDoc("type: kubernetes.io/dockerconfigjson\nstringData:\n  .dockerconfigjson: '{\"auths\": {}}'\n")},
-		{name: "TLS without a certificate (not refused, see validate_secret.go)", doc: secretDoc("type: kubernetes.io/tls\nstringData: {tls.key: k}\n")},
+		{name: "TLS without a certificate (not refused, see builtin/validate_secret.go)", doc: secretDoc("type: kubernetes.io/tls\nstringData: {tls.key: k}\n")},
 		{name: "data key", doc: secretDoc("data:\n  ok: YQ==\n  \"bad key\": YQ==\n"), line: 7,
 			want: []string{`data[bad key]: Invalid value: "bad key": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`}},
 		{name: "stringData key", doc: secretDoc("stringData:\n  ..hidden: x\n"), line: 6,
@@ -336,7 +338,7 @@ func TestAdmissionOfValidObjectsAllocatesNothing(t *testing.T) {
 		Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1", Hostname: "pod-1"}, {IP: "fd00::1"}},
 		Ports:     []corev1.EndpointPort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}, {Name: "https", Port: 443, Protocol: corev1.ProtocolTCP}},
 	}}}
-	if allocs := testing.AllocsPerRun(100, func() { _ = validateEndpoints(ep) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { _ = builtin.ValidateEndpoints(ep) }); allocs != 0 {
 		t.Errorf("Endpoints: %v allocations to admit valid ones, want 0", allocs)
 	}
 }

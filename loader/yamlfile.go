@@ -2,6 +2,8 @@ package loader
 
 import (
 	"go.yaml.in/yaml/v3"
+
+	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
 // ReadYAMLDocument reads a file that holds one YAML document (a
@@ -18,10 +20,10 @@ func readYAMLDocument(path string, opts Options) (string, *yaml.Node, error) {
 	if err != nil {
 		return name, nil, err
 	}
-	if data, err = normalizeText(name, data); err != nil {
+	if data, err = manifest.NormalizeText(name, data); err != nil {
 		return name, nil, err
 	}
-	docs, err := parseYAMLChunk(name, chunk{text: data, line: 1}, opts.limits(), nil)
+	docs, err := manifest.ParseYAMLChunk(name, manifest.Chunk{Text: data, Line: 1}, opts.limits(), nil)
 	if err != nil {
 		return name, nil, err
 	}
@@ -29,11 +31,11 @@ func readYAMLDocument(path string, opts Options) (string, *yaml.Node, error) {
 	case 0:
 		return name, nil, nil
 	case 1:
-		return name, docs[0].root, nil
+		return name, docs[0].Root, nil
 	}
-	return name, nil, &Error{Source: Source{File: name, Line: docs[1].root.Line}, Msg: "a configuration file holds one YAML document"}
+	return name, nil, &Error{Source: Source{File: name, Line: docs[1].Root.Line}, Msg: "a configuration file holds one YAML document"}
 }
 
 // DescribeNode says what a node is, for "expected X, got Y" messages about
 // files read with ReadYAMLDocument, worded as the loader's own.
-func DescribeNode(n *yaml.Node) string { return describeNode(n) }
+func DescribeNode(n *yaml.Node) string { return manifest.DescribeNode(n) }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/loader/argocd"
 	"github.com/contourc/contourc/loader/flux"
 )
 
@@ -48,7 +49,7 @@ func (f *followFlags) follow(base loader.Options, cluster []loader.Object) *load
 	return &loader.Follow{
 		Followers: []loader.Follower{
 			flux.New(flux.Options{Sources: f.fluxSources, KustomizeRemote: base.KustomizeRemote}),
-			loader.NewArgoCD(loader.ArgoCDOptions{Root: f.configRoot, Repos: f.argocdRepos, KustomizeRemote: base.KustomizeRemote}),
+			argocd.New(argocd.Options{Root: f.configRoot, Repos: f.argocdRepos, KustomizeRemote: base.KustomizeRemote}),
 		},
 		Cluster: cluster,
 	}

@@ -8,8 +8,10 @@
 // `kustomize edit` before it builds (done here in memory, nothing is
 // written), and the helm options it passes to `helm template`.
 //
-// It reads Applications and plans their sources; building and decoding
-// what a plan names is the loader's following engine's work.
+// It reads Applications and plans their sources, and its Follower
+// (follow.go) gives the loader's following engine (loader/follow.go) each
+// Application as an entry point that builds what its plan names, as
+// package flux does for Flux's Kustomizations and HelmReleases.
 package argocd
 
 import (
