@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/lint"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -78,7 +79,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		return fmt.Errorf("invalid --output-format %q: want table, json or yaml, or github for GitHub Actions annotations", o.format)
 	}
 	failOn := map[string]bool{}
-	for _, v := range nonEmpty(o.failOn) {
+	for _, v := range repoconfig.NonEmpty(o.failOn) {
 		if v != "error" && v != "warning" && v != "skipped" {
 			return fmt.Errorf("invalid --fail-on %q: want error, warning or skipped", v)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
@@ -44,8 +45,8 @@ type inputFlags struct {
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
 	// config is --config, and the repository config file read for the run
-	// (repoconfig.go).
-	config repoConfigValue
+	// (internal/repoconfig).
+	config repoconfig.Value
 	// instances is --instance, and the instances of the last run
 	// (instances.go).
 	instances instanceFlags
@@ -77,7 +78,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 	f.source.register(fs)
-	registerConfigFlag(fs, &f.config)
+	repoconfig.Register(fs, &f.config)
 	f.standIn.register(fs)
 	f.cluster.register(fs)
 	f.instances.register(fs)
@@ -100,8 +101,8 @@ func (f *inputFlags) loadOptions(in io.Reader) loader.Options {
 // useConfigRoot makes the repository config file's directory, when a
 // file was read, the root Argo CD sources' paths are read from.
 func (f *inputFlags) useConfigRoot() {
-	if f.config.loaded != nil {
-		f.source.follow.configRoot = f.config.loaded.root
+	if f.config.Loaded != nil {
+		f.source.follow.configRoot = f.config.Loaded.Root
 	}
 }
 
@@ -189,16 +190,16 @@ func (f *inputFlags) options() (translate.Options, error) {
 	if err != nil {
 		return translate.Options{}, err
 	}
-	added, err := f.config.loaded.addedInstances()
+	added, err := f.config.Loaded.AddedInstances()
 	if err != nil {
-		return translate.Options{}, err
+		return translate.Options{}, failure(err)
 	}
 	serve := f.serve
-	serve.WatchNamespaces = nonEmpty(serve.WatchNamespaces)
-	serve.DisabledFeatures = nonEmpty(serve.DisabledFeatures)
+	serve.WatchNamespaces = repoconfig.NonEmpty(serve.WatchNamespaces)
+	serve.DisabledFeatures = repoconfig.NonEmpty(serve.DisabledFeatures)
 	return translate.Options{
-		IngressClassNames:    nonEmpty(f.ingressClassNames),
-		RootNamespaces:       nonEmpty(f.rootNamespaces),
+		IngressClassNames:    repoconfig.NonEmpty(f.ingressClassNames),
+		RootNamespaces:       repoconfig.NonEmpty(f.rootNamespaces),
 		UpstreamDNS:          f.upstreamDNS,
 		Gateway:              gateway,
 		RequireGateway:       gateway != nil,
@@ -210,17 +211,6 @@ func (f *inputFlags) options() (translate.Options, error) {
 		Cluster:              cluster,
 		AddedInstances:       added,
 	}, nil
-}
-
-// nonEmpty trims list items and drops empty ones, so "a, b," means [a b].
-func nonEmpty(items []string) []string {
-	var out []string
-	for _, it := range items {
-		if it = strings.TrimSpace(it); it != "" {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // translateInput loads paths and translates them: the part of the pipeline
@@ -321,3 +311,13 @@ func printSkipped(w io.Writer, r *loader.Result, took time.Duration) {
 // roundedDuration is d to the millisecond, as the phase timings of
 // --verbose print it: finer would be noise.
 func roundedDuration(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+// pathsOrConfig are the PATH arguments of check and render, or, without
+// any, the config file's paths; with neither, the usage error of
+// requirePaths.
+func (f *inputFlags) pathsOrConfig(cmd *cobra.Command, args []string) ([]string, error) {
+	if len(args) == 0 && f.config.Loaded != nil && len(f.config.Loaded.Paths) > 0 {
+		return f.config.Loaded.Paths, nil
+	}
+	return args, requirePaths(cmd, args)
+}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 )
 
 // writeFiles writes files (path: content) under dir.
@@ -35,7 +37,7 @@ func configuredFlags(t *testing.T, name string, args ...string) (*cobra.Command,
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, applyRepoConfig(cmd, cmd.Flags().Args(), false, nil)
+	return cmd, repoconfig.Apply(cmd, cmd.Flags().Args(), false, nil)
 }
 
 func flagValue(t *testing.T, cmd *cobra.Command, name string) string {
@@ -112,7 +114,7 @@ argocd:
 // arguments.
 func pathsOf(t *testing.T, cmd *cobra.Command) ([]string, error) {
 	t.Helper()
-	v, ok := readsConfig(cmd)
+	v, ok := repoconfig.Lookup(cmd)
 	if !ok {
 		t.Fatalf("%s reads no config file", cmd.Name())
 	}
@@ -159,10 +161,10 @@ standIns: false
 kustomizeRemote: true
 `})
 	root := &cobra.Command{Use: "contourc"}
-	var v repoConfigValue
+	var v repoconfig.Value
 	later := &cobra.Command{Use: "later", RunE: func(*cobra.Command, []string) error { return nil }}
 	fs := later.Flags()
-	registerConfigFlag(fs, &v)
+	repoconfig.Register(fs, &v)
 	fs.StringArray("assume-secret", nil, "")
 	fs.StringArray("assume-service", nil, "")
 	fs.StringArray("cluster-context", nil, "")
@@ -174,7 +176,7 @@ kustomizeRemote: true
 	if err := later.ParseFlags([]string{"--config", "cfg/.contourc.yaml"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := applyRepoConfig(later, nil, false, nil); err != nil {
+	if err := repoconfig.Apply(later, nil, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
@@ -190,7 +192,7 @@ kustomizeRemote: true
 	}
 	// serve's --allow-stand-ins is the command line's alone.
 	writeFiles(t, repo, map[string]string{"cfg/.contourc.yaml": "allowStandIns: true\n"})
-	if err := applyRepoConfig(later, nil, false, nil); err == nil || !strings.Contains(err.Error(), `unknown field "allowStandIns"`) {
+	if err := repoconfig.Apply(later, nil, false, nil); err == nil || !strings.Contains(err.Error(), `unknown field "allowStandIns"`) {
 		t.Errorf("allowStandIns: err = %v, want an unknown field", err)
 	}
 }

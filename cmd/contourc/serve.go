@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/serve"
 	"github.com/contourc/contourc/translate"
@@ -137,7 +138,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		Load:    load,
 		// The cluster context is read again at every reload, with the
 		// options: a change to it reloads too.
-		Watch:           nonEmpty(append([]string{o.input.configPath}, o.input.cluster.contexts...)),
+		Watch:           repoconfig.NonEmpty(append([]string{o.input.configPath}, o.input.cluster.contexts...)),
 		XDSAddress:      net.JoinHostPort(o.xdsAddress, strconv.Itoa(o.xdsPort)),
 		HTTPAddress:     net.JoinHostPort(o.httpAddress, strconv.Itoa(o.httpPort)),
 		ConfigSource:    source,
