@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/lint"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -107,14 +108,14 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	bad, unserved, warnings := 0, 0, len(res.Notices)
 	for _, st := range res.Status {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		switch {
 		case st.NotServed != "":
 			unserved++
 		case !v.OK:
 			bad++
 		default:
-			warnings += len(v.warnings())
+			warnings += len(v.Warnings())
 		}
 	}
 	if bad > 0 {
@@ -164,18 +165,6 @@ func nothingChecked(res *translate.Result, runs []instanceRun) string {
 	return "no Ingress or HTTPProxy of a class a Contour instance serves, and no Gateway of Contour's controller"
 }
 
-// warnings are the reasons of a verdict that are warnings: a valid
-// HTTPProxy's status may carry some (see proxyVerdict).
-func (v verdict) warnings() []string {
-	var out []string
-	for _, r := range v.Reasons {
-		if w, ok := strings.CutPrefix(r, "warning "); ok {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // printGitHubAnnotations writes GitHub Actions workflow commands: an error
 // annotation for each object that is not valid, a warning for each valid
 // object with warnings and for each notice but an Ingress's (which its
@@ -184,7 +173,7 @@ func (v verdict) warnings() []string {
 // they show on the pull request's diff. Other valid objects print nothing.
 func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 	for _, st := range res.Status {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		ref := st.Kind + " " + qualifiedName(st.Namespace, st.Name)
 		if st.Instance != "" {
 			ref += " (instance " + st.Instance + ")"
@@ -196,8 +185,8 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 				msg = ref + " is " + v.Word
 			}
 			writeAnnotation(w, "error", st.Source.File, st.Source.Line, ref+" is "+v.Word, msg+builtThrough(st.Source))
-		case len(v.warnings()) > 0:
-			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.warnings(), "; ")+builtThrough(st.Source))
+		case len(v.Warnings()) > 0:
+			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.Warnings(), "; ")+builtThrough(st.Source))
 		}
 		if len(st.StandIns) > 0 {
 			writeAnnotation(w, "notice", st.Source.File, st.Source.Line, ref+" rests on a stand-in", strings.Join(standInReasons(st), "; "))
@@ -311,7 +300,7 @@ func printStatusTable(w io.Writer, list []translate.ObjectStatus) error {
 		fmt.Fprintln(tw, "KIND\tNAMESPACE/NAME\tSOURCE\tVERDICT\tREASONS")
 	}
 	for _, st := range list {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		name := qualifiedName(st.Namespace, st.Name)
 		if several {
 			name += "\t" + orDash(st.Instance)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/diff"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/loader/standin"
@@ -365,7 +366,7 @@ func rowsOf(res *sideResult, name string) []translate.ObjectStatus {
 func diffInput(status []translate.ObjectStatus, res *translate.Resources, side diffSide) diff.Side {
 	objs := make([]diff.Object, 0, len(status))
 	for _, st := range status {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		objs = append(objs, diff.Object{
 			Kind: st.Kind, Namespace: st.Namespace, Name: st.Name,
 			Source: st.Source.String(), Verdict: v.Word, OK: v.OK, Reasons: v.Reasons,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/render"
 	"github.com/contourc/contourc/translate"
 )
@@ -164,7 +165,7 @@ func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) er
 	}
 	bad := 0
 	for _, st := range statuses {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		if v.OK {
 			continue
 		}

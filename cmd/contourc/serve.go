@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/serve"
 	"github.com/contourc/contourc/translate"
@@ -151,7 +152,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		Prepare:         o.prepare(log),
 		Select:          o.input.selectInstance,
 		Judge: func(st translate.ObjectStatus) (bool, string) {
-			v := objectVerdict(st)
+			v := verdict.Of(st)
 			return v.OK, v.String()
 		},
 	}, nil
