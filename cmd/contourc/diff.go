@@ -106,7 +106,7 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	}
 	new.load, new.standIn = old.load, old.standIn
 	old.instance, new.instance = o.input.instances.name, o.input.instances.name
-	old.clusterWorkloads, new.clusterWorkloads = o.input.cluster.workloads, o.input.cluster.workloads
+	old.clusterWorkloads, new.clusterWorkloads = o.input.cluster.Workloads, o.input.cluster.Workloads
 
 	oldRes, oldErr := loadDiffSide(old, opts, g, s)
 	newRes, newErr := loadDiffSide(new, opts, g, s)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/cluster"
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -40,7 +42,7 @@ type inputFlags struct {
 	standIn standInFlags
 	// cluster are the objects the cluster has that the files do not
 	// (cluster.go).
-	cluster clusterFlags
+	cluster cluster.Flags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
@@ -80,7 +82,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	f.source.register(fs)
 	repoconfig.Register(fs, &f.config)
 	f.standIn.register(fs)
-	f.cluster.register(fs)
+	f.cluster.Register(fs)
 	f.instances.register(fs)
 }
 
@@ -154,7 +156,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 	if _, err := f.standIn.options(); err != nil {
 		return translate.Options{}, err
 	}
-	if err := f.cluster.check(); err != nil {
+	if err := f.cluster.Check(); err != nil {
 		return translate.Options{}, err
 	}
 	var gateway *types.NamespacedName
@@ -186,7 +188,10 @@ func (f *inputFlags) options() (translate.Options, error) {
 		}
 		contourConfig = &types.NamespacedName{Namespace: ns, Name: name}
 	}
-	cluster, err := f.cluster.objects(int64(f.maxInputSize))
+	inCluster, err := f.cluster.Objects(int64(f.maxInputSize))
+	if unreadable := (*cluster.ContextError)(nil); errors.As(err, &unreadable) {
+		return translate.Options{}, failure(err)
+	}
 	if err != nil {
 		return translate.Options{}, err
 	}
@@ -208,7 +213,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 		ContourConfiguration: contourConfig,
 		Flags:                serve,
 		StatusOnly:           f.statusOnly,
-		Cluster:              cluster,
+		Cluster:              inCluster,
 		AddedInstances:       added,
 	}, nil
 }

@@ -273,10 +273,10 @@ func printServing(w io.Writer, runs []instanceRun) {
 // and, once options() has read it, the cluster context's (a Contour the
 // platform installs).
 func (f *inputFlags) instanceWorkloads(loaded *loader.Result) []loader.Object {
-	if len(f.cluster.workloads) == 0 {
+	if len(f.cluster.Workloads) == 0 {
 		return loaded.Workloads
 	}
-	return append(slices.Clone(loaded.Workloads), f.cluster.workloads...)
+	return append(slices.Clone(loaded.Workloads), f.cluster.Workloads...)
 }
 
 // selectInstance is serve's Select: selectOne with the workloads of the

@@ -139,7 +139,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		Load:    load,
 		// The cluster context is read again at every reload, with the
 		// options: a change to it reloads too.
-		Watch:           repoconfig.NonEmpty(append([]string{o.input.configPath}, o.input.cluster.contexts...)),
+		Watch:           repoconfig.NonEmpty(append([]string{o.input.configPath}, o.input.cluster.Contexts...)),
 		XDSAddress:      net.JoinHostPort(o.xdsAddress, strconv.Itoa(o.xdsPort)),
 		HTTPAddress:     net.JoinHostPort(o.httpAddress, strconv.Itoa(o.httpPort)),
 		ConfigSource:    source,
