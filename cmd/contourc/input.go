@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/cmd/contourc/internal/cluster"
+	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -233,7 +234,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	deferFirstCollectionForInput(loader.InputSize(paths))
+	gcpace.DeferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
 	base := f.loadOptions(s.In)
 	base.Follow = &loader.Follow{Cluster: opts.Cluster}

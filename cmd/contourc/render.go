@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
 	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/render"
 	"github.com/contourc/contourc/translate"
@@ -30,7 +31,7 @@ var renderers = map[string]func(io.Writer, *translate.Resources) error{
 // render writes its resources once), and bounds the heap to match.
 var streamers = map[string]func(io.Writer, *translate.Resources) error{
 	"json": func(w io.Writer, r *translate.Resources) error {
-		boundHeapWhileWriting()
+		gcpace.BoundHeapWhileWriting()
 		return render.JSONStreamOnce(w, r)
 	},
 	"yaml": render.BootstrapStream,

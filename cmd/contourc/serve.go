@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/loader"
@@ -203,7 +204,7 @@ func (o *serveOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if err != nil {
 		return failure(err)
 	}
-	collectAsUsual()
+	gcpace.CollectAsUsual()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hup := make(chan os.Signal, 1)

@@ -1,4 +1,4 @@
-package main
+package gcpace
 
 import (
 	"math"
@@ -26,9 +26,9 @@ import (
 // later collections put it; check's rises from 155 to 200 MiB.
 const firstCollectionAt = 256 << 20
 
-// deferFirstCollection sets that up. GOGC or GOMEMLIMIT in the environment
+// DeferFirstCollection sets that up. GOGC or GOMEMLIMIT in the environment
 // are the user's own choice and win.
-func deferFirstCollection() {
+func DeferFirstCollection() {
 	if userPacing() {
 		return
 	}
@@ -39,7 +39,7 @@ func deferFirstCollection() {
 	// pointer so that it is not batched with other tiny allocations, whose
 	// finalizers may never run.
 	sentinel := &struct{ p *int }{}
-	runtime.SetFinalizer(sentinel, func(*struct{ p *int }) { collectAsUsual() })
+	runtime.SetFinalizer(sentinel, func(*struct{ p *int }) { CollectAsUsual() })
 }
 
 // heapPerInputByte is about the most heap a run builds per byte of input
@@ -48,7 +48,7 @@ func deferFirstCollection() {
 // when it starts printing.
 const heapPerInputByte = 16
 
-// deferFirstCollectionForInput puts a run's first collection off further,
+// DeferFirstCollectionForInput puts a run's first collection off further,
 // to heapPerInputByte times the input's size when that is more than
 // firstCollectionAt. Until a run prints, its heap is the objects, the DAG
 // and the resources it builds, nearly all of it live, so collecting on
@@ -57,11 +57,11 @@ const heapPerInputByte = 16
 // collected four times before printing. Deferred, check takes 2.3-2.8
 // instead of 3.0-3.8 s of CPU (its peak rises from 590 to 750 MiB) and
 // render -o json 9.7 instead of 10.4 s (966 instead of 1,195 MiB, with
-// boundHeapWhileWriting's collection); at 5,000 nothing changes. A
+// BoundHeapWhileWriting's collection); at 5,000 nothing changes. A
 // quarter of the memory the process may use (its machine's or cgroup's)
 // bounds it, and a run that has collected or whose user set the pacing is
 // left alone.
-func deferFirstCollectionForInput(inputBytes int64) {
+func DeferFirstCollectionForInput(inputBytes int64) {
 	if userPacing() || collected.Load() {
 		return
 	}
@@ -70,7 +70,7 @@ func deferFirstCollectionForInput(inputBytes int64) {
 	}
 }
 
-// inputCollectionAt is where deferFirstCollectionForInput puts the first
+// inputCollectionAt is where DeferFirstCollectionForInput puts the first
 // collection, given the input's size and the memory the process may use
 // (0 when unknown, which bounds it at 1 GiB).
 func inputCollectionAt(inputBytes, physical int64) int64 {
@@ -122,10 +122,10 @@ func memTotal(meminfo string) int64 {
 	return 0
 }
 
-// collectAsUsual restores Go's default pacing: for serve, which runs for
+// CollectAsUsual restores Go's default pacing: for serve, which runs for
 // days, often on a small configuration whose heap would take hours of
 // reloads to reach firstCollectionAt. It changes nothing the user set.
-func collectAsUsual() {
+func CollectAsUsual() {
 	collected.Store(true)
 	if userPacing() {
 		return
@@ -137,10 +137,10 @@ func collectAsUsual() {
 // collected says the first collection happened.
 var collected atomic.Bool
 
-// writingHeapBound is the least memory limit boundHeapWhileWriting sets.
+// writingHeapBound is the least memory limit BoundHeapWhileWriting sets.
 const writingHeapBound = 256 << 20
 
-// boundHeapWhileWriting sets a memory limit for the rest of a render that
+// BoundHeapWhileWriting sets a memory limit for the rest of a render that
 // lets go of its resources as it writes them (render.JSONStreamOnce): half
 // again the heap live at the last collection, and at least
 // writingHeapBound.
@@ -152,7 +152,7 @@ const writingHeapBound = 256 << 20
 // that shrinks as resources are written, for 285 MiB, and at 20,000 for
 // 1,010 MiB instead of 1,270, at 2-4% more CPU. A run that never collected
 // (a small input) is left alone.
-func boundHeapWhileWriting() {
+func BoundHeapWhileWriting() {
 	if userPacing() || !collected.Load() {
 		return
 	}
