@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/protowalk"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -75,39 +76,12 @@ func validateSections(sections []typeSection) error {
 	par.Workers(len(jobs), func() func(int) {
 		seen := map[string]bool{}
 		return func(i int) {
-			if err := validateDeepSeen(jobs[i].m, seen); err != nil {
+			if err := protowalk.ValidateDeepSeen(jobs[i].m, seen); err != nil {
 				errs[i] = &ResourceError{Kind: jobs[i].kind, Name: jobs[i].name, Err: err}
 			}
 		}
 	})
 	return joinFirst(nonNil(errs))
-}
-
-// validateDeep runs m's ValidateAll and that of every message packed in an
-// Any inside m. ValidateAll already recurses into plain sub-messages, so only
-// Any contents need a call of their own.
-func validateDeep(m proto.Message) error { return validateDeepSeen(m, nil) }
-
-// validateDeepSeen is validateDeep skipping the Anys in seen, and adding
-// those it checks.
-func validateDeepSeen(m proto.Message, seen map[string]bool) error {
-	if err := validateOne(m); err != nil {
-		return err
-	}
-	w := &walker{unpacked: validateOne, seen: seen}
-	_, err := w.walk(m.ProtoReflect())
-	return err
-}
-
-type validatorAll interface{ ValidateAll() error }
-
-// validateOne runs m's generated validation; a type without rules (none in
-// go-control-plane, but Anys may hold anything) is valid.
-func validateOne(m proto.Message) error {
-	if v, ok := m.(validatorAll); ok {
-		return v.ValidateAll()
-	}
-	return nil
 }
 
 // joinFirst joins up to maxReported errors and says how many it left out.
@@ -121,4 +95,4 @@ func joinFirst(errs []error) error {
 
 // ValidateMessage checks one message, typed configs included, against
 // Envoy's validation rules, as Validate checks each resource.
-func ValidateMessage(m proto.Message) error { return validateDeep(m) }
+func ValidateMessage(m proto.Message) error { return protowalk.ValidateDeep(m) }
