@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/lint"
@@ -151,7 +152,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 // nothingChecked says why a run checked nothing: no Ingress or HTTPProxy of
 // a class an instance serves and no Gateway served; "" when it checked
 // something.
-func nothingChecked(res *translate.Result, runs []instanceRun) string {
+func nothingChecked(res *translate.Result, runs []instances.Run) string {
 	for _, st := range res.Status {
 		if (st.Kind == "Ingress" || st.Kind == "HTTPProxy") && st.NotServed == "" && st.Ignored == "" {
 			return ""

@@ -14,6 +14,7 @@ import (
 
 	"github.com/contourc/contourc/cmd/contourc/internal/cluster"
 	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -242,7 +243,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := translate.Instances(instanceObjects(loaded, opts), f.instanceWorkloads(loaded), opts)
+	all, err := translate.Instances(instances.Objects(loaded, opts), f.instanceWorkloads(loaded), opts)
 	if err != nil {
 		return nil, nil, failure(err)
 	}
@@ -250,7 +251,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.standIn.apply(loaded, opts.Cluster, servedByAny(chosen)); err != nil {
+	if err := f.standIn.apply(loaded, opts.Cluster, instances.ServedByAny(chosen)); err != nil {
 		return nil, nil, failure(err)
 	}
 	if g.verbose {
@@ -262,7 +263,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 		fmt.Fprintln(s.ErrOut, line)
 	}
 	start = time.Now()
-	runs, res, err := translateInstances(loaded, chosen, all)
+	runs, res, err := instances.Translate(loaded, chosen, all)
 	if err != nil {
 		return nil, nil, failure(err)
 	}
