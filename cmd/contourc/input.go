@@ -43,7 +43,7 @@ type inputFlags struct {
 	// standIn is --assume-secret and --no-stand-ins (standins.go).
 	standIn standInFlags
 	// cluster are the objects the cluster has that the files do not
-	// (cluster.go).
+	// (internal/cluster).
 	cluster cluster.Flags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
