@@ -52,7 +52,7 @@ type Field struct {
 	// holds this field's wrapper.
 	member unsafe.Pointer
 	// Read says how get reads the field's value from the struct.
-	Read valueRead
+	Read ValueRead
 	// Message is, for a message field or list of messages read directly,
 	// the type word of a ProtoMessage interface holding its (elements')
 	// Go type, a pointer to the struct: see MessageAt.
@@ -61,20 +61,20 @@ type Field struct {
 	plan atomic.Pointer[Plan]
 }
 
-// messageFamily says how the encoder prints a message type.
-type messageFamily uint8
+// Family says how the encoder prints a message type.
+type Family uint8
 
 const (
-	familyPlain     messageFamily = iota // its fields, as an object
-	FamilyAny                            // google.protobuf.Any: "@type" and the packed fields
-	FamilyWellKnown                      // another google.protobuf type, with its own JSON form
+	familyPlain     Family = iota // its fields, as an object
+	FamilyAny                     // google.protobuf.Any: "@type" and the packed fields
+	FamilyWellKnown               // another google.protobuf type, with its own JSON form
 )
 
-// valueRead is how to read a set field's value without reflection.
-type valueRead uint8
+// ValueRead is how to read a set field's value without reflection.
+type ValueRead uint8
 
 const (
-	readAsk         valueRead = iota // call Message.Get
+	readAsk         ValueRead = iota // call Message.Get
 	readString                       // string
 	readBool                         // bool
 	readInt32                        // int32
@@ -96,7 +96,7 @@ const (
 type Plan struct {
 	Fields []Field
 	Direct bool // the plan reads the struct: m.Interface() is a pointer to it
-	Family messageFamily
+	Family Family
 	// entered holds, for each set of walk targets asked about, the fields
 	// a walk for them enters (see FieldsToEnter).
 	entered sync.Map // *Targets -> []int
@@ -174,7 +174,7 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *Plan {
 	return p
 }
 
-func familyOf(d protoreflect.MessageDescriptor) messageFamily {
+func familyOf(d protoreflect.MessageDescriptor) Family {
 	switch {
 	case d.FullName() == "google.protobuf.Any":
 		return FamilyAny
@@ -249,7 +249,7 @@ func structFieldsByTag(t reflect.Type) (map[protoreflect.FieldNumber]reflect.Str
 // where it is left to Get. A field in a oneof is read from its wrapper,
 // where even a scalar is held as itself (a proto3 optional scalar outside
 // one is a pointer).
-func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (valueRead, unsafe.Pointer) {
+func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (ValueRead, unsafe.Pointer) {
 	switch {
 	case fd.IsList():
 		if fd.Message() != nil && t.Kind() == reflect.Slice && isGeneratedMessage(t.Elem()) {
@@ -302,7 +302,7 @@ func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) 
 }
 
 // directMaps are the Go map types the encoder reads directly, with how.
-var directMaps = map[reflect.Type]valueRead{
+var directMaps = map[reflect.Type]ValueRead{
 	reflect.TypeFor[map[string]string]():           ReadStringMap,
 	reflect.TypeFor[map[string]*structpb.Struct](): ReadStructMap,
 	reflect.TypeFor[map[string]*anypb.Any]():       ReadAnyMap,

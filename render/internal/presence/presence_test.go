@@ -28,7 +28,7 @@ func TestReachesAny(t *testing.T) {
 		{&corev3.HeaderValueOption{}, false},  // header and enums
 	}
 	for _, c := range cases {
-		if got := ReachesAny(c.m.ProtoReflect().Descriptor()); got != c.want {
+		if got := reachesAny(c.m.ProtoReflect().Descriptor()); got != c.want {
 			t.Errorf("reachesAny(%T) = %v, want %v", c.m, got, c.want)
 		}
 	}

@@ -29,9 +29,9 @@ func NewTargets(types ...proto.Message) *Targets {
 // AnyTargets is the set of validation walks: Anys alone.
 var AnyTargets = NewTargets()
 
-// ReachesAny says whether a message of type md can contain a
+// reachesAny says whether a message of type md can contain a
 // google.protobuf.Any, itself or in any field below it.
-func ReachesAny(md protoreflect.MessageDescriptor) bool { return AnyTargets.reaches(md) }
+func reachesAny(md protoreflect.MessageDescriptor) bool { return AnyTargets.reaches(md) }
 
 // reachesField says whether fd's values can hold a target.
 func (t *Targets) reachesField(fd protoreflect.FieldDescriptor) bool {

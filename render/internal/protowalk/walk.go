@@ -77,8 +77,8 @@ func (w *Walker) rewrittenAs(key string) proto.Message {
 	return w.Decoded.rewrittenAs(key)
 }
 
-// AnyDescriptor tells an Any without unwrapping every message walked.
-var AnyDescriptor = (&anypb.Any{}).ProtoReflect().Descriptor()
+// anyDescriptor tells an Any without unwrapping every message walked.
+var anyDescriptor = (&anypb.Any{}).ProtoReflect().Descriptor()
 
 // Step is one field on the way from the root to the message being visited.
 // Only errors format it, so it holds what is needed to name the field rather
@@ -106,7 +106,7 @@ func (e *walkError) Error() string {
 func (e *walkError) Unwrap() error { return e.err }
 
 func (w *Walker) Walk(m protoreflect.Message) (bool, error) {
-	if m.Descriptor() == AnyDescriptor {
+	if m.Descriptor() == anyDescriptor {
 		if a, ok := m.Interface().(*anypb.Any); ok {
 			return w.walkAny(a)
 		}
