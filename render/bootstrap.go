@@ -13,6 +13,7 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contourc/contourc/render/internal/protowalk"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -115,9 +116,9 @@ func writeBootstrap(w io.Writer, r *translate.Resources, opts BootstrapOptions, 
 func printBootstrap(r *translate.Resources, opts BootstrapOptions, emit func([]byte) error, lent bool) error {
 	// The bootstrap is only printed, from the decoded typed configs: their
 	// rewrites need not be packed.
-	decoded := &decodedAnys{lazyPacking: true}
+	decoded := &protowalk.Decoded{LazyPacking: true}
 	if r != nil {
-		decoded.unpacked = r.Unpacked
+		decoded.Unpacked = r.Unpacked
 	}
 	b, leftOut, err := buildBootstrap(r, opts, decoded)
 	if err == nil {
@@ -127,7 +128,7 @@ func printBootstrap(r *translate.Resources, opts BootstrapOptions, emit func([]b
 		return fmt.Errorf("bootstrap: %w", err)
 	}
 	for _, m := range leftOut {
-		if err := validateDeep(m); err != nil {
+		if err := protowalk.ValidateDeep(m); err != nil {
 			return err
 		}
 	}
@@ -149,7 +150,7 @@ func BuildBootstrap(r *translate.Resources, opts BootstrapOptions) (*bootstrapv3
 	if err := Validate(r); err != nil {
 		return nil, err
 	}
-	decoded := &decodedAnys{}
+	decoded := &protowalk.Decoded{}
 	b, _, err := buildBootstrap(r, opts, decoded)
 	if err == nil {
 		err = validateBootstrap(b, decoded, true)
@@ -173,7 +174,7 @@ func (o BootstrapOptions) checked() (BootstrapOptions, error) {
 
 // buildBootstrap assembles the bootstrap; leftOut is the resources of r it
 // does not hold (see staticListeners and staticClusters).
-func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *decodedAnys) (b *bootstrapv3.Bootstrap, leftOut []proto.Message, err error) {
+func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *protowalk.Decoded) (b *bootstrapv3.Bootstrap, leftOut []proto.Message, err error) {
 	if r == nil {
 		r = &translate.Resources{}
 	}
@@ -198,7 +199,7 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *deco
 		StaticResources: &bootstrapv3.Bootstrap_StaticResources{
 			Listeners: listeners,
 			Clusters:  clusters,
-			Secrets:   staticSecrets(r.Secrets, decoded.sharesResources()),
+			Secrets:   staticSecrets(r.Secrets, decoded.SharesResources()),
 		},
 		Admin:          AdminInterface(admin),
 		LayeredRuntime: layeredRuntime(r.Runtimes),
@@ -210,12 +211,12 @@ func buildBootstrap(r *translate.Resources, opts BootstrapOptions, decoded *deco
 // fault, then the bootstrap as a whole for what lies outside them. Without
 // validateUnits the static resources are left to be validated as they are
 // printed.
-func validateBootstrap(b *bootstrapv3.Bootstrap, decoded *decodedAnys, validateUnits bool) error {
+func validateBootstrap(b *bootstrapv3.Bootstrap, decoded *protowalk.Decoded, validateUnits bool) error {
 	sr := b.GetStaticResources()
 	if err := joinFirst(checkStaticResources(sr, decoded, validateUnits)); err != nil {
 		return err
 	}
-	if err := validateDeep(b.GetAdmin()); err != nil {
+	if err := protowalk.ValidateDeep(b.GetAdmin()); err != nil {
 		return fmt.Errorf("admin: %w", err)
 	}
 	// The rest of the bootstrap's own rules; the static resources, checked

@@ -22,6 +22,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/presence"
+	"github.com/contourc/contourc/render/internal/protowalk"
 )
 
 // staticCheck is one unit of checking: a resource, or one filter chain of
@@ -29,7 +31,7 @@ import (
 type staticCheck struct {
 	kind, name string
 	m          proto.Message
-	at         *step
+	at         *protowalk.Step
 }
 
 // checkStaticResources runs, for every static resource, Envoy's validation
@@ -38,7 +40,7 @@ type staticCheck struct {
 // CheckBootstrapReferences' rules, and returns the problems in resource
 // order: for each resource its first validation or static error, or else
 // every dangling reference.
-func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources, decoded *decodedAnys, validateUnits bool) []error {
+func checkStaticResources(sr *bootstrapv3.Bootstrap_StaticResources, decoded *protowalk.Decoded, validateUnits bool) []error {
 	clusters, err1 := uniqueNames("cluster", sr.GetClusters(), (*clusterv3.Cluster).GetName)
 	secrets, err2 := uniqueNames("secret", sr.GetSecrets(), (*tlsv3.Secret).GetName)
 	_, err3 := uniqueNames("listener", sr.GetListeners(), (*listenerv3.Listener).GetName)
@@ -78,7 +80,7 @@ func listenerChecks(l *listenerv3.Listener) []staticCheck {
 	checks := []staticCheck{{kind: "listener", name: l.GetName(), m: rest}}
 	for i, fc := range l.GetFilterChains() {
 		checks = append(checks, staticCheck{kind: "listener", name: l.GetName(), m: fc,
-			at: &step{field: chainsField, index: i, elem: fc.ProtoReflect()}})
+			at: &protowalk.Step{Field: chainsField, Index: i, Elem: fc.ProtoReflect()}})
 	}
 	return checks
 }
@@ -86,7 +88,7 @@ func listenerChecks(l *listenerv3.Listener) []staticCheck {
 // checkTargets are the message types the static and reference checks look
 // at (checkStaticMessage, refChecker.dangling): the walk need not go where
 // none can be.
-var checkTargets = newTypeTargets(
+var checkTargets = presence.NewTargets(
 	&bootstrapv3.Bootstrap{}, &corev3.ConfigSource{}, &hcmv3.HttpConnectionManager{}, &clusterv3.Cluster{},
 	&tlsv3.SdsSecretConfig{}, &bootstrapv3.RuntimeLayer{},
 	&routev3.RouteAction{}, &routev3.WeightedCluster_ClusterWeight{}, &routev3.RouteAction_RequestMirrorPolicy{},
@@ -95,7 +97,7 @@ var checkTargets = newTypeTargets(
 )
 
 // checkOne walks one unit once with all three checks.
-func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte, decoded *decodedAnys, validate bool) []error {
+func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte, decoded *protowalk.Decoded, validate bool) []error {
 	fail := func(err error) []error { return []error{&ResourceError{Kind: c.kind, Name: c.name, Err: err}} }
 	if err := validateUnit(c, validate); err != nil {
 		return fail(err)
@@ -107,21 +109,21 @@ func checkOne(c staticCheck, rc *refChecker, memo map[string][]byte, decoded *de
 	// validated route table, drops SDS config sources, and gives EDS
 	// clusters their validated endpoints). The unit itself is validated
 	// above, for what inlining changed outside typed configs.
-	w := &walker{memo: memo, faults: func() int { return len(refs) }, targets: checkTargets, decoded: decoded}
-	w.visit = func(m protoreflect.Message) (bool, error) {
+	w := &protowalk.Walker{Memo: memo, Faults: func() int { return len(refs) }, Targets: checkTargets, Decoded: decoded}
+	w.Visit = func(m protoreflect.Message) (bool, error) {
 		if _, err := checkStaticMessage(m); err != nil {
 			return false, err
 		}
 		for _, err := range rc.dangling(m) {
-			refs = append(refs, &ResourceError{Kind: c.kind, Name: c.name, Err: w.fail(err)})
+			refs = append(refs, &ResourceError{Kind: c.kind, Name: c.name, Err: w.Fail(err)})
 		}
 		return false, nil
 	}
 	var err error
 	if c.at != nil {
-		_, err = w.enter(*c.at, c.m.ProtoReflect())
+		_, err = w.Enter(*c.at, c.m.ProtoReflect())
 	} else {
-		_, err = w.walk(c.m.ProtoReflect())
+		_, err = w.Walk(c.m.ProtoReflect())
 	}
 	if err != nil {
 		return fail(err)
@@ -135,9 +137,9 @@ func validateUnit(c staticCheck, validate bool) error {
 	if !validate {
 		return nil
 	}
-	err := validateOne(c.m)
+	err := protowalk.ValidateOne(c.m)
 	if err != nil && c.at != nil {
-		err = &walkError{path: (&walker{path: []step{*c.at}}).formatPath(), err: err}
+		err = protowalk.ErrorAt(*c.at, err)
 	}
 	return err
 }

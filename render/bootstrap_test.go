@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/contourc/contourc/loader"
+	fastjson "github.com/contourc/contourc/render/internal/protojson"
+	"github.com/contourc/contourc/render/internal/protowalk"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -84,7 +86,7 @@ func TestBootstrapReadsBack(t *testing.T) {
 
 func compactJSON(t *testing.T, m proto.Message) string {
 	t.Helper()
-	j, err := protoJSON.Marshal(m)
+	j, err := fastjson.ProtoNames.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestBootstrapFileIsStatic(t *testing.T) {
 		t.Error("missing header comment")
 	}
 	b := parseBootstrap(t, out)
-	if err := validateDeep(b); err != nil {
+	if err := protowalk.ValidateDeep(b); err != nil {
 		t.Errorf("written bootstrap is invalid: %v", err)
 	}
 	if err := CheckStatic(b); err != nil {
@@ -218,7 +220,7 @@ func TestBootstrapStartsFromUnpackedManagers(t *testing.T) {
 	}
 	r := &res.Resources
 	before := cloneResources(r)
-	decoded := &decodedAnys{lazyPacking: true, unpacked: r.Unpacked}
+	decoded := &protowalk.Decoded{LazyPacking: true, Unpacked: r.Unpacked}
 	if _, _, err := buildBootstrap(r, BootstrapOptions{}.withDefaults(), decoded); err != nil {
 		t.Fatal(err)
 	}
@@ -229,10 +231,10 @@ func TestBootstrapStartsFromUnpackedManagers(t *testing.T) {
 			continue
 		}
 		managers++
-		got, ok := decoded.get(a).(*hcmv3.HttpConnectionManager)
+		got, ok := decoded.Get(a).(*hcmv3.HttpConnectionManager)
 		switch {
 		case !ok:
-			t.Errorf("connection manager %q: the bootstrap holds %T", kept.GetStatPrefix(), decoded.get(a))
+			t.Errorf("connection manager %q: the bootstrap holds %T", kept.GetStatPrefix(), decoded.Get(a))
 		case got.GetRouteConfig() == nil:
 			t.Errorf("connection manager %q: routes not inlined", kept.GetStatPrefix())
 		case len(got.GetHttpFilters()) == 0 || got.GetHttpFilters()[0] != kept.GetHttpFilters()[0]:
@@ -264,10 +266,10 @@ func TestInliningRewritesNothingBelowTopCopies(t *testing.T) {
 					fd = fd.MapValue()
 				}
 				sub := fd.Message()
-				if sub == nil || sub.FullName() == anyDescriptor.FullName() || sub.FullName() == routeConfiguration {
+				if sub == nil || sub.FullName() == "google.protobuf.Any" || sub.FullName() == routeConfiguration {
 					continue
 				}
-				if inlineTargets.names[sub.FullName()] {
+				if inlineTargets.Names[sub.FullName()] {
 					t.Errorf("the inliner rewrites %s at %s", sub.FullName(), at)
 				}
 				if !seen[sub.FullName()] {
@@ -438,7 +440,7 @@ func TestBootstrapEmpty(t *testing.T) {
 		if got := names(b.GetStaticResources().GetClusters(), (*clusterv3.Cluster).GetName); got != "envoy-admin" {
 			t.Errorf("clusters = %s", got)
 		}
-		if err := validateDeep(b); err != nil {
+		if err := protowalk.ValidateDeep(b); err != nil {
 			t.Error(err)
 		}
 	}

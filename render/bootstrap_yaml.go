@@ -21,6 +21,8 @@ import (
 
 	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/render/internal/jsontext"
+	"github.com/contourc/contourc/render/internal/protojson"
+	"github.com/contourc/contourc/render/internal/protowalk"
 )
 
 // staticItemIndent is where the "- " of a static resource goes: under
@@ -29,15 +31,15 @@ const staticItemIndent = 2
 
 // staticPrint is how the static resources are printed: with the typed
 // configs decoded before, and whether each resource is validated as it is
-// printed (see jsonEncoder.validate).
+// printed (see protojson.Encoder.Validate).
 type staticPrint struct {
-	decoded  *decodedAnys
+	decoded  *protowalk.Decoded
 	validate bool
 }
 
-func (p staticPrint) encoder() *jsonEncoder {
-	e := compactEncoder()
-	e.decoded, e.validate = p.decoded, p.validate
+func (p staticPrint) encoder() *protojson.Encoder {
+	e := protojson.Compact()
+	e.Decoded, e.Validate = p.decoded, p.validate
 	return e
 }
 
@@ -50,7 +52,7 @@ func (p staticPrint) encoder() *jsonEncoder {
 func writeBootstrapYAML(b *bootstrapv3.Bootstrap, p staticPrint, emit func([]byte) error, lent bool) error {
 	sr := b.GetStaticResources()
 	b.StaticResources = nil
-	restJSON, err := compactEncoder().marshal(nil, b)
+	restJSON, err := protojson.Compact().Marshal(nil, b)
 	b.StaticResources = sr
 	if err != nil {
 		return err
@@ -108,7 +110,7 @@ func staticResourceJobs(sr *bootstrapv3.Bootstrap_StaticResources, p staticPrint
 		jobs = append(jobs, yamlJob{text: []byte("  " + keys[i] + ":\n")})
 		for j, m := range s.items {
 			l, ok := m.(*listenerv3.Listener)
-			if !ok || len(l.GetFilterChains()) < minSplitList {
+			if !ok || len(l.GetFilterChains()) < protojson.MinSplitList {
 				jobs = append(jobs, yamlJob{m: m, kind: s.kind, name: s.names[j], indent: staticItemIndent})
 				continue
 			}
@@ -156,7 +158,7 @@ func withChainMarker(l *listenerv3.Listener) *listenerv3.Listener {
 // line, and between the two parts each chain, to print at the marker's
 // indentation, as the single pass would have printed them there.
 func chainJobs(l *listenerv3.Listener, p staticPrint) ([]yamlJob, error) {
-	js, err := p.encoder().forWorker().marshal(nil, withChainMarker(l))
+	js, err := p.encoder().ForWorker().Marshal(nil, withChainMarker(l))
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +190,7 @@ func printYAMLJobs(jobs []yamlJob, p staticPrint, emit func([]byte) error, lent 
 	out.lent = lent
 	par.Workers(len(jobs), func() func(int) {
 		var scratch, item []byte
-		we := e.forWorker()
+		we := e.ForWorker()
 		return func(n int) {
 			if !out.mayStart(n) {
 				return
@@ -198,7 +200,7 @@ func printYAMLJobs(jobs []yamlJob, p staticPrint, emit func([]byte) error, lent 
 				out.done(n, jb.text)
 				return
 			}
-			js, err := we.marshal(scratch[:0], jb.m)
+			js, err := we.Marshal(scratch[:0], jb.m)
 			if err == nil {
 				scratch = js
 				item, err = jsontext.AppendYAMLSequenceItem(item[:0], js, jb.indent)

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/protowalk"
 )
 
 // staticClusters returns copies of clusters, sorted by name, each EDS cluster
@@ -22,20 +23,20 @@ import (
 // copy, and its endpoints', is of its own fields alone, and its typed
 // configs' rewrites go to decoded: copying each whole was 4% of `-o
 // yaml`'s CPU at 5,000 HTTPProxies.
-func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment, decoded *decodedAnys) (out []*clusterv3.Cluster, leftOut []proto.Message, err error) {
+func staticClusters(clusters []*clusterv3.Cluster, endpoints []*endpointv3.ClusterLoadAssignment, decoded *protowalk.Decoded) (out []*clusterv3.Cluster, leftOut []proto.Message, err error) {
 	clas := loadAssignmentsByName(endpoints)
 	sorted := sortedByName(clusters, (*clusterv3.Cluster).GetName)
 	out = make([]*clusterv3.Cluster, len(sorted), len(sorted)+1)
 	services := make([]string, len(sorted)) // the service of each EDS cluster
 	errs := make([]error, len(sorted))
-	shared := decoded.sharesResources()
+	shared := decoded.SharesResources()
 	par.Workers(len(sorted), func() func(int) {
 		in := &inliner{} // a memo per worker
 		if shared {
 			in.decoded = decoded
 		}
 		return func(i int) {
-			c := copyOf(sorted[i], shared)
+			c := protowalk.CopyOf(sorted[i], shared)
 			if c.GetType() == clusterv3.Cluster_EDS {
 				services[i] = inlineEndpoints(c, clas, shared)
 			}
@@ -78,7 +79,7 @@ func inlineEndpoints(c *clusterv3.Cluster, clas map[string]*endpointv3.ClusterLo
 	}
 	cla := &endpointv3.ClusterLoadAssignment{}
 	if found, ok := clas[service]; ok {
-		cla = copyOf(found, shared)
+		cla = protowalk.CopyOf(found, shared)
 	}
 	cla.ClusterName = c.GetName()
 	c.EdsClusterConfig = nil

@@ -13,6 +13,9 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/contourc/contourc/render/internal/presence"
+	"github.com/contourc/contourc/render/internal/protowalk"
 )
 
 // inliner rewrites one listener or cluster in place, reaching into typed
@@ -23,32 +26,32 @@ type inliner struct {
 	// the same HTTP filters and TLS contexts.
 	memo map[string][]byte
 	// decoded, when set, receives the typed configs decoded on the way.
-	decoded *decodedAnys
+	decoded *protowalk.Decoded
 }
 
 // inline rewrites m (a listener or cluster clone) so it has no RDS or SDS
 // config source left.
 func (in *inliner) inline(m proto.Message) error {
-	_, err := in.walker().walk(m.ProtoReflect())
+	_, err := in.walker().Walk(m.ProtoReflect())
 	return err
 }
 
 // inlineAt is inline for m reached from its parent by at, which errors
 // name.
-func (in *inliner) inlineAt(at step, m proto.Message) error {
-	_, err := in.walker().enter(at, m.ProtoReflect())
+func (in *inliner) inlineAt(at protowalk.Step, m proto.Message) error {
+	_, err := in.walker().Enter(at, m.ProtoReflect())
 	return err
 }
 
-func (in *inliner) walker() *walker {
+func (in *inliner) walker() *protowalk.Walker {
 	if in.memo == nil {
 		in.memo = map[string][]byte{}
 	}
-	return &walker{visit: in.visit, memo: in.memo, admit: in.admit, targets: inlineTargets, decoded: in.decoded, rewrites: true}
+	return &protowalk.Walker{Visit: in.visit, Memo: in.memo, Admit: in.admit, Targets: inlineTargets, Decoded: in.decoded, Rewrites: true}
 }
 
 // inlineTargets are the message types inliner.visit rewrites.
-var inlineTargets = newTypeTargets(&hcmv3.HttpConnectionManager{}, &tlsv3.SdsSecretConfig{})
+var inlineTargets = presence.NewTargets(&hcmv3.HttpConnectionManager{}, &tlsv3.SdsSecretConfig{})
 
 // admit keeps the walk out of route configurations: the inlined ones are
 // the caller's and must stay as they are.

@@ -16,16 +16,11 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/translate"
 )
-
-// protoJSON prints proto field names (snake_case), as Envoy's docs and
-// config_dump do, rather than protojson's lowerCamelCase default.
-var protoJSON = protojson.MarshalOptions{UseProtoNames: true}
 
 // elementPrefix starts each line of a resource: resources sit two levels
 // deep, in the list under their type URL.

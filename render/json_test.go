@@ -20,6 +20,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/render/internal/jsontext"
+	"github.com/contourc/contourc/render/internal/protojson"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -139,7 +140,7 @@ func BenchmarkJSON5000(b *testing.B) {
 // encoder leaves to protojson.
 func resourcesWithFallback(t *testing.T) (*translate.Resources, *routev3.RouteConfiguration) {
 	t.Helper()
-	r := largeResources(t, 2*minSplitList+5)
+	r := largeResources(t, 2*protojson.MinSplitList+5)
 	fallback := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
 	fallback.Name = "zz-fallback"
 	// An Any of a well-known type is printed by protojson, resource and all.
@@ -164,7 +165,7 @@ func TestJSONSegmentsMatchJoined(t *testing.T) {
 		t.Fatal(err)
 	}
 	sections := typeSections(r)
-	docs, err := indentedEncoder(elementPrefix).marshalAll(sections, false)
+	docs, err := marshalAll(protojson.Indented(elementPrefix), sections, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestJSONSegmentsMatchJoined(t *testing.T) {
 		t.Error("the segmented output differs from the joined one")
 	}
 	// The fallback resource is laid out as protojson's, indented.
-	js, err := protoJSON.Marshal(fallback)
+	js, err := protojson.ProtoNames.Marshal(fallback)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,17 +197,17 @@ func (c countingSink) end(int, int) error { return nil }
 func (c countingSink) borrows() bool      { return true }
 
 // A resource's long list is handed on piece by piece, so that a big
-// resource is never held whole, in pieces of at most maxPiece elements; a
+// resource is never held whole, in pieces of at most protojson.MaxPiece elements; a
 // short resource is one segment.
 func TestPrintAllHandsLongListsOnInPieces(t *testing.T) {
-	for _, n := range []int{8 * minSplitList, 20*maxPiece*runtime.GOMAXPROCS(0) + 3} {
+	for _, n := range []int{8 * protojson.MinSplitList, 20*protojson.MaxPiece*runtime.GOMAXPROCS(0) + 3} {
 		sections := typeSections(largeResources(t, n))
 		got := countingSink{}
-		if err := indentedEncoder(elementPrefix).printAll(sections, true, got); err != nil {
+		if err := printAll(protojson.Indented(elementPrefix), sections, true, got); err != nil {
 			t.Fatal(err)
 		}
 		// The part before the list, a segment a piece at least, the rest.
-		least := max(3, n/maxPiece+2)
+		least := max(3, n/protojson.MaxPiece+2)
 		for i, s := range sections {
 			for j, name := range s.names {
 				segments := got[[2]int{i, j}]
@@ -354,30 +355,6 @@ func TestJSONStreamWritesUpToAnInvalidResource(t *testing.T) {
 	}
 	if bytes.Contains(out.Bytes(), []byte(name(last))) {
 		t.Error("the invalid cluster was written")
-	}
-}
-
-// A list's pieces are passed on as soon as those before them are printed,
-// and none from the first failed one on.
-func TestPiecesPassedInOrder(t *testing.T) {
-	var got []string
-	to := &segmentPasser{pass: func(s []byte) bool { got = append(got, string(s)); return false }}
-	pieces := [][]byte{[]byte("0"), []byte("1"), []byte("2"), []byte("3")}
-	errs := make([]error, len(pieces))
-	var pp piecesPassed
-	pp.printed(1, pieces, errs, to)
-	if len(got) != 0 {
-		t.Fatalf("passed %q before piece 0 was printed", got)
-	}
-	pp.printed(0, pieces, errs, to)
-	if !slices.Equal(got, []string{"0", "1"}) || pieces[0] != nil {
-		t.Fatalf("passed %q, want 0 1, and dropped", got)
-	}
-	errs[3] = errors.New("piece 3")
-	pp.printed(3, pieces, errs, to)
-	pp.printed(2, pieces, errs, to)
-	if !slices.Equal(got, []string{"0", "1", "2"}) {
-		t.Errorf("passed %q, want 0 1 2 and not the failed piece", got)
 	}
 }
 

@@ -12,24 +12,25 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/protowalk"
 )
 
 // staticListeners returns listeners, sorted by name, with route tables
 // and secret references made static: copies, unless decoded lets the
-// bootstrap share them (see decodedAnys.sharesResources). A listener on
+// bootstrap share them (see protowalk.Decoded.SharesResources). A listener on
 // the admin interface's address is left out: in Contour that is the
 // envoy-admin listener, which only proxies to the admin interface that
 // now listens there itself (see admin.go). leftOut is what the bootstrap
 // does not hold: those listeners and the route tables no listener
 // inlined.
-func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address, decoded *decodedAnys) (out []*listenerv3.Listener, leftOut []proto.Message, err error) {
+func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteConfiguration, admin *corev3.Address, decoded *protowalk.Decoded) (out []*listenerv3.Listener, leftOut []proto.Message, err error) {
 	table := newRouteTable(routes)
 	for _, l := range sortedByName(listeners, (*listenerv3.Listener).GetName) {
 		if bindsAddress(l, admin) {
 			leftOut = append(leftOut, l)
 			continue
 		}
-		if !decoded.sharesResources() {
+		if !decoded.SharesResources() {
 			l = proto.Clone(l).(*listenerv3.Listener)
 		}
 		if err := inlineListener(l, table, decoded); err != nil {
@@ -48,14 +49,14 @@ func staticListeners(listeners []*listenerv3.Listener, routes []*routev3.RouteCo
 // inlineListener inlines l's filter chains on every CPU (a listener of
 // thousands of virtual hosts has thousands of them), then the rest of it,
 // and returns the first error.
-func inlineListener(l *listenerv3.Listener, routes *routeTable, decoded *decodedAnys) error {
+func inlineListener(l *listenerv3.Listener, routes *routeTable, decoded *protowalk.Decoded) error {
 	chainsField := l.ProtoReflect().Descriptor().Fields().ByName("filter_chains")
 	chains := l.GetFilterChains()
 	errs := make([]error, len(chains))
 	par.Workers(len(chains), func() func(int) {
 		in := &inliner{routes: routes, decoded: decoded} // a memo per worker
 		return func(i int) {
-			errs[i] = in.inlineAt(step{field: chainsField, index: i, elem: chains[i].ProtoReflect()}, chains[i])
+			errs[i] = in.inlineAt(protowalk.Step{Field: chainsField, Index: i, Elem: chains[i].ProtoReflect()}, chains[i])
 		}
 	})
 	if bad := nonNil(errs); len(bad) > 0 {

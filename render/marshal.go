@@ -8,12 +8,13 @@ import (
 	"sync"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/protojson"
 	"github.com/contourc/contourc/translate"
 )
 
 // document is one printed resource, in segments written one after the
 // other: a resource with a long list keeps the list's pieces as they were
-// printed (see jsonEncoder.segments); others are one segment.
+// printed (see protojson.Encoder.Segments); others are one segment.
 type document [][]byte
 
 // docSink receives printed resources in order, each as its segments and
@@ -41,13 +42,13 @@ func printValidSections(r *translate.Resources, sections []typeSection, sink doc
 // of once printed (see JSONStreamOnce), and r, emptied by the caller, is
 // not read.
 func printSections(r *translate.Resources, sections []typeSection, sink docSink, drop bool) error {
-	e := indentedEncoder(elementPrefix)
-	e.validate, e.drop = true, drop
+	e := protojson.Indented(elementPrefix)
+	e.Validate, e.Drop = true, drop
 	if r != nil {
-		e.unpacked = r.Unpacked
+		e.Unpacked = r.Unpacked
 	}
-	err := e.printAll(sections, true, sink)
-	var invalid *invalidError
+	err := printAll(e, sections, true, sink)
+	var invalid *protojson.InvalidError
 	if errors.As(err, &invalid) {
 		// The encoder stops at the first problem; Validate's error
 		// names each invalid resource and where in it the problem is.
@@ -61,9 +62,9 @@ func printSections(r *translate.Resources, sections []typeSection, sink docSink,
 
 // marshalAll prints every resource of every section in e's layout and
 // returns them all (see printAll).
-func (e *jsonEncoder) marshalAll(sections []typeSection, segmented bool) ([][]document, error) {
+func marshalAll(e *protojson.Encoder, sections []typeSection, segmented bool) ([][]document, error) {
 	docs := newDocTable(sections)
-	if err := e.printAll(sections, segmented, docs); err != nil {
+	if err := printAll(e, sections, segmented, docs); err != nil {
 		return nil, err
 	}
 	return docs, nil
@@ -102,7 +103,7 @@ const bigDocument = 1 << 20
 // so they are shared out among the CPUs. If any fails, or sink does, sink gets nothing after that
 // resource's segments printed so far, and the error is that of the first
 // failure in output order, so it is the same on every run.
-func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docSink) error {
+func printAll(e *protojson.Encoder, sections []typeSection, segmented bool, sink docSink) error {
 	type job struct{ section, item int }
 	var jobs []job
 	for i, s := range sections {
@@ -116,7 +117,7 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 	out.lent = sink.borrows()
 	par.Workers(len(jobs), func() func(int) {
 		var scratch []byte // reused between resources, so a document is allocated once, at its size
-		we := e.forWorker()
+		we := e.ForWorker()
 		return func(n int) {
 			if !out.mayStart(n) {
 				return // it would not be passed on
@@ -126,16 +127,16 @@ func (e *jsonEncoder) printAll(sections []typeSection, segmented bool, sink docS
 			pe := we
 			if segmented {
 				one := *we // the encoder of this one resource
-				one.segments = &segmentPasser{pass: func(segment []byte) bool { return out.add(n, segment) }}
+				one.Segments = &protojson.SegmentPasser{Pass: func(segment []byte) bool { return out.add(n, segment) }}
 				pe = &one
 			}
-			printed, err := pe.marshal(scratch[:0], s.items[jb.item])
+			printed, err := pe.Marshal(scratch[:0], s.items[jb.item])
 			if err != nil {
 				out.fail(n, &ResourceError{Kind: s.kind, Name: s.names[jb.item], Err: err})
 				return
 			}
 			scratch = printed
-			if e.drop {
+			if e.Drop {
 				s.items[jb.item] = nil // this job's own element
 			}
 			if out.done(n, printed) || cap(printed) >= bigDocument {

@@ -9,12 +9,13 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/render/internal/jsontext"
+	"github.com/contourc/contourc/render/internal/protojson"
 )
 
 // MessageJSON prints m with proto field names, indented by two spaces and
 // ending in a newline; the same message always gives the same bytes.
 func MessageJSON(m proto.Message) ([]byte, error) {
-	js, err := indentedEncoder("").marshal(nil, m)
+	js, err := protojson.Indented("").Marshal(nil, m)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +26,7 @@ func MessageJSON(m proto.Message) ([]byte, error) {
 // strings quoted wherever a YAML reader could take them for something else,
 // as the static bootstrap is printed. m must print as a JSON object.
 func MessageYAML(m proto.Message) ([]byte, error) {
-	raw, err := compactEncoder().marshal(nil, m)
+	raw, err := protojson.Compact().Marshal(nil, m)
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,8 @@ package render
 import (
 	"bytes"
 	"math"
-	"strings"
+	"reflect"
 	"testing"
-	"unsafe"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -16,6 +15,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/contourc/contourc/render/internal/presence"
 )
 
 // samePresence fails unless the presence plan agrees with Message.Has on
@@ -29,21 +30,20 @@ func samePresence(t *testing.T, m proto.Message) {
 				check(inner.ProtoReflect())
 			}
 		}
-		p := presenceFor(m)
-		base := p.base(m)
-		if p.direct {
-			pm := m.Interface()
-			if want := (*ifaceWords)(unsafe.Pointer(&pm)).data; base != want {
+		p := presence.For(m)
+		base := p.Base(m)
+		if p.Direct {
+			if want := reflect.ValueOf(m.Interface()).UnsafePointer(); base != want {
 				t.Errorf("%s: the plan's base is %p, the message is at %p", m.Descriptor().FullName(), base, want)
 			}
 		}
-		for i := range p.fields {
-			f := &p.fields[i]
-			if got, want := p.has(m, base, i), m.Has(f.fd); got != want {
-				t.Errorf("%s: plan says set=%v, Has says %v", f.fd.FullName(), got, want)
+		for i := range p.Fields {
+			f := &p.Fields[i]
+			if got, want := p.Has(m, base, i), m.Has(f.FD); got != want {
+				t.Errorf("%s: plan says set=%v, Has says %v", f.FD.FullName(), got, want)
 			}
-			if m.Has(f.fd) && !sameValue(p.get(m, base, i), m.Get(f.fd), f.fd) {
-				t.Errorf("%s: plan reads %v, Get %v", f.fd.FullName(), p.get(m, base, i), m.Get(f.fd))
+			if m.Has(f.FD) && !sameValue(p.Get(m, base, i), m.Get(f.FD), f.FD) {
+				t.Errorf("%s: plan reads %v, Get %v", f.FD.FullName(), p.Get(m, base, i), m.Get(f.FD))
 			}
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -133,65 +133,4 @@ func TestPresenceFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	samePresence(t, b)
-}
-
-func TestReachesAny(t *testing.T) {
-	cases := []struct {
-		m    proto.Message
-		want bool
-	}{
-		{&anypb.Any{}, true},
-		{&clusterv3.Cluster{}, true},          // typed_extension_protocol_options
-		{&routev3.RouteMatch{}, true},         // path_match_policy
-		{&corev3.SocketAddress{}, false},      // strings, numbers, enums
-		{&structpb.Struct{}, false},           // recursive, no Any
-		{&typev3.Percent{}, false},            // a double
-		{&routev3.RouteConfiguration{}, true}, // typed_per_filter_config
-		{&corev3.HeaderValueOption{}, false},  // header and enums
-	}
-	for _, c := range cases {
-		if got := reachesAny(c.m.ProtoReflect().Descriptor()); got != c.want {
-			t.Errorf("reachesAny(%T) = %v, want %v", c.m, got, c.want)
-		}
-	}
-}
-
-// TestFieldsToEnter: a walk enters, in declaration order, the fields that can
-// hold its targets, or with none every message and map field.
-func TestFieldsToEnter(t *testing.T) {
-	names := func(m proto.Message, targets *typeTargets) []string {
-		p := presenceFor(m.ProtoReflect())
-		var out []string
-		for _, i := range p.fieldsToEnter(targets) {
-			out = append(out, string(p.fields[i].fd.Name()))
-		}
-		return out
-	}
-	sameNames := func(what string, got, want []string) {
-		t.Helper()
-		if strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("%s: entered %v, want %v", what, got, want)
-		}
-	}
-	// A header: a HeaderValue and an enum; no Any below.
-	sameNames("HeaderValueOption, Anys", names(&corev3.HeaderValueOption{}, anyTargets), nil)
-	sameNames("HeaderValueOption, all", names(&corev3.HeaderValueOption{}, nil), []string{"header", "append"})
-	// A weighted cluster's entries are a target of the reference check;
-	// its other message fields (total_weight) hold none.
-	sameNames("WeightedCluster, checks", names(&routev3.WeightedCluster{}, checkTargets), []string{"clusters"})
-
-	// Every field entered can hold a target, and every field left out
-	// cannot, whatever the message.
-	for _, m := range []proto.Message{&routev3.Route{}, &routev3.RouteAction{}, &clusterv3.Cluster{}} {
-		p := presenceFor(m.ProtoReflect())
-		entered := map[int]bool{}
-		for _, i := range p.fieldsToEnter(checkTargets) {
-			entered[i] = true
-		}
-		for i := range p.fields {
-			if want := checkTargets.reachesField(p.fields[i].fd); entered[i] != want {
-				t.Errorf("%T.%s: entered %v, can reach a target %v", m, p.fields[i].fd.Name(), entered[i], want)
-			}
-		}
-	}
 }

@@ -2,35 +2,25 @@ package render
 
 import (
 	"bytes"
-	"math"
 	"runtime"
-	"strconv"
 	"testing"
-	"time"
 
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
-	dubbov3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/dubbo_proxy/v3"
-	fscachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/cache/file_system_http_cache/v3"
-	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/emptypb"
-	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/contourc/contourc/render/internal/jsontext"
+	"github.com/contourc/contourc/render/internal/protojson"
 	"github.com/contourc/contourc/translate"
 )
 
 // sameAsProtojson fails unless the fast encoder prints m as protojson does,
-// compact once both are laid out by the indenter, and indented.
-func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
+// compact once both are laid out by the indenter, indented, and from a
+// worker's table of shared messages, twice (the encoder's own tests cover
+// tables of other sizes).
+func sameAsProtojson(t *testing.T, enc *protojson.Encoder, m proto.Message) {
 	t.Helper()
-	want, wantErr := protoJSON.Marshal(m)
-	got, gotErr := enc.marshal(nil, m)
+	want, wantErr := protojson.ProtoNames.Marshal(m)
+	got, gotErr := enc.Marshal(nil, m)
 	if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
 		t.Fatalf("%T: error %v, protojson's %v", m, gotErr, wantErr)
 	}
@@ -41,152 +31,29 @@ func sameAsProtojson(t *testing.T, enc *jsonEncoder, m proto.Message) {
 	if !bytes.Equal(w, g) {
 		t.Fatalf("%T:\n got %s\nwant %s", m, g, w)
 	}
-	// Printed in the indented layout directly, the same bytes as
-	// json.Indent's layout of protojson's output.
 	const prefix = "    "
-	ind, err := indentedEncoder(prefix).marshal(nil, m)
+	ind, err := protojson.Indented(prefix).Marshal(nil, m)
 	if err != nil {
 		t.Fatalf("%T: indented: %v", m, err)
 	}
 	if w := jsontext.AppendIndented(nil, want, prefix); !bytes.Equal(w, ind) {
 		t.Fatalf("%T: indented:\n got %s\nwant %s", m, ind, w)
 	}
-	// A worker's encoder prints messages met before from its table: the
-	// same bytes, the second time too, when every message is met again;
-	// with one slot, every message and list inside another takes the
-	// outer one's slot.
-	for _, slots := range []int{sharedSlots, 1} {
-		worker := indentedEncoder(prefix).forWorker()
-		worker.shared = newSharedJSON(slots)
-		for range 2 {
-			again, err := worker.marshal(nil, m)
-			if err != nil {
-				t.Fatalf("%T: a worker's, %d slots: %v", m, slots, err)
-			}
-			if !bytes.Equal(again, ind) {
-				t.Fatalf("%T: a worker's, %d slots:\n got %s\nwant %s", m, slots, again, ind)
-			}
-		}
-	}
-}
-
-func TestFastJSONScalars(t *testing.T) {
-	st := mustStruct(t, map[string]any{"b": 1.5, "a": "x", "n": nil})
-	for name, m := range map[string]proto.Message{
-		"double":         &typev3.Percent{Value: 12.5},
-		"tiny double":    &typev3.Percent{Value: 1e-7},
-		"huge double":    &typev3.Percent{Value: 1e21},
-		"negative":       &typev3.Percent{Value: -0.25},
-		"NaN":            &typev3.Percent{Value: math.NaN()},
-		"infinity":       &typev3.Percent{Value: math.Inf(-1)},
-		"float32":        &fscachev3.FileSystemHttpCacheConfig{EvictFraction: 0.1},
-		"tiny float32":   &fscachev3.FileSystemHttpCacheConfig{EvictFraction: 1e-9},
-		"int64":          &typev3.Int64Range{Start: -5, End: 1 << 62},
-		"uint64":         &corev3.RuntimeFeatureFlag{RuntimeKey: "k"},
-		"runtime uint64": &corev3.RuntimeUInt32{DefaultValue: 7, RuntimeKey: "k"},
-		"escapes":        &corev3.HeaderValue{Key: "x-a", Value: "q\"b\\s\n\t\r\b\f\x01\x1f<>&é\u2028"},
-		"invalid utf-8":  &corev3.HeaderValue{Key: "x-a", Value: "\xff"},
-		"bytes":          &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: []byte{0, 1, 2, 250}}},
-		"empty oneof":    &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{}},
-		"enum":           &corev3.SocketAddress{Protocol: corev3.SocketAddress_UDP, Address: "::", PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: 53}},
-		"unknown enum":   &corev3.SocketAddress{Protocol: corev3.SocketAddress_Protocol(42)},
-		"uint32 map": &dubbov3.MethodMatch{ParamsMatch: map[uint32]*dubbov3.MethodMatch_ParameterMatchSpecifier{
-			10: {}, 2: {}, 300: {},
-		}},
-		"string map and struct":    &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{"z": st, "a": st, "B": {}}},
-		"any of a well-known type": &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, st)},
-		"any":                      &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})},
-		"empty any":                &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{}},
-		"zero duration":            &durationpb.Duration{},
-		"duration":                 &durationpb.Duration{Seconds: 1, Nanos: 500000000},
-		"duration ns":              &durationpb.Duration{Nanos: 1},
-		"negative duration":        &durationpb.Duration{Seconds: -1, Nanos: -1000},
-		"bad duration":             &durationpb.Duration{Seconds: 1, Nanos: -1},
-		"huge duration":            &durationpb.Duration{Seconds: 315576000001},
-		"bool wrapper":             wrapperspb.Bool(false),
-		"int64 wrapper":            wrapperspb.Int64(-1 << 40),
-		"uint64 wrapper":           wrapperspb.UInt64(1 << 63),
-		"double wrapper":           wrapperspb.Double(1e-9),
-		"float wrapper":            wrapperspb.Float(3.25),
-		"bytes wrapper":            wrapperspb.Bytes([]byte("hi")),
-		"string wrapper":           wrapperspb.String("a\"b"),
-		"nested struct":            mustStruct(t, map[string]any{"l": []any{1, "x", true, nil, map[string]any{"k": 2.5}}, "e": map[string]any{}}),
-		"NaN value":                structpb.NewNumberValue(math.NaN()),
-		"empty value":              &structpb.Value{},
-		"empty list":               &structpb.ListValue{},
-		"empty":                    &emptypb.Empty{},
-		"uint32 wrapper":           wrapperspb.UInt32(7),
-		"invalid utf-8 wrapper":    wrapperspb.String("\xff"),
-		"struct with a nil value":  &structpb.Struct{Fields: map[string]*structpb.Value{"a": nil}},
-		"nil struct value":         &structpb.Value{Kind: &structpb.Value_StructValue{}},
-		"nil list value":           &structpb.Value{Kind: &structpb.Value_ListValue{}},
-		"list with a nil item":     &structpb.ListValue{Values: []*structpb.Value{nil}},
-		"value list with nil item": &structpb.Value{Kind: &structpb.Value_ListValue{ListValue: &structpb.ListValue{Values: []*structpb.Value{structpb.NewBoolValue(true), nil}}}},
-		"struct key escapes":       &structpb.Struct{Fields: map[string]*structpb.Value{"a\"b": structpb.NewNullValue(), "\xff": structpb.NewNullValue()}},
-		"unknown any":              &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/no.Such"}},
-		// The maps and lists the encoder reads from the struct.
-		"string to string map":  &extauthzv3.CheckSettings{ContextExtensions: map[string]string{"b": "x", "a": "q\"", "": "e"}},
-		"invalid utf-8 map key": &extauthzv3.CheckSettings{ContextExtensions: map[string]string{"\xff": "x"}},
-		"any map":               &corev3.Metadata{TypedFilterMetadata: map[string]*anypb.Any{"z": mustAny(t, &typev3.Percent{Value: 3}), "a": mustAny(t, st)}},
-		"any map with a nil":    &corev3.Metadata{TypedFilterMetadata: map[string]*anypb.Any{"a": nil}},
-		"struct map with a nil": &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{"a": nil, "b": st}},
-		"many struct map keys":  &corev3.Metadata{FilterMetadata: manyStructs(st, 20)},
-		"message list":          &routev3.VirtualHost{Name: "v", Routes: []*routev3.Route{{Name: "a"}, {Name: "b", Metadata: &corev3.Metadata{}}}},
-		"message list with nil": &routev3.VirtualHost{Name: "v", Routes: []*routev3.Route{{Name: "a"}, nil}},
-	} {
-		t.Run(name, func(t *testing.T) { sameAsProtojson(t, compactEncoder(), m) })
-	}
-}
-
-// manyStructs is a map of n Structs, more keys than the encoder sorts on the
-// stack.
-func manyStructs(st *structpb.Struct, n int) map[string]*structpb.Struct {
-	m := map[string]*structpb.Struct{}
-	for i := range n {
-		m[string(rune('a'+n-i))] = st
-	}
-	return m
-}
-
-// TestFastJSONCachesAnys: an Any printed once is not kept, a repeated one
-// is, and the copy is the same; a changed one is printed afresh.
-func TestFastJSONCachesAnys(t *testing.T) {
-	enc := compactEncoder()
-	a := &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})}
-	sameAsProtojson(t, enc, a)
-	if n := len(enc.anys.m); n != 0 {
-		t.Fatalf("%d cached Anys after one print, want 0", n)
-	}
+	worker := protojson.Indented(prefix).ForWorker()
 	for range 2 {
-		sameAsProtojson(t, enc, a)
-		if n := len(enc.anys.m); n != 1 {
-			t.Fatalf("%d cached Anys, want 1", n)
+		again, err := worker.Marshal(nil, m)
+		if err != nil {
+			t.Fatalf("%T: a worker's: %v", m, err)
 		}
-	}
-	sameAsProtojson(t, enc, &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 4})})
-}
-
-// A resource left to protojson after pieces of it were passed on gets the
-// rest of protojson's output, and an error when what was passed is not
-// protojson's start.
-func TestSegmentPasserRest(t *testing.T) {
-	var passed []byte
-	p := &segmentPasser{pass: func(s []byte) bool { passed = append(passed, s...); return false }}
-	p.add([]byte("{\"a\": "))
-	p.add([]byte("1, "))
-	if rest, err := p.rest([]byte(`{"a": 1, "b": 2}`)); err != nil || string(passed)+string(rest) != `{"a": 1, "b": 2}` {
-		t.Errorf("rest %q, %v", rest, err)
-	}
-	for _, whole := range []string{`{"a": 2, "b": 2}`, `{"a"`} {
-		if _, err := p.rest([]byte(whole)); err == nil {
-			t.Errorf("no error for %q after %q was passed", whole, passed)
+		if !bytes.Equal(again, ind) {
+			t.Fatalf("%T: a worker's:\n got %s\nwant %s", m, again, ind)
 		}
 	}
 }
 
 func TestFastJSONFixtures(t *testing.T) {
 	r := testResources(t)
-	enc := compactEncoder()
+	enc := protojson.Compact()
 	for _, s := range typeSections(r) {
 		for _, m := range s.items {
 			sameAsProtojson(t, enc, m)
@@ -199,81 +66,30 @@ func TestFastJSONFixtures(t *testing.T) {
 	sameAsProtojson(t, enc, b)
 }
 
-// TestFastJSONSharedMessages: messages, lists and maps several fields
-// point to are printed from a worker's table as they would be printed
-// anew, at every depth, however many share its slots.
-func TestFastJSONSharedMessages(t *testing.T) {
-	meta := func(name string) *corev3.Metadata {
-		return &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{
-			"envoy.access_loggers.file": mustStruct(t, map[string]any{"io.projectcontour.name": name}),
-		}}
-	}
-	common := meta("common")
-	redirect := &routev3.Route_Redirect{Redirect: &routev3.RedirectAction{
-		SchemeRewriteSpecifier: &routev3.RedirectAction_HttpsRedirect{HttpsRedirect: true},
-	}}
-	disabled, err := anypb.New(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	perFilter := map[string]*anypb.Any{"envoy.filters.http.ext_authz": disabled, "envoy.filters.http.other": disabled}
-	vh := &routev3.VirtualHost{Name: "shared", Domains: []string{"*"}, Metadata: common}
-	// More distinct shared messages than slots, each met twice in a row,
-	// among routes that all share one.
-	for i := range 3 * sharedSlots {
-		own := meta(strconv.Itoa(i))
-		for range 2 {
-			vh.Routes = append(vh.Routes, &routev3.Route{
-				Match:    &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/" + strconv.Itoa(i)}},
-				Metadata: own,
-				Action:   redirect,
-			}, &routev3.Route{
-				Match:                &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Path{Path: "/common"}},
-				Metadata:             common,
-				Action:               redirect,
-				TypedPerFilterConfig: perFilter,
-			})
-		}
-	}
-	// A shared message holding messages, met several times in a row.
-	forward := &routev3.Route_Route{Route: &routev3.RouteAction{
-		ClusterSpecifier: &routev3.RouteAction_Cluster{Cluster: "app"},
-		RetryPolicy:      &routev3.RetryPolicy{RetryOn: "5xx", NumRetries: wrapperspb.UInt32(3)},
-		Timeout:          durationpb.New(30 * time.Second),
-	}}
-	for i := range 4 {
-		vh.Routes = append(vh.Routes, &routev3.Route{
-			Match:  &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/forward/" + strconv.Itoa(i)}},
-			Action: forward,
-		})
-	}
-	sameAsProtojson(t, compactEncoder(), &routev3.RouteConfiguration{Name: "shared", VirtualHosts: []*routev3.VirtualHost{vh, vh}})
-}
-
 // TestFastJSONLongLists covers lists long enough to be printed in pieces,
 // their length not a multiple of a piece, and long enough for pieces of
-// at most maxPiece elements.
+// at most protojson.MaxPiece elements.
 func TestFastJSONLongLists(t *testing.T) {
-	r := largeResources(t, 3*minSplitList+17)
+	r := largeResources(t, 3*protojson.MinSplitList+17)
 	for _, rc := range r.RouteConfigs {
-		sameAsProtojson(t, compactEncoder(), rc)
+		sameAsProtojson(t, protojson.Compact(), rc)
 	}
-	capped := largeResources(t, 20*maxPiece*runtime.GOMAXPROCS(0)+3)
+	capped := largeResources(t, 20*protojson.MaxPiece*runtime.GOMAXPROCS(0)+3)
 	for _, rc := range capped.RouteConfigs {
-		sameAsProtojson(t, indentedEncoder(elementPrefix), rc)
+		sameAsProtojson(t, protojson.Indented(elementPrefix), rc)
 	}
 	// An unprintable element deep in the list fails the whole list with
 	// protojson's error, whichever piece it is in.
 	bad := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
-	bad.VirtualHosts[2*minSplitList].Name = "\xff"
-	sameAsProtojson(t, compactEncoder(), bad)
+	bad.VirtualHosts[2*protojson.MinSplitList].Name = "\xff"
+	sameAsProtojson(t, protojson.Compact(), bad)
 }
 
 // TestFastJSONParityCorpus compares the two encoders, and the presence plan
 // with Message.Has, on every resource contourc produces for the shared
 // parity cases, when they are present.
 func TestFastJSONParityCorpus(t *testing.T) {
-	enc := compactEncoder()
+	enc := protojson.Compact()
 	eachCorpusCase(t, func(name string, r *translate.Resources) {
 		t.Run(name, func(t *testing.T) {
 			for _, s := range typeSections(r) {

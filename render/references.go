@@ -15,6 +15,8 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/contourc/contourc/render/internal/protowalk"
 )
 
 // CheckBootstrapReferences returns an error unless every name b's listeners
@@ -71,15 +73,15 @@ func (rc *refChecker) check(kind, name string, m proto.Message) []error {
 	if rc.memo == nil {
 		rc.memo = map[string][]byte{}
 	}
-	w := &walker{memo: rc.memo, faults: func() int { return len(errs) }}
-	w.visit = func(m protoreflect.Message) (bool, error) {
+	w := &protowalk.Walker{Memo: rc.memo, Faults: func() int { return len(errs) }}
+	w.Visit = func(m protoreflect.Message) (bool, error) {
 		for _, err := range rc.dangling(m) {
 			// w.fail adds the path to the reference.
-			errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: w.fail(err)})
+			errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: w.Fail(err)})
 		}
 		return false, nil
 	}
-	if _, err := w.walk(m.ProtoReflect()); err != nil {
+	if _, err := w.Walk(m.ProtoReflect()); err != nil {
 		errs = append(errs, &ResourceError{Kind: kind, Name: name, Err: err})
 	}
 	return errs

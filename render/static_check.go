@@ -12,6 +12,8 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/contourc/contourc/render/internal/protowalk"
 )
 
 // CheckStatic returns an error naming the first place in b, typed configs
@@ -23,8 +25,8 @@ import (
 func CheckStatic(b *bootstrapv3.Bootstrap) error {
 	// The check only fails, never rewrites, so each distinct typed config
 	// is checked once.
-	w := &walker{visit: checkStaticMessage, memo: map[string][]byte{}}
-	_, err := w.walk(b.ProtoReflect())
+	w := &protowalk.Walker{Visit: checkStaticMessage, Memo: map[string][]byte{}}
+	_, err := w.Walk(b.ProtoReflect())
 	return err
 }
 

@@ -9,12 +9,11 @@ package render
 import (
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/protowalk"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -77,39 +76,12 @@ func validateSections(sections []typeSection) error {
 	par.Workers(len(jobs), func() func(int) {
 		seen := map[string]bool{}
 		return func(i int) {
-			if err := validateDeepSeen(jobs[i].m, seen); err != nil {
+			if err := protowalk.ValidateDeepSeen(jobs[i].m, seen); err != nil {
 				errs[i] = &ResourceError{Kind: jobs[i].kind, Name: jobs[i].name, Err: err}
 			}
 		}
 	})
 	return joinFirst(nonNil(errs))
-}
-
-// validateDeep runs m's ValidateAll and that of every message packed in an
-// Any inside m. ValidateAll already recurses into plain sub-messages, so only
-// Any contents need a call of their own.
-func validateDeep(m proto.Message) error { return validateDeepSeen(m, nil) }
-
-// validateDeepSeen is validateDeep skipping the Anys in seen, and adding
-// those it checks.
-func validateDeepSeen(m proto.Message, seen map[string]bool) error {
-	if err := validateSpread(m); err != nil {
-		return err
-	}
-	w := &walker{unpacked: validateOne, seen: seen}
-	_, err := w.walk(m.ProtoReflect())
-	return err
-}
-
-type validatorAll interface{ ValidateAll() error }
-
-// validateOne runs m's generated validation; a type without rules (none in
-// go-control-plane, but Anys may hold anything) is valid.
-func validateOne(m proto.Message) error {
-	if v, ok := m.(validatorAll); ok {
-		return v.ValidateAll()
-	}
-	return nil
 }
 
 // joinFirst joins up to maxReported errors and says how many it left out.
@@ -123,75 +95,4 @@ func joinFirst(errs []error) error {
 
 // ValidateMessage checks one message, typed configs included, against
 // Envoy's validation rules, as Validate checks each resource.
-func ValidateMessage(m proto.Message) error { return validateDeep(m) }
-
-// spreadLists are the lists whose elements validateSpread checks apart,
-// by the message type that holds them: one route configuration holds the
-// virtual hosts of every plain-HTTP host (5,000 of them, 30,000 routes,
-// for 5,000 HTTPProxies), one virtual host may hold thousands of routes,
-// and one listener the filter chain of every TLS host. Their generated
-// validation checks each element on its own and the list as a whole not
-// at all (no min_items or unique rules), so checking the elements apart
-// and the rest once decides the same.
-var spreadLists = map[protoreflect.FullName]protoreflect.Name{
-	"envoy.config.route.v3.RouteConfiguration": "virtual_hosts",
-	"envoy.config.route.v3.VirtualHost":        "routes",
-	"envoy.config.listener.v3.Listener":        "filter_chains",
-}
-
-// spreadAt is the shortest list validateSpread checks on every CPU; a
-// shorter one costs less than starting the goroutines.
-const spreadAt = 64
-
-// validateSpread decides what validateOne decides, checking the elements
-// of a long spreadLists list on every CPU: checked whole, the route
-// configuration of 5,000 plain-HTTP hosts took one CPU for 140 ms while
-// the other waited. When something fails, the error is validateOne's on
-// the whole message, so that it reads the same.
-func validateSpread(m proto.Message) error {
-	r := m.ProtoReflect()
-	name, ok := spreadLists[r.Descriptor().FullName()]
-	if !ok {
-		return validateOne(m)
-	}
-	fd := r.Descriptor().Fields().ByName(name)
-	list := r.Get(fd).List()
-	_, nested := spreadLists[fd.Message().FullName()]
-	if list.Len() < spreadAt && !nested {
-		return validateOne(m)
-	}
-	if validateOne(withoutField(r, fd)) != nil {
-		return validateOne(m)
-	}
-	var failed atomic.Bool
-	check := func(i int) {
-		if !failed.Load() && validateSpread(list.Get(i).Message().Interface()) != nil {
-			failed.Store(true)
-		}
-	}
-	if list.Len() < spreadAt {
-		// A few virtual hosts may hold a long list of routes each.
-		for i := range list.Len() {
-			check(i)
-		}
-	} else {
-		par.ForEach(list.Len(), check)
-	}
-	if failed.Load() {
-		return validateOne(m)
-	}
-	return nil
-}
-
-// withoutField is a shallow copy of r without field fd, sharing the rest
-// of r's values: only for reading.
-func withoutField(r protoreflect.Message, fd protoreflect.FieldDescriptor) proto.Message {
-	out := r.New()
-	r.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if f != fd {
-			out.Set(f, v)
-		}
-		return true
-	})
-	return out.Interface()
-}
+func ValidateMessage(m proto.Message) error { return protowalk.ValidateDeep(m) }

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 )
 
 var argocdRepo = filepath.Join(gitopsDir, "argocd")
@@ -76,7 +78,7 @@ func argoCheckout(t *testing.T, origin string) string {
 	t.Helper()
 	dir := t.TempDir()
 	err := filepath.WalkDir(argocdRepo, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == repoConfigName {
+		if err != nil || d.IsDir() || d.Name() == repoconfig.Name {
 			return err
 		}
 		rel, _ := filepath.Rel(argocdRepo, path)

@@ -12,6 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/lint"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
@@ -78,7 +81,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 		return fmt.Errorf("invalid --output-format %q: want table, json or yaml, or github for GitHub Actions annotations", o.format)
 	}
 	failOn := map[string]bool{}
-	for _, v := range nonEmpty(o.failOn) {
+	for _, v := range repoconfig.NonEmpty(o.failOn) {
 		if v != "error" && v != "warning" && v != "skipped" {
 			return fmt.Errorf("invalid --fail-on %q: want error, warning or skipped", v)
 		}
@@ -106,14 +109,14 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	}
 	bad, unserved, warnings := 0, 0, len(res.Notices)
 	for _, st := range res.Status {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		switch {
 		case st.NotServed != "":
 			unserved++
 		case !v.OK:
 			bad++
 		default:
-			warnings += len(v.warnings())
+			warnings += len(v.Warnings())
 		}
 	}
 	if bad > 0 {
@@ -149,7 +152,7 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 // nothingChecked says why a run checked nothing: no Ingress or HTTPProxy of
 // a class an instance serves and no Gateway served; "" when it checked
 // something.
-func nothingChecked(res *translate.Result, runs []instanceRun) string {
+func nothingChecked(res *translate.Result, runs []instances.Run) string {
 	for _, st := range res.Status {
 		if (st.Kind == "Ingress" || st.Kind == "HTTPProxy") && st.NotServed == "" && st.Ignored == "" {
 			return ""
@@ -163,18 +166,6 @@ func nothingChecked(res *translate.Result, runs []instanceRun) string {
 	return "no Ingress or HTTPProxy of a class a Contour instance serves, and no Gateway of Contour's controller"
 }
 
-// warnings are the reasons of a verdict that are warnings: a valid
-// HTTPProxy's status may carry some (see proxyVerdict).
-func (v verdict) warnings() []string {
-	var out []string
-	for _, r := range v.Reasons {
-		if w, ok := strings.CutPrefix(r, "warning "); ok {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // printGitHubAnnotations writes GitHub Actions workflow commands: an error
 // annotation for each object that is not valid, a warning for each valid
 // object with warnings and for each notice but an Ingress's (which its
@@ -183,7 +174,7 @@ func (v verdict) warnings() []string {
 // they show on the pull request's diff. Other valid objects print nothing.
 func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 	for _, st := range res.Status {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		ref := st.Kind + " " + qualifiedName(st.Namespace, st.Name)
 		if st.Instance != "" {
 			ref += " (instance " + st.Instance + ")"
@@ -195,8 +186,8 @@ func printGitHubAnnotations(w io.Writer, res *translate.Result) error {
 				msg = ref + " is " + v.Word
 			}
 			writeAnnotation(w, "error", st.Source.File, st.Source.Line, ref+" is "+v.Word, msg+builtThrough(st.Source))
-		case len(v.warnings()) > 0:
-			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.warnings(), "; ")+builtThrough(st.Source))
+		case len(v.Warnings()) > 0:
+			writeAnnotation(w, "warning", st.Source.File, st.Source.Line, ref+" has warnings", strings.Join(v.Warnings(), "; ")+builtThrough(st.Source))
 		}
 		if len(st.StandIns) > 0 {
 			writeAnnotation(w, "notice", st.Source.File, st.Source.Line, ref+" rests on a stand-in", strings.Join(standInReasons(st), "; "))
@@ -310,7 +301,7 @@ func printStatusTable(w io.Writer, list []translate.ObjectStatus) error {
 		fmt.Fprintln(tw, "KIND\tNAMESPACE/NAME\tSOURCE\tVERDICT\tREASONS")
 	}
 	for _, st := range list {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		name := qualifiedName(st.Namespace, st.Name)
 		if several {
 			name += "\t" + orDash(st.Instance)

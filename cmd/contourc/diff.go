@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/diff"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/loader/standin"
@@ -105,7 +107,7 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	}
 	new.load, new.standIn = old.load, old.standIn
 	old.instance, new.instance = o.input.instances.name, o.input.instances.name
-	old.clusterWorkloads, new.clusterWorkloads = o.input.cluster.workloads, o.input.cluster.workloads
+	old.clusterWorkloads, new.clusterWorkloads = o.input.cluster.Workloads, o.input.cluster.Workloads
 
 	oldRes, oldErr := loadDiffSide(old, opts, g, s)
 	newRes, newErr := loadDiffSide(new, opts, g, s)
@@ -114,7 +116,7 @@ func (o *diffOptions) run(args []string, g *globalFlags, s IOStreams) error {
 	}
 	if o.input.instances.name != "" && oldRes.runs == nil && newRes.runs == nil {
 		return failure(fmt.Errorf("--instance %q: no such instance on either side; the new side has %s",
-			o.input.instances.name, instanceList(newRes.all)))
+			o.input.instances.name, instances.List(newRes.all)))
 	}
 	if len(oldRes.runs) > 1 || len(newRes.runs) > 1 {
 		return o.writeInstances(s, old, new, pairInstances(oldRes, newRes, old, new))
@@ -214,7 +216,7 @@ func (o *diffOptions) sides(args []string) (old, new diffSide, cleanup func(), e
 // side has no paths, or not the instance --instance names), their merged
 // result, and every instance found.
 type sideResult struct {
-	runs   []instanceRun
+	runs   []instances.Run
 	merged *translate.Result
 	all    []translate.Instance
 }
@@ -264,7 +266,7 @@ func translateSide(side diffSide, opts translate.Options) (*sideResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := translate.Instances(instanceObjects(loaded, opts), append(slices.Clone(loaded.Workloads), side.clusterWorkloads...), opts)
+	all, err := translate.Instances(instances.Objects(loaded, opts), append(slices.Clone(loaded.Workloads), side.clusterWorkloads...), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -278,14 +280,14 @@ func translateSide(side diffSide, opts translate.Options) (*sideResult, error) {
 		return nil, err
 	}
 	standIns := side.standIn
-	standIns.Cluster, standIns.Served = opts.Cluster, servedByAny(chosen)
+	standIns.Cluster, standIns.Served = opts.Cluster, instances.ServedByAny(chosen)
 	if _, err := standin.Apply(loaded, standIns); err != nil {
 		return nil, err
 	}
 	for i := range chosen {
 		chosen[i].Options.RequireGateway = false // as for the flags' Gateway (run)
 	}
-	runs, merged, err := translateInstances(loaded, chosen, all)
+	runs, merged, err := instances.Translate(loaded, chosen, all)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +367,7 @@ func rowsOf(res *sideResult, name string) []translate.ObjectStatus {
 func diffInput(status []translate.ObjectStatus, res *translate.Resources, side diffSide) diff.Side {
 	objs := make([]diff.Object, 0, len(status))
 	for _, st := range status {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		objs = append(objs, diff.Object{
 			Kind: st.Kind, Namespace: st.Namespace, Name: st.Name,
 			Source: st.Source.String(), Verdict: v.Word, OK: v.OK, Reasons: v.Reasons,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
 	"github.com/contourc/contourc/routetest"
 )
 
@@ -94,7 +95,7 @@ type instanceDecision struct {
 
 // explainEach follows the request through each instance's configuration,
 // keeping those that route it (routing).
-func explainEach(runs []instanceRun, sources routetest.Sources, req routetest.Request) ([]instanceDecision, error) {
+func explainEach(runs []instances.Run, sources routetest.Sources, req routetest.Request) ([]instanceDecision, error) {
 	all := make([]instanceDecision, len(runs))
 	for i, r := range runs {
 		d, err := routetest.New(&r.Result.Resources, sources).Evaluate(req)

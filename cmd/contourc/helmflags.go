@@ -19,16 +19,6 @@ type helmFlags struct {
 	kubeVersion string
 }
 
-// helmKeys are the keys of the config file's helm: section and their
-// flags.
-var helmKeys = map[string]string{
-	"releaseName": "release-name",
-	"values":      "values",
-	"set":         "set",
-	"setString":   "set-string",
-	"kubeVersion": "kube-version",
-}
-
 func (f *helmFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVarP(&f.valueFiles, "values", "f", nil,
 		"Helm values `FILE` for a chart directory given as a PATH, as helm template -f (repeatable; later files win)")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/internal/survey"
 )
 
@@ -21,10 +22,10 @@ func newInitCmd(s IOStreams) *cobra.Command {
 	o := &initOptions{}
 	cmd := &cobra.Command{
 		Use:   "init [flags] [PATH]",
-		Short: "Write a " + repoConfigName + " for the repository at PATH from what it holds",
+		Short: "Write a " + repoconfig.Name + " for the repository at PATH from what it holds",
 		Long: "Look at the repository at PATH (default: the current directory): its kustomizations,\n" +
 			"Flux and Argo CD objects, the Secrets and Services its routing objects refer to that it\n" +
-			"does not hold, its Contour instances; and write PATH/" + repoConfigName + " with the keys that\n" +
+			"does not hold, its Contour instances; and write PATH/" + repoconfig.Name + " with the keys that\n" +
 			"make `contourc check` with no PATH right there, a comment on each choice made.\n" +
 			"An existing file is kept unless --force.",
 		Example: "  contourc init\n  contourc init ./gitops-repo && contourc check",
@@ -37,7 +38,7 @@ func newInitCmd(s IOStreams) *cobra.Command {
 			return o.run(dir, s)
 		},
 	}
-	cmd.Flags().BoolVar(&o.force, "force", false, "replace an existing "+repoConfigName)
+	cmd.Flags().BoolVar(&o.force, "force", false, "replace an existing "+repoconfig.Name)
 	return cmd
 }
 
@@ -48,7 +49,7 @@ func (o *initOptions) run(dir string, s IOStreams) error {
 		}
 		return failure(err)
 	}
-	file := filepath.Join(dir, repoConfigName)
+	file := filepath.Join(dir, repoconfig.Name)
 	if _, err := os.Lstat(file); err == nil && !o.force {
 		return failure(fmt.Errorf("%s exists already: contourc init does not replace it without --force", file))
 	}
@@ -56,7 +57,7 @@ func (o *initOptions) run(dir string, s IOStreams) error {
 	if err != nil {
 		return failure(err)
 	}
-	text := initConfig(sv, configKeys(newRootCmd(IOStreams{})))
+	text := initConfig(sv, repoconfig.Keys(newRootCmd(IOStreams{})))
 	if err := writeFileAtomicFrom(file, 0o644, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
 		return failure(err)
 	}
@@ -71,7 +72,7 @@ func (o *initOptions) run(dir string, s IOStreams) error {
 // that the file is always one this contourc reads.
 type configWriter struct {
 	b    strings.Builder
-	keys map[string]configFlag
+	keys map[string]repoconfig.Flag
 }
 
 func (w *configWriter) line(format string, args ...any) { fmt.Fprintf(&w.b, format+"\n", args...) }
@@ -82,7 +83,7 @@ func quote(s string) string {
 }
 
 // initConfig is the config file for a survey, each choice commented.
-func initConfig(sv *survey.Survey, keys map[string]configFlag) string {
+func initConfig(sv *survey.Survey, keys map[string]repoconfig.Flag) string {
 	w := &configWriter{keys: keys}
 	w.line("# .contourc.yaml, written by `contourc init`: what `contourc check` reads and how, for this")
 	w.line("# repository. Keys are contourc's flags by their long names (docs/gitops.md, \"The repository")

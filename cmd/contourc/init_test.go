@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/internal/survey"
 )
 
@@ -67,7 +68,7 @@ func TestInit(t *testing.T) {
 				copyTree(t, filepath.Join(initDir, c.repo), dir, i == 1)
 				got := runCLI(t, "", "init", dir)
 				got.wantExit(t, exitOK)
-				b, err := os.ReadFile(filepath.Join(dir, repoConfigName))
+				b, err := os.ReadFile(filepath.Join(dir, repoconfig.Name))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -93,8 +94,8 @@ func TestInit(t *testing.T) {
 func TestInitKeepsAnExistingFile(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(initDir, "valid"), dir, false)
-	file := filepath.Join(dir, repoConfigName)
-	writeFiles(t, dir, map[string]string{repoConfigName: "namespace: mine\n"})
+	file := filepath.Join(dir, repoconfig.Name)
+	writeFiles(t, dir, map[string]string{repoconfig.Name: "namespace: mine\n"})
 	got := runCLI(t, "", "init", dir)
 	got.wantExit(t, exitFailure)
 	if !strings.Contains(got.stderr, "exists already: contourc init does not replace it without --force") {
@@ -113,10 +114,10 @@ func TestInitKeepsAnExistingFile(t *testing.T) {
 // With the flags of stand-ins and assumed objects (a later contourc), their
 // keys are written, not commented out, and read back.
 func TestInitConfigWithLaterFlags(t *testing.T) {
-	keys := configKeys(newRootCmd(IOStreams{}))
-	keys["assume.secrets"] = configFlag{name: "assume-secret", slice: true}
-	keys["assume.services"] = configFlag{name: "assume-service", slice: true}
-	keys["standIns"] = configFlag{name: "no-stand-ins", bool: true, negate: true}
+	keys := repoconfig.Keys(newRootCmd(IOStreams{}))
+	keys["assume.secrets"] = repoconfig.Flag{Name: "assume-secret", Slice: true}
+	keys["assume.services"] = repoconfig.Flag{Name: "assume-service", Slice: true}
+	keys["standIns"] = repoconfig.Flag{Name: "no-stand-ins", Bool: true, Negate: true}
 	for _, c := range []struct {
 		repo string
 		want []string

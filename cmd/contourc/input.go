@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -11,6 +12,10 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/cluster"
+	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
@@ -38,14 +43,14 @@ type inputFlags struct {
 	// standIn is --assume-secret and --no-stand-ins (standins.go).
 	standIn standInFlags
 	// cluster are the objects the cluster has that the files do not
-	// (cluster.go).
-	cluster clusterFlags
+	// (internal/cluster).
+	cluster cluster.Flags
 	// maxInputSize is --max-input-size, for the commands that register it
 	// (registerInputSize); serve reads with the default.
 	maxInputSize sizeValue
 	// config is --config, and the repository config file read for the run
-	// (repoconfig.go).
-	config repoConfigValue
+	// (internal/repoconfig).
+	config repoconfig.Value
 	// instances is --instance, and the instances of the last run
 	// (instances.go).
 	instances instanceFlags
@@ -77,9 +82,9 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.serve.DisabledFeatures, "disable-feature", nil,
 		"ignore objects of these kinds: extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies (repeatable, comma-separated)")
 	f.source.register(fs)
-	registerConfigFlag(fs, &f.config)
+	repoconfig.Register(fs, &f.config)
 	f.standIn.register(fs)
-	f.cluster.register(fs)
+	f.cluster.Register(fs)
 	f.instances.register(fs)
 }
 
@@ -100,8 +105,8 @@ func (f *inputFlags) loadOptions(in io.Reader) loader.Options {
 // useConfigRoot makes the repository config file's directory, when a
 // file was read, the root Argo CD sources' paths are read from.
 func (f *inputFlags) useConfigRoot() {
-	if f.config.loaded != nil {
-		f.source.follow.configRoot = f.config.loaded.root
+	if f.config.Loaded != nil {
+		f.source.follow.configRoot = f.config.Loaded.Root
 	}
 }
 
@@ -153,7 +158,7 @@ func (f *inputFlags) options() (translate.Options, error) {
 	if _, err := f.standIn.options(); err != nil {
 		return translate.Options{}, err
 	}
-	if err := f.cluster.check(); err != nil {
+	if err := f.cluster.Check(); err != nil {
 		return translate.Options{}, err
 	}
 	var gateway *types.NamespacedName
@@ -185,20 +190,23 @@ func (f *inputFlags) options() (translate.Options, error) {
 		}
 		contourConfig = &types.NamespacedName{Namespace: ns, Name: name}
 	}
-	cluster, err := f.cluster.objects(int64(f.maxInputSize))
+	inCluster, err := f.cluster.Objects(int64(f.maxInputSize))
+	if unreadable := (*cluster.ContextError)(nil); errors.As(err, &unreadable) {
+		return translate.Options{}, failure(err)
+	}
 	if err != nil {
 		return translate.Options{}, err
 	}
-	added, err := f.config.loaded.addedInstances()
+	added, err := f.config.Loaded.AddedInstances()
 	if err != nil {
-		return translate.Options{}, err
+		return translate.Options{}, failure(err)
 	}
 	serve := f.serve
-	serve.WatchNamespaces = nonEmpty(serve.WatchNamespaces)
-	serve.DisabledFeatures = nonEmpty(serve.DisabledFeatures)
+	serve.WatchNamespaces = repoconfig.NonEmpty(serve.WatchNamespaces)
+	serve.DisabledFeatures = repoconfig.NonEmpty(serve.DisabledFeatures)
 	return translate.Options{
-		IngressClassNames:    nonEmpty(f.ingressClassNames),
-		RootNamespaces:       nonEmpty(f.rootNamespaces),
+		IngressClassNames:    repoconfig.NonEmpty(f.ingressClassNames),
+		RootNamespaces:       repoconfig.NonEmpty(f.rootNamespaces),
 		UpstreamDNS:          f.upstreamDNS,
 		Gateway:              gateway,
 		RequireGateway:       gateway != nil,
@@ -207,20 +215,9 @@ func (f *inputFlags) options() (translate.Options, error) {
 		ContourConfiguration: contourConfig,
 		Flags:                serve,
 		StatusOnly:           f.statusOnly,
-		Cluster:              cluster,
+		Cluster:              inCluster,
 		AddedInstances:       added,
 	}, nil
-}
-
-// nonEmpty trims list items and drops empty ones, so "a, b," means [a b].
-func nonEmpty(items []string) []string {
-	var out []string
-	for _, it := range items {
-		if it = strings.TrimSpace(it); it != "" {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // translateInput loads paths and translates them: the part of the pipeline
@@ -238,7 +235,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	deferFirstCollectionForInput(loader.InputSize(paths))
+	gcpace.DeferFirstCollectionForInput(loader.InputSize(paths))
 	start := time.Now()
 	base := f.loadOptions(s.In)
 	base.Follow = &loader.Follow{Cluster: opts.Cluster}
@@ -246,7 +243,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := translate.Instances(instanceObjects(loaded, opts), f.instanceWorkloads(loaded), opts)
+	all, err := translate.Instances(instances.Objects(loaded, opts), f.instanceWorkloads(loaded), opts)
 	if err != nil {
 		return nil, nil, failure(err)
 	}
@@ -254,7 +251,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.standIn.apply(loaded, opts.Cluster, servedByAny(chosen)); err != nil {
+	if err := f.standIn.apply(loaded, opts.Cluster, instances.ServedByAny(chosen)); err != nil {
 		return nil, nil, failure(err)
 	}
 	if g.verbose {
@@ -266,7 +263,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 		fmt.Fprintln(s.ErrOut, line)
 	}
 	start = time.Now()
-	runs, res, err := translateInstances(loaded, chosen, all)
+	runs, res, err := instances.Translate(loaded, chosen, all)
 	if err != nil {
 		return nil, nil, failure(err)
 	}
@@ -321,3 +318,13 @@ func printSkipped(w io.Writer, r *loader.Result, took time.Duration) {
 // roundedDuration is d to the millisecond, as the phase timings of
 // --verbose print it: finer would be noise.
 func roundedDuration(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+// pathsOrConfig are the PATH arguments of check and render, or, without
+// any, the config file's paths; with neither, the usage error of
+// requirePaths.
+func (f *inputFlags) pathsOrConfig(cmd *cobra.Command, args []string) ([]string, error) {
+	if len(args) == 0 && f.config.Loaded != nil && len(f.config.Loaded.Paths) > 0 {
+		return f.config.Loaded.Paths, nil
+	}
+	return args, requirePaths(cmd, args)
+}

@@ -1,27 +1,20 @@
 package main
 
-// Instances: every Contour of the input translated in one run
-// (translate.Instances finds them), each object judged by the instance
-// that serves it; --instance picks one for the commands that need one
-// configuration.
+// --instance: which of the input's Contour instances a command covers, and
+// the one the commands that need one configuration use. Translating them
+// all is internal/instances'.
 
 import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/spf13/pflag"
-	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
-
-// contourIngressController is the spec.controller of Contour's IngressClass.
-const contourIngressController = "projectcontour.io/ingress-controller"
 
 // instanceFlags are --instance, and what the last run found.
 type instanceFlags struct {
@@ -31,13 +24,7 @@ type instanceFlags struct {
 	// get every instance, not the error asking for one.
 	every bool
 	// runs are the instances of the last run, by name.
-	runs []instanceRun
-}
-
-// instanceRun is one instance and its translation.
-type instanceRun struct {
-	translate.Instance
-	Result *translate.Result
+	runs []instances.Run
 }
 
 func (f *instanceFlags) register(fs *pflag.FlagSet) {
@@ -51,211 +38,18 @@ func (f *instanceFlags) choose(all []translate.Instance) ([]translate.Instance, 
 	if f.name != "" {
 		i := slices.IndexFunc(all, func(in translate.Instance) bool { return in.Name == f.name })
 		if i < 0 {
-			return nil, fmt.Errorf("--instance %q: no such instance; the input has %s", f.name, instanceList(all))
+			return nil, fmt.Errorf("--instance %q: no such instance; the input has %s", f.name, instances.List(all))
 		}
 		return all[i : i+1], nil
 	}
 	if len(all) > 1 && !f.every {
-		return nil, fmt.Errorf("the input has %d Contour instances, %s: choose one with --instance NAME", len(all), instanceList(all))
+		return nil, fmt.Errorf("the input has %d Contour instances, %s: choose one with --instance NAME", len(all), instances.List(all))
 	}
 	return all, nil
 }
 
-// instanceList names the instances for a message: "a/x (Deployment), b/y (Gateway)".
-func instanceList(all []translate.Instance) string {
-	names := make([]string, len(all))
-	for i, in := range all {
-		names[i] = in.Name
-		if in.Kind != "" {
-			names[i] += " (" + in.Kind + ")"
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// instanceObjects are the objects instances are found in: the input's and
-// the cluster context's (a Contour installed by the platform, its
-// ConfigMap).
-func instanceObjects(loaded *loader.Result, opts translate.Options) []loader.Object {
-	if len(opts.Cluster) == 0 {
-		return loaded.Objects
-	}
-	return append(slices.Clone(loaded.Objects), opts.Cluster...)
-}
-
-// servedByAny says whether one of the instances serves obj by its class.
-func servedByAny(all []translate.Instance) func(any) bool {
-	return func(obj any) bool {
-		for _, in := range all {
-			if in.Serves(obj) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-// translateInstances translates objs once per chosen instance, in parallel, and
-// returns the runs in instance order and their merged result: with one
-// instance its result as it is, with several each status row given its
-// instance (see mergeResults). Either way the Ingresses and HTTPProxies no
-// instance of all serves get a NotServed row.
-func translateInstances(loaded *loader.Result, chosen, all []translate.Instance) ([]instanceRun, *translate.Result, error) {
-	runs := make([]instanceRun, len(chosen))
-	errs := make([]error, len(chosen))
-	var wg sync.WaitGroup
-	for i, in := range chosen {
-		wg.Go(func() {
-			res, err := translate.Translate(loaded.Objects, in.Options)
-			if err != nil && len(all) > 1 {
-				err = fmt.Errorf("instance %s: %w", in.Name, err)
-			}
-			runs[i], errs[i] = instanceRun{Instance: in, Result: res}, err
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	var merged *translate.Result
-	if len(runs) == 1 {
-		merged = runs[0].Result
-	} else {
-		merged = mergeResults(runs)
-	}
-	merged.Status = withNotServed(merged.Status, loaded.Objects, all)
-	return runs, merged, nil
-}
-
-// mergeResults joins the runs' results: each row of an Ingress or HTTPProxy
-// from the instance that serves it, of a Gateway API object from the
-// instances that serve a Gateway, of anything else from every instance
-// that serves ingress classes; notices once each.
-func mergeResults(runs []instanceRun) *translate.Result {
-	out := &translate.Result{}
-	seen := map[string]bool{}
-	for _, r := range runs {
-		for _, st := range r.Result.Status {
-			if keepRow(st, r) {
-				st.Instance = r.Name
-				out.Status = append(out.Status, st)
-			}
-		}
-		for _, n := range r.Result.Notices {
-			if k := n.String(); !seen[k] {
-				seen[k] = true
-				out.Notices = append(out.Notices, n)
-			}
-		}
-	}
-	sortStatus(out.Status)
-	return out
-}
-
-// keepRow says whether a status row of run r is the instance's to give.
-func keepRow(st translate.ObjectStatus, r instanceRun) bool {
-	switch {
-	case st.Kind == "Ingress" || st.Kind == "HTTPProxy":
-		return st.Ignored == "" // of a class another instance serves, or none
-	case strings.HasPrefix(st.APIVersion, "gateway.networking.k8s.io/"):
-		return r.Result.Gateway != nil
-	}
-	return !r.Options.NoIngress
-}
-
-// withNotServed marks the Ingresses and HTTPProxies that no instance serves
-// NotServed, with their class: unless their IngressClass is another
-// controller's, they were meant for Contour and would silently not be
-// routed. An Ingress's "ignored" row becomes NotServed; an HTTPProxy, on
-// which Contour writes nothing, gets a row.
-func withNotServed(list []translate.ObjectStatus, objs []loader.Object, all []translate.Instance) []translate.ObjectStatus {
-	served := servedByAny(all)
-	others := otherControllersClasses(objs)
-	rows := map[string]int{} // "Kind ns/name" of the Ingress rows -> index
-	for i, st := range list {
-		if st.Kind == "Ingress" {
-			rows[st.Namespace+"/"+st.Name] = i
-		}
-	}
-	var added []translate.ObjectStatus
-	for _, o := range objs {
-		if !translate.IsClassed(o.Obj) || served(o.Obj) {
-			continue
-		}
-		class, ns, name := translate.ClassOf(o.Obj), o.Obj.GetNamespace(), o.Obj.GetName()
-		apiVersion := "projectcontour.io/v1"
-		if o.Kind == "Ingress" {
-			apiVersion = "networking.k8s.io/v1"
-		}
-		st := translate.ObjectStatus{APIVersion: apiVersion, Kind: o.Kind, Namespace: ns, Name: name, Source: o.Source}
-		if controller := others[class]; controller != "" {
-			if o.Kind != "Ingress" {
-				continue
-			}
-			st.Ignored = fmt.Sprintf("ingress class %q is another controller's (IngressClass %s: controller %s)", class, class, controller)
-		} else {
-			st.NotServed = notServedMessage(class, all)
-		}
-		if o.Kind == "Ingress" {
-			st.Findings = []string{}
-			if i, ok := rows[ns+"/"+name]; ok {
-				if st.NotServed != "" {
-					list[i].Ignored, list[i].NotServed, list[i].Instance = "", st.NotServed, ""
-				}
-				continue
-			}
-		}
-		added = append(added, st)
-	}
-	if len(added) == 0 {
-		return list
-	}
-	list = append(list, added...)
-	sortStatus(list)
-	return list
-}
-
-// sortStatus sorts status rows by kind, namespace and name, as translate
-// lists them, keeping the instance order of an object's rows.
-func sortStatus(list []translate.ObjectStatus) {
-	sort.SliceStable(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
-	})
-}
-
-// notServedMessage says which class no instance serves, and what they do.
-func notServedMessage(class string, all []translate.Instance) string {
-	what := fmt.Sprintf("ingress class %q", class)
-	if class == "" {
-		what = "no ingress class"
-	}
-	return fmt.Sprintf("%s: served by no Contour instance of the input (%s)", what, instanceList(all))
-}
-
-// otherControllersClasses are the IngressClasses of the input whose
-// controller is not Contour's, by name: their objects are another
-// controller's, not Contour's to serve or judge.
-func otherControllersClasses(objs []loader.Object) map[string]string {
-	out := map[string]string{}
-	for _, o := range objs {
-		if ic, ok := o.Obj.(*networkingv1.IngressClass); ok && ic.Spec.Controller != contourIngressController {
-			out[ic.Name] = ic.Spec.Controller
-		}
-	}
-	return out
-}
-
 // printServing says, for -v, which Gateway each instance serves.
-func printServing(w io.Writer, runs []instanceRun) {
+func printServing(w io.Writer, runs []instances.Run) {
 	for _, r := range runs {
 		prefix := ""
 		if len(runs) > 1 {
@@ -273,10 +67,10 @@ func printServing(w io.Writer, runs []instanceRun) {
 // and, once options() has read it, the cluster context's (a Contour the
 // platform installs).
 func (f *inputFlags) instanceWorkloads(loaded *loader.Result) []loader.Object {
-	if len(f.cluster.workloads) == 0 {
+	if len(f.cluster.Workloads) == 0 {
 		return loaded.Workloads
 	}
-	return append(slices.Clone(loaded.Workloads), f.cluster.workloads...)
+	return append(slices.Clone(loaded.Workloads), f.cluster.Workloads...)
 }
 
 // selectInstance is serve's Select: selectOne with the workloads of the
@@ -289,7 +83,7 @@ func (f *inputFlags) selectInstance(loaded *loader.Result, opts translate.Option
 // only one), and the NotServed rows of the objects no instance serves. The
 // stand-ins were made by Prepare for every instance.
 func (f *instanceFlags) selectOne(loaded *loader.Result, opts translate.Options, workloads []loader.Object) (translate.Options, func([]translate.ObjectStatus) []translate.ObjectStatus, error) {
-	all, err := translate.Instances(instanceObjects(loaded, opts), workloads, opts)
+	all, err := translate.Instances(instances.Objects(loaded, opts), workloads, opts)
 	if err != nil {
 		return translate.Options{}, nil, err
 	}
@@ -300,7 +94,7 @@ func (f *instanceFlags) selectOne(loaded *loader.Result, opts translate.Options,
 		return translate.Options{}, nil, err
 	}
 	complete := func(list []translate.ObjectStatus) []translate.ObjectStatus {
-		return withNotServed(list, loaded.Objects, all)
+		return instances.WithNotServed(list, loaded.Objects, all)
 	}
 	return chosen[0].Options, complete, nil
 }

@@ -346,7 +346,7 @@ func TestInstancesOfTheClusterContext(t *testing.T) {
 // Contour the platform installs is served by its name.
 func TestServeInstancesOfTheClusterContext(t *testing.T) {
 	f := &inputFlags{}
-	f.cluster.contexts = []string{instancesData + "two-classes/contour.yaml"}
+	f.cluster.Contexts = []string{instancesData + "two-classes/contour.yaml"}
 	f.instances.name = "contour-internal/contour"
 	opts, err := f.options()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/lint"
 	"github.com/contourc/contourc/translate"
 )
@@ -48,7 +49,7 @@ func (f *lintFlags) register(fs *pflag.FlagSet) {
 // options checks the flags and makes the lint options. The clock is read
 // here and nowhere else.
 func (f *lintFlags) options() (lint.Options, error) {
-	ids := nonEmpty(f.disable)
+	ids := repoconfig.NonEmpty(f.disable)
 	for _, id := range ids {
 		if _, ok := lint.RuleByID(id); !ok {
 			return lint.Options{}, fmt.Errorf("--disable %q: no such lint rule (see docs/lint.md)", id)

@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
 	// Imported for its init: no collection while packages initialise.
 	_ "github.com/contourc/contourc/internal/initgc"
 )
@@ -13,6 +14,6 @@ import (
 var version = "dev"
 
 func main() {
-	deferFirstCollection()
+	gcpace.DeferFirstCollection()
 	os.Exit(runAs(programName(os.Args[0]), os.Args[1:], IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
 }

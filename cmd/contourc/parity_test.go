@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 )
 
 // conformanceDir is the shared corpus, a sibling of the repository.
@@ -140,7 +142,7 @@ func compareStatus(t *testing.T, wantFile string, got []byte) {
 				// status.
 				continue
 			}
-			m[fmt.Sprintf("%s %s %s/%s", o.APIVersion, o.Kind, o.Namespace, o.Name)] = verdictOf(o.Status).Word
+			m[fmt.Sprintf("%s %s %s/%s", o.APIVersion, o.Kind, o.Namespace, o.Name)] = verdict.OfStatus(o.Status).Word
 		}
 		return m, nil
 	}

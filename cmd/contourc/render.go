@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/render"
 	"github.com/contourc/contourc/translate"
 )
@@ -29,7 +31,7 @@ var renderers = map[string]func(io.Writer, *translate.Resources) error{
 // render writes its resources once), and bounds the heap to match.
 var streamers = map[string]func(io.Writer, *translate.Resources) error{
 	"json": func(w io.Writer, r *translate.Resources) error {
-		boundHeapWhileWriting()
+		gcpace.BoundHeapWhileWriting()
 		return render.JSONStreamOnce(w, r)
 	},
 	"yaml": render.BootstrapStream,
@@ -164,7 +166,7 @@ func (o *renderOptions) judge(statuses []translate.ObjectStatus, w io.Writer) er
 	}
 	bad := 0
 	for _, st := range statuses {
-		v := objectVerdict(st)
+		v := verdict.Of(st)
 		if v.OK {
 			continue
 		}

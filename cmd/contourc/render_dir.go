@@ -11,12 +11,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
 	"github.com/contourc/contourc/translate"
 )
 
 // writeInstanceFiles renders each run's resources with write into
 // dir/<name>.<ext>.
-func writeInstanceFiles(dir, ext string, runs []instanceRun, write func(io.Writer, *translate.Resources) error) error {
+func writeInstanceFiles(dir, ext string, runs []instances.Run, write func(io.Writer, *translate.Resources) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

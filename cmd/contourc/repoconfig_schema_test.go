@@ -1,7 +1,7 @@
 package main
 
 // docs/contourc.schema.json is made from the keys the config file's reader
-// accepts (configKeys), so the two cannot drift: TestRepoConfigSchema
+// accepts (repoconfig.Keys), so the two cannot drift: TestRepoConfigSchema
 // fails when they differ, and -update rewrites the schema. The examples of
 // the docs are checked against it with the small validator below, which
 // knows the part of JSON Schema the schema uses.
@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 )
 
 var schemaPath = filepath.Join(repoRoot, "docs", "contourc.schema.json")
@@ -32,17 +34,17 @@ func repoConfigSchema() map[string]any {
 		},
 	}
 	instance := map[string]any{}
-	for key, what := range instanceKeys {
+	for key, what := range repoconfig.InstanceKeys {
 		instance[key] = map[string]any{"description": what, "type": "string"}
 	}
-	instance["ingressClassNames"] = map[string]any{"description": instanceKeys["ingressClassNames"], "type": []any{"array", "string"}, "items": map[string]any{"type": "string"}}
+	instance["ingressClassNames"] = map[string]any{"description": repoconfig.InstanceKeys["ingressClassNames"], "type": []any{"array", "string"}, "items": map[string]any{"type": "string"}}
 	top["instances"] = map[string]any{
 		"description": "Contour instances whose install is not in the repository (a Helm chart from elsewhere), added to those found in it",
 		"type":        "array",
 		"items":       map[string]any{"type": "object", "additionalProperties": false, "required": []any{"name"}, "properties": instance},
 	}
 	sections := map[string]map[string]any{}
-	for key, f := range configKeys(newRootCmd(IOStreams{})) {
+	for key, f := range repoconfig.Keys(newRootCmd(IOStreams{})) {
 		section, sub, nested := strings.Cut(key, ".")
 		if !nested {
 			top[key] = flagSchema(f)
@@ -75,25 +77,25 @@ func repoConfigSchema() map[string]any {
 	}
 }
 
-func flagSchema(f configFlag) map[string]any {
-	flag := "--" + f.name
-	if f.negate {
+func flagSchema(f repoconfig.Flag) map[string]any {
+	flag := "--" + f.Name
+	if f.Negate {
 		flag = "the opposite of " + flag
 	}
-	s := map[string]any{"description": fmt.Sprintf("%s (%s; %s)", strings.SplitN(f.usage, "\n", 2)[0], flag, strings.Join(f.commands, ", "))}
+	s := map[string]any{"description": fmt.Sprintf("%s (%s; %s)", strings.SplitN(f.Usage, "\n", 2)[0], flag, strings.Join(f.Commands, ", "))}
 	scalar := "string"
 	switch {
-	case f.bool:
+	case f.Bool:
 		scalar = "boolean"
-	case strings.HasPrefix(f.typ, "int") || strings.HasPrefix(f.typ, "uint"):
+	case strings.HasPrefix(f.Type, "int") || strings.HasPrefix(f.Type, "uint"):
 		scalar = "integer"
 	}
 	switch {
-	case f.slice && f.pairs:
+	case f.Slice && f.Pairs:
 		s["type"] = []any{"object", "array", "string"}
 		s["items"] = map[string]any{"type": "string"}
 		s["additionalProperties"] = map[string]any{"type": []any{"string", "number", "boolean"}}
-	case f.slice:
+	case f.Slice:
 		s["type"] = []any{"array", "string"}
 		s["items"] = map[string]any{"type": "string"}
 	default:
@@ -161,15 +163,15 @@ func difference(a, b []string) []string {
 }
 
 // The schema's properties are the keys the reader accepts: each one read
-// alone gives no "unknown field", and each key of configKeys is in it.
+// alone gives no "unknown field", and each key of repoconfig.Keys is in it.
 func TestRepoConfigSchemaMatchesReader(t *testing.T) {
-	keys := configKeys(newRootCmd(IOStreams{}))
+	keys := repoconfig.Keys(newRootCmd(IOStreams{}))
 	var want []string
 	for k := range keys {
 		want = append(want, k)
 	}
 	want = append(want, "paths", "instances", "contour")
-	for section, subs := range sectionKeys {
+	for section, subs := range repoconfig.SectionKeys {
 		for sub := range subs {
 			if _, ok := keys[section+"."+sub]; ok {
 				want = append(want, section)
@@ -256,11 +258,11 @@ func checkConfigExample(t *testing.T, name string, schema map[string]any, text s
 	for _, e := range validate(schema, v, "") {
 		t.Errorf("%s: %s", name, e)
 	}
-	file := filepath.Join(t.TempDir(), repoConfigName)
+	file := filepath.Join(t.TempDir(), repoconfig.Name)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readRepoConfig(file, configKeys(newRootCmd(IOStreams{}))); err != nil {
+	if _, err := repoconfig.Read(file, repoconfig.Keys(newRootCmd(IOStreams{}))); err != nil {
 		t.Errorf("%s: %v", name, err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 )
 
 // writeFiles writes files (path: content) under dir.
@@ -35,7 +37,7 @@ func configuredFlags(t *testing.T, name string, args ...string) (*cobra.Command,
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, applyRepoConfig(cmd, cmd.Flags().Args(), false, nil)
+	return cmd, repoconfig.Apply(cmd, cmd.Flags().Args(), false, nil)
 }
 
 func flagValue(t *testing.T, cmd *cobra.Command, name string) string {
@@ -112,7 +114,7 @@ argocd:
 // arguments.
 func pathsOf(t *testing.T, cmd *cobra.Command) ([]string, error) {
 	t.Helper()
-	v, ok := readsConfig(cmd)
+	v, ok := repoconfig.Lookup(cmd)
 	if !ok {
 		t.Fatalf("%s reads no config file", cmd.Name())
 	}
@@ -142,56 +144,6 @@ substitute: {A: file, B: file}
 		if got := flagValue(t, cmd, name); got != v {
 			t.Errorf("--%s = %q, want %q", name, got, v)
 		}
-	}
-}
-
-// The keys map onto flags generically: a command with flags this file
-// does not know of by name (those of stand-ins and assumed objects) takes
-// them, a boolean key is also its --no- flag the other way round, and the
-// flags that take files have their paths resolved.
-func TestRepoConfigGenericFlags(t *testing.T) {
-	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{"cfg/.contourc.yaml": `assume:
-  secrets: ["platform/wildcard-tls:*"]
-  services: ["logging/kibana-kb-http:5601/tls"]
-clusterContext: [platform/dump.yaml]
-standIns: false
-kustomizeRemote: true
-`})
-	root := &cobra.Command{Use: "contourc"}
-	var v repoConfigValue
-	later := &cobra.Command{Use: "later", RunE: func(*cobra.Command, []string) error { return nil }}
-	fs := later.Flags()
-	registerConfigFlag(fs, &v)
-	fs.StringArray("assume-secret", nil, "")
-	fs.StringArray("assume-service", nil, "")
-	fs.StringArray("cluster-context", nil, "")
-	fs.Bool("no-stand-ins", false, "")
-	fs.Bool("kustomize-remote", false, "")
-	fs.Bool("allow-stand-ins", false, "")
-	root.AddCommand(later)
-	t.Chdir(repo)
-	if err := later.ParseFlags([]string{"--config", "cfg/.contourc.yaml"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := applyRepoConfig(later, nil, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	for name, want := range map[string]string{
-		"assume-secret":    "[platform/wildcard-tls:*]",
-		"assume-service":   "[logging/kibana-kb-http:5601/tls]",
-		"cluster-context":  "[cfg/platform/dump.yaml]", // the root is the file's directory
-		"no-stand-ins":     "true",
-		"kustomize-remote": "true",
-	} {
-		if got := flagValue(t, later, name); got != want {
-			t.Errorf("--%s = %q, want %q", name, got, want)
-		}
-	}
-	// serve's --allow-stand-ins is the command line's alone.
-	writeFiles(t, repo, map[string]string{"cfg/.contourc.yaml": "allowStandIns: true\n"})
-	if err := applyRepoConfig(later, nil, false, nil); err == nil || !strings.Contains(err.Error(), `unknown field "allowStandIns"`) {
-		t.Errorf("allowStandIns: err = %v, want an unknown field", err)
 	}
 }
 

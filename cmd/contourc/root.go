@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 )
 
 // Exit codes. 1 means the input was read but Contour would reject some of
@@ -123,7 +125,11 @@ func newRootCmdWith(s IOStreams, g *globalFlags) *cobra.Command {
 		if err := g.startProfile(); err != nil {
 			return err
 		}
-		return applyRepoConfig(cmd, args, g.verbose, s.ErrOut)
+		// Every error of the config file is one of reading the input.
+		if err := repoconfig.Apply(cmd, args, g.verbose, s.ErrOut); err != nil {
+			return failure(err)
+		}
+		return nil
 	}
 	root.SetFlagErrorFunc(outputFlagHint)
 	root.AddCommand(newRenderCmd(s, g), newCheckCmd(s, g), newVersionCmd(s))

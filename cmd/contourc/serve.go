@@ -16,6 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/gcpace"
+	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/serve"
 	"github.com/contourc/contourc/translate"
@@ -137,7 +140,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		Load:    load,
 		// The cluster context is read again at every reload, with the
 		// options: a change to it reloads too.
-		Watch:           nonEmpty(append([]string{o.input.configPath}, o.input.cluster.contexts...)),
+		Watch:           repoconfig.NonEmpty(append([]string{o.input.configPath}, o.input.cluster.Contexts...)),
 		XDSAddress:      net.JoinHostPort(o.xdsAddress, strconv.Itoa(o.xdsPort)),
 		HTTPAddress:     net.JoinHostPort(o.httpAddress, strconv.Itoa(o.httpPort)),
 		ConfigSource:    source,
@@ -150,7 +153,7 @@ func (o *serveOptions) config(paths []string, g *globalFlags, s IOStreams) (serv
 		Prepare:         o.prepare(log),
 		Select:          o.input.selectInstance,
 		Judge: func(st translate.ObjectStatus) (bool, string) {
-			v := objectVerdict(st)
+			v := verdict.Of(st)
 			return v.OK, v.String()
 		},
 	}, nil
@@ -201,7 +204,7 @@ func (o *serveOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if err != nil {
 		return failure(err)
 	}
-	collectAsUsual()
+	gcpace.CollectAsUsual()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hup := make(chan os.Signal, 1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
 	"github.com/contourc/contourc/routetest"
 	"github.com/contourc/contourc/translate"
 )
@@ -146,7 +147,7 @@ func (o *testOptions) runTests(args []string, dash int, g *globalFlags, s IOStre
 // with several, each case against the instance that routes its request
 // (as explain picks it; the first of several that do). decidedBy is the
 // index of the instance each result's decision is of.
-func runCases(runs []instanceRun, configs []*routetest.Config, cases []routetest.Case) (out []routetest.Result, decidedBy []int) {
+func runCases(runs []instances.Run, configs []*routetest.Config, cases []routetest.Case) (out []routetest.Result, decidedBy []int) {
 	decidedBy = make([]int, len(cases))
 	if len(runs) == 1 {
 		return routetest.Run(configs[0], cases), decidedBy
@@ -167,7 +168,7 @@ func runCases(runs []instanceRun, configs []*routetest.Config, cases []routetest
 			continue
 		}
 		chosen := routing(all)[0]
-		decidedBy[i] = slices.IndexFunc(runs, func(r instanceRun) bool { return r.Name == chosen.Instance })
+		decidedBy[i] = slices.IndexFunc(runs, func(r instances.Run) bool { return r.Name == chosen.Instance })
 		out[i].Decision = chosen.Decision
 		out[i].Failures = routetest.Compare(c, chosen.Decision)
 	}
@@ -177,7 +178,7 @@ func runCases(runs []instanceRun, configs []*routetest.Config, cases []routetest
 // coverage is the routes the results reached: of the one instance's
 // configuration, or of each instance's with the results it decided, its
 // route configurations named after it.
-func coverage(runs []instanceRun, configs []*routetest.Config, results []routetest.Result, decidedBy []int) *routetest.Coverage {
+func coverage(runs []instances.Run, configs []*routetest.Config, results []routetest.Result, decidedBy []int) *routetest.Coverage {
 	if len(runs) == 1 {
 		return configs[0].Coverage(results)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/verdict"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
@@ -20,7 +21,7 @@ func TestWarmManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range res.Status {
-		if v := verdictOf(st.Status); !v.OK {
+		if v := verdict.OfStatus(st.Status); !v.OK {
 			t.Errorf("%s %s/%s: %v", st.Kind, st.Namespace, st.Name, v)
 		}
 	}

@@ -3,9 +3,10 @@
 // initialisation allocate about 4 MB (regular expressions, metric and
 // format registries), past the runtime's first 4 MB heap goal: a
 // collection in every run, `contourc version` included, of a heap that is
-// all live. cmd/contourc's main then takes over the pacing (gc.go); in a
-// program that does not (a test binary), the first collection, when the
-// heap reaches initHeapBound, turns the usual pacing back on.
+// all live. cmd/contourc's main then takes over the pacing
+// (cmd/contourc/internal/gcpace); in a program that does not (a test
+// binary), the first collection, when the heap reaches initHeapBound,
+// turns the usual pacing back on.
 //
 // Go initialises packages in import-path order as their imports are ready
 // (the language spec, since Go 1.21), and this one imports only what the

@@ -1,4 +1,4 @@
-package render
+package protowalk
 
 // Typed configs decoded once for all of a bootstrap's passes.
 
@@ -13,16 +13,16 @@ import (
 	"github.com/contourc/contourc/translate"
 )
 
-// decodedAnys remembers the message each Any of one bootstrap holds, as the
+// Decoded remembers the message each Any of one bootstrap holds, as the
 // inlining walk decoded (and possibly rewrote) it, so that the checks and
 // the printer that follow need not decode it again: at 5,000 virtual hosts
 // each connection manager was decoded three times. It is keyed by the Any
 // itself, so it is only right while nothing changes an Any it holds: from
 // inlining, which fills it, to printing. A nil one holds nothing.
-type decodedAnys struct {
+type Decoded struct {
 	m sync.Map // *anypb.Any -> decodedAny
 
-	// lazyPacking lets a walk that rewrites an Any's content leave the Any's
+	// LazyPacking lets a walk that rewrites an Any's content leave the Any's
 	// bytes as they were rather than pack the content again: packing each
 	// connection manager with its whole route table inline was a tenth of
 	// printing a bootstrap, and the checks and the printer read the content
@@ -30,13 +30,13 @@ type decodedAnys struct {
 	// on the content alone, equal stale bytes still mean equal content, so
 	// caches keyed by bytes stay right. packed makes the bytes whole for
 	// anything that reads them.
-	lazyPacking bool
-	// unpacked, when set, holds the connection managers the translation
+	LazyPacking bool
+	// Unpacked, when set, holds the connection managers the translation
 	// packed, which a walk starts from rather than decoding their bytes
 	// (see unpackedCopy).
-	unpacked  *translate.Unpacked
+	Unpacked  *translate.Unpacked
 	mu        sync.Mutex
-	rewritten map[string]proto.Message // by anyKey of the bytes before the rewrite
+	rewritten map[string]proto.Message // by AnyKey of the bytes before the rewrite
 }
 
 type decodedAny struct {
@@ -44,8 +44,8 @@ type decodedAny struct {
 	stale bool // a.Value does not encode msg yet
 }
 
-// get returns what a holds, or nil when it was not decoded.
-func (d *decodedAnys) get(a *anypb.Any) proto.Message {
+// Get returns what a holds, or nil when it was not decoded.
+func (d *Decoded) Get(a *anypb.Any) proto.Message {
 	if d == nil {
 		return nil
 	}
@@ -62,11 +62,11 @@ func (d *decodedAnys) get(a *anypb.Any) proto.Message {
 // filter chain has its own manager, and decoding each, kilobytes of
 // filters, was 3% of render -o yaml's CPU at 5,000 HTTPProxies and, at
 // 20,000, a tenth of its memory and of its time.
-func (d *decodedAnys) unpackedCopy(a *anypb.Any) proto.Message {
+func (d *Decoded) unpackedCopy(a *anypb.Any) proto.Message {
 	if d == nil {
 		return nil
 	}
-	hcm, ok := d.unpacked.Get(a).(*hcmv3.HttpConnectionManager)
+	hcm, ok := d.Unpacked.Get(a).(*hcmv3.HttpConnectionManager)
 	if !ok {
 		return nil
 	}
@@ -84,9 +84,9 @@ func topCopy[T proto.Message](m T) T {
 	return out.Interface().(T)
 }
 
-// copyOf is a copy of m to rewrite: of its own fields when shared (see
-// sharesResources), else whole.
-func copyOf[T proto.Message](m T, shared bool) T {
+// CopyOf is a copy of m to rewrite: of its own fields when shared (see
+// SharesResources), else whole.
+func CopyOf[T proto.Message](m T, shared bool) T {
 	if shared {
 		return topCopy(m)
 	}
@@ -94,16 +94,16 @@ func copyOf[T proto.Message](m T, shared bool) T {
 }
 
 // put records that a holds inner, which a.Value encodes.
-func (d *decodedAnys) put(a *anypb.Any, inner proto.Message) {
+func (d *Decoded) put(a *anypb.Any, inner proto.Message) {
 	if d != nil {
 		d.m.Store(a, decodedAny{msg: inner})
 	}
 }
 
 // putRewritten records that a, whose bytes had key before, now holds inner,
-// which a.Value does not encode (lazyPacking). Without a key (an Any too
-// large to remember, see walker.walkAny) only a's content is recorded.
-func (d *decodedAnys) putRewritten(a *anypb.Any, key string, inner proto.Message) {
+// which a.Value does not encode (LazyPacking). Without a key (an Any too
+// large to remember, see Walker.walkAny) only a's content is recorded.
+func (d *Decoded) putRewritten(a *anypb.Any, key string, inner proto.Message) {
 	d.m.Store(a, decodedAny{msg: inner, stale: true})
 	if key == "" {
 		return
@@ -118,27 +118,27 @@ func (d *decodedAnys) putRewritten(a *anypb.Any, key string, inner proto.Message
 
 // rewrittenAs is the content an Any whose bytes were key was rewritten to
 // without being packed, or nil.
-func (d *decodedAnys) rewrittenAs(key string) proto.Message {
+func (d *Decoded) rewrittenAs(key string) proto.Message {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.rewritten[key]
 }
 
-// sharesResources says a bootstrap built with d may hold the resources'
+// SharesResources says a bootstrap built with d may hold the resources'
 // own messages rather than copies of them: with lazy packing, the walks
 // that inline it change nothing they are given (rewritten content is
 // recorded here, and what is printed packed is a copy: see packed).
 // Copying the listeners and secrets was a tenth of the memory of `render
 // -o yaml` at 20,000 HTTPProxies.
-func (d *decodedAnys) sharesResources() bool { return d != nil && d.lazyPacking }
+func (d *Decoded) SharesResources() bool { return d != nil && d.LazyPacking }
 
-// packed returns m with the rewritten content of every Any in it whose
+// Packed returns m with the rewritten content of every Any in it whose
 // bytes are stale packed, for what reads the bytes (protojson): m itself
 // when there can be none, else a copy, since m may share its messages
 // with the resources the bootstrap was built from. Rewritten content can
 // be shared by several Anys, so one pass at a time.
-func (d *decodedAnys) packed(m proto.Message) (proto.Message, error) {
-	if d == nil || !d.lazyPacking {
+func (d *Decoded) Packed(m proto.Message) (proto.Message, error) {
+	if d == nil || !d.LazyPacking {
 		return m, nil
 	}
 	d.mu.Lock()
@@ -146,14 +146,14 @@ func (d *decodedAnys) packed(m proto.Message) (proto.Message, error) {
 	return d.packedCopy(m)
 }
 
-func (d *decodedAnys) packedCopy(m proto.Message) (proto.Message, error) {
+func (d *Decoded) packedCopy(m proto.Message) (proto.Message, error) {
 	c := proto.Clone(m)
 	return c, d.packInto(m.ProtoReflect(), c.ProtoReflect())
 }
 
 // packInto packs, in dst, a copy of src, the content of each Any whose
 // counterpart in src has stale bytes, innermost first.
-func (d *decodedAnys) packInto(src, dst protoreflect.Message) error {
+func (d *Decoded) packInto(src, dst protoreflect.Message) error {
 	if a, ok := src.Interface().(*anypb.Any); ok {
 		e, found := d.m.Load(a)
 		if !found || !e.(decodedAny).stale {

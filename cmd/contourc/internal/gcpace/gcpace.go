@@ -1,4 +1,4 @@
-package main
+package gcpace
 
 import (
 	"math"
@@ -26,9 +26,9 @@ import (
 // later collections put it; check's rises from 155 to 200 MiB.
 const firstCollectionAt = 256 << 20
 
-// deferFirstCollection sets that up. GOGC or GOMEMLIMIT in the environment
+// DeferFirstCollection sets that up. GOGC or GOMEMLIMIT in the environment
 // are the user's own choice and win.
-func deferFirstCollection() {
+func DeferFirstCollection() {
 	if userPacing() {
 		return
 	}
@@ -39,7 +39,7 @@ func deferFirstCollection() {
 	// pointer so that it is not batched with other tiny allocations, whose
 	// finalizers may never run.
 	sentinel := &struct{ p *int }{}
-	runtime.SetFinalizer(sentinel, func(*struct{ p *int }) { collectAsUsual() })
+	runtime.SetFinalizer(sentinel, func(*struct{ p *int }) { CollectAsUsual() })
 }
 
 // heapPerInputByte is about the most heap a run builds per byte of input
@@ -47,7 +47,7 @@ func deferFirstCollection() {
 // 5,000 HTTPProxies (378 MiB for 14.6 MB of YAML), 23 for 5,000 HTTPRoutes.
 const heapPerInputByte = 32
 
-// deferFirstCollectionForInput puts a run's first collection off further,
+// DeferFirstCollectionForInput puts a run's first collection off further,
 // to heapPerInputByte times the input's size when that is more than
 // firstCollectionAt, so that a run of a few thousand objects collects
 // once, while it prints, or not at all. Until a run prints its heap is the
@@ -64,7 +64,7 @@ const heapPerInputByte = 32
 // HTTPProxies (56 MB) it is the 1 GiB, where 16 bytes per byte put it at
 // 900 MiB. A run that has collected or whose user set the pacing is left
 // alone.
-func deferFirstCollectionForInput(inputBytes int64) {
+func DeferFirstCollectionForInput(inputBytes int64) {
 	if userPacing() || collected.Load() {
 		return
 	}
@@ -73,7 +73,7 @@ func deferFirstCollectionForInput(inputBytes int64) {
 	}
 }
 
-// inputCollectionAt is where deferFirstCollectionForInput puts the first
+// inputCollectionAt is where DeferFirstCollectionForInput puts the first
 // collection, given the input's size and the memory the process may use
 // (0 when unknown).
 func inputCollectionAt(inputBytes, physical int64) int64 {
@@ -129,10 +129,10 @@ func memTotal(meminfo string) int64 {
 	return 0
 }
 
-// collectAsUsual restores Go's default pacing: for serve, which runs for
+// CollectAsUsual restores Go's default pacing: for serve, which runs for
 // days, often on a small configuration whose heap would take hours of
 // reloads to reach firstCollectionAt. It changes nothing the user set.
-func collectAsUsual() {
+func CollectAsUsual() {
 	collected.Store(true)
 	if userPacing() {
 		return
@@ -144,10 +144,10 @@ func collectAsUsual() {
 // collected says the first collection happened.
 var collected atomic.Bool
 
-// writingHeapBound is the least memory limit boundHeapWhileWriting sets.
+// writingHeapBound is the least memory limit BoundHeapWhileWriting sets.
 const writingHeapBound = 256 << 20
 
-// boundHeapWhileWriting sets a memory limit for the rest of a render that
+// BoundHeapWhileWriting sets a memory limit for the rest of a render that
 // lets go of its resources as it writes them (render.JSONStreamOnce): half
 // again the heap live at the last collection, and at least
 // writingHeapBound.
@@ -159,7 +159,7 @@ const writingHeapBound = 256 << 20
 // that shrinks as resources are written, for 285 MiB, and at 20,000 for
 // 1,010 MiB instead of 1,270, at 2-4% more CPU. A run that never collected
 // (a small input) is left alone.
-func boundHeapWhileWriting() {
+func BoundHeapWhileWriting() {
 	if userPacing() || !collected.Load() {
 		return
 	}

@@ -1,8 +1,8 @@
-package render
+package presence
 
 // Field presence and values read straight from generated message structs.
 //
-// The encoder and the walker ask every field of every message whether it is
+// The encoder and the protowalk.Walker ask every field of every message whether it is
 // set, and most of Envoy's fields are not. protoreflect's Message.Has answers
 // for a message-typed field through reflect.NewAt, whose pointer-type cache
 // is a sync.Map: on 5,000 virtual hosts that lookup alone took a third of a
@@ -44,37 +44,37 @@ const (
 	presenceMap                         // set iff the map, of a type read directly, is not empty
 )
 
-type fieldPresence struct {
-	fd     protoreflect.FieldDescriptor
+type Field struct {
+	FD     protoreflect.FieldDescriptor
 	kind   presenceKind
-	offset uintptr
+	Offset uintptr
 	// member is, for a oneof field, the interface's type word when it
 	// holds this field's wrapper.
 	member unsafe.Pointer
-	// read says how get reads the field's value from the struct.
-	read valueRead
-	// message is, for a message field or list of messages read directly,
+	// Read says how get reads the field's value from the struct.
+	Read ValueRead
+	// Message is, for a message field or list of messages read directly,
 	// the type word of a ProtoMessage interface holding its (elements')
-	// Go type, a pointer to the struct: see messageAt.
-	message unsafe.Pointer
+	// Go type, a pointer to the struct: see MessageAt.
+	Message unsafe.Pointer
 	// plan is, once known, the plan of the field's messages.
-	plan atomic.Pointer[presencePlan]
+	plan atomic.Pointer[Plan]
 }
 
-// messageFamily says how the encoder prints a message type.
-type messageFamily uint8
+// Family says how the encoder prints a message type.
+type Family uint8
 
 const (
-	familyPlain     messageFamily = iota // its fields, as an object
-	familyAny                            // google.protobuf.Any: "@type" and the packed fields
-	familyWellKnown                      // another google.protobuf type, with its own JSON form
+	familyPlain     Family = iota // its fields, as an object
+	FamilyAny                     // google.protobuf.Any: "@type" and the packed fields
+	FamilyWellKnown               // another google.protobuf type, with its own JSON form
 )
 
-// valueRead is how to read a set field's value without reflection.
-type valueRead uint8
+// ValueRead is how to read a set field's value without reflection.
+type ValueRead uint8
 
 const (
-	readAsk         valueRead = iota // call Message.Get
+	readAsk         ValueRead = iota // call Message.Get
 	readString                       // string
 	readBool                         // bool
 	readInt32                        // int32
@@ -82,27 +82,27 @@ const (
 	readUint32                       // uint32
 	readInt64                        // int64
 	readUint64                       // uint64
-	readMessage                      // pointer to a generated message
-	readMessageList                  // slice of pointers to generated messages (the encoder only)
-	readStringList                   // []string (the encoder only)
+	ReadMessage                      // pointer to a generated message
+	ReadMessageList                  // slice of pointers to generated messages (the encoder only)
+	ReadStringList                   // []string (the encoder only)
 	// The maps the encoder reads directly; get leaves them to Get.
-	readStringMap // map[string]string
-	readStructMap // map[string]*structpb.Struct
-	readAnyMap    // map[string]*anypb.Any
+	ReadStringMap // map[string]string
+	ReadStructMap // map[string]*structpb.Struct
+	ReadAnyMap    // map[string]*anypb.Any
 )
 
-// presencePlan is the fields of one message type in declaration order, with
+// Plan is the fields of one message type in declaration order, with
 // how to read each one's presence.
-type presencePlan struct {
-	fields []fieldPresence
-	direct bool // the plan reads the struct: m.Interface() is a pointer to it
-	family messageFamily
+type Plan struct {
+	Fields []Field
+	Direct bool // the plan reads the struct: m.Interface() is a pointer to it
+	Family Family
 	// entered holds, for each set of walk targets asked about, the fields
-	// a walk for them enters (see fieldsToEnter).
-	entered sync.Map // *typeTargets -> []int
+	// a walk for them enters (see FieldsToEnter).
+	entered sync.Map // *Targets -> []int
 }
 
-// fieldsToEnter returns the fields, in order, that a walk for targets enters:
+// FieldsToEnter returns the fields, in order, that a walk for targets enters:
 // those whose messages can contain one of targets or, with no targets,
 // every message and map field. Worked out on first use for each set: it
 // explores every type below, a few milliseconds a process that `render -o
@@ -110,13 +110,13 @@ type presencePlan struct {
 // spares a walk the others: a route action has forty fields, and asking
 // each whether it could hold a target and was set was half of checking a
 // bootstrap's route tables.
-func (p *presencePlan) fieldsToEnter(targets *typeTargets) []int {
+func (p *Plan) FieldsToEnter(targets *Targets) []int {
 	if r, ok := p.entered.Load(targets); ok {
 		return r.([]int)
 	}
 	var r []int
-	for i := range p.fields {
-		fd := p.fields[i].fd
+	for i := range p.Fields {
+		fd := p.Fields[i].FD
 		if targets == nil && (fd.Message() != nil || fd.IsMap()) || targets != nil && targets.reachesField(fd) {
 			r = append(r, i)
 		}
@@ -125,47 +125,47 @@ func (p *presencePlan) fieldsToEnter(targets *typeTargets) []int {
 	return actual.([]int)
 }
 
-var presencePlans sync.Map // protoreflect.MessageType -> *presencePlan
+var presencePlans sync.Map // protoreflect.MessageType -> *Plan
 
-// presenceFor returns the presence plan of m's type. Plans are found by
+// For returns the presence plan of m's type. Plans are found by
 // message type, one per Go type, which unlike the Go type itself is had
 // without unwrapping m.
-func presenceFor(m protoreflect.Message) *presencePlan {
+func For(m protoreflect.Message) *Plan {
 	mt := m.Type()
 	if p, ok := presencePlans.Load(mt); ok {
-		return p.(*presencePlan)
+		return p.(*Plan)
 	}
 	p, _ := presencePlans.LoadOrStore(mt, buildPresencePlan(reflect.TypeOf(m.Interface()), m))
-	return p.(*presencePlan)
+	return p.(*Plan)
 }
 
-func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
+func buildPresencePlan(t reflect.Type, m protoreflect.Message) *Plan {
 	fds := m.Descriptor().Fields()
-	p := &presencePlan{fields: make([]fieldPresence, fds.Len()), family: familyOf(m.Descriptor())}
+	p := &Plan{Fields: make([]Field, fds.Len()), Family: familyOf(m.Descriptor())}
 	var byNumber map[protoreflect.FieldNumber]reflect.StructField
 	var byOneof map[string]reflect.StructField
 	if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
-		p.direct = true
+		p.Direct = true
 		byNumber, byOneof = structFieldsByTag(t.Elem())
 	}
 	for i := range fds.Len() {
 		fd := fds.Get(i)
-		f := &p.fields[i]
-		f.fd, f.kind = fd, presenceAsk
-		if p.direct {
+		f := &p.Fields[i]
+		f.FD, f.kind = fd, presenceAsk
+		if p.Direct {
 			if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 				if sf, ok := byOneof[string(od.Name())]; ok && sf.Type.Kind() == reflect.Interface {
 					var wrapped reflect.Type
-					f.kind, f.offset = presenceOneof, sf.Offset
+					f.kind, f.Offset = presenceOneof, sf.Offset
 					f.member, wrapped = oneofMember(m, fd, sf.Offset)
 					if wrapped != nil {
-						f.read, f.message = valueReadOf(fd, wrapped, true)
+						f.Read, f.Message = valueReadOf(fd, wrapped, true)
 					}
 				}
 			} else if sf, ok := byNumber[fd.Number()]; ok {
-				f.kind, f.offset = presenceKindOf(fd, sf.Type), sf.Offset
-				f.read, f.message = valueReadOf(fd, sf.Type, false)
-				if f.read >= readStringMap {
+				f.kind, f.Offset = presenceKindOf(fd, sf.Type), sf.Offset
+				f.Read, f.Message = valueReadOf(fd, sf.Type, false)
+				if f.Read >= ReadStringMap {
 					f.kind = presenceMap
 				}
 			}
@@ -174,23 +174,23 @@ func buildPresencePlan(t reflect.Type, m protoreflect.Message) *presencePlan {
 	return p
 }
 
-func familyOf(d protoreflect.MessageDescriptor) messageFamily {
+func familyOf(d protoreflect.MessageDescriptor) Family {
 	switch {
 	case d.FullName() == "google.protobuf.Any":
-		return familyAny
+		return FamilyAny
 	case d.ParentFile().Package() == "google.protobuf":
-		return familyWellKnown
+		return FamilyWellKnown
 	}
 	return familyPlain
 }
 
-// sub is the plan of the messages of field i, one of which is m.
-func (p *presencePlan) sub(i int, m protoreflect.Message) *presencePlan {
-	f := &p.fields[i]
+// Sub is the plan of the messages of field i, one of which is m.
+func (p *Plan) Sub(i int, m protoreflect.Message) *Plan {
+	f := &p.Fields[i]
 	if s := f.plan.Load(); s != nil {
 		return s
 	}
-	s := presenceFor(m)
+	s := For(m)
 	f.plan.Store(s)
 	return s
 }
@@ -245,18 +245,18 @@ func structFieldsByTag(t reflect.Type) (map[protoreflect.FieldNumber]reflect.Str
 
 // valueReadOf is how a field of Go type t is read (get reads the singular
 // ones, the encoder lists and maps), and for a message field or list of
-// messages the type word of its ProtoMessage interface (messageAt); readAsk
+// messages the type word of its ProtoMessage interface (MessageAt); readAsk
 // where it is left to Get. A field in a oneof is read from its wrapper,
 // where even a scalar is held as itself (a proto3 optional scalar outside
 // one is a pointer).
-func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (valueRead, unsafe.Pointer) {
+func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) (ValueRead, unsafe.Pointer) {
 	switch {
 	case fd.IsList():
 		if fd.Message() != nil && t.Kind() == reflect.Slice && isGeneratedMessage(t.Elem()) {
-			return readMessageList, protoMessageTab(t.Elem())
+			return ReadMessageList, protoMessageTab(t.Elem())
 		}
 		if fd.Kind() == protoreflect.StringKind && t == reflect.TypeFor[[]string]() {
-			return readStringList, nil
+			return ReadStringList, nil
 		}
 		return readAsk, nil
 	case fd.IsMap():
@@ -295,17 +295,17 @@ func valueReadOf(fd protoreflect.FieldDescriptor, t reflect.Type, inOneof bool) 
 		}
 	case protoreflect.MessageKind:
 		if isGeneratedMessage(t) {
-			return readMessage, protoMessageTab(t)
+			return ReadMessage, protoMessageTab(t)
 		}
 	}
 	return readAsk, nil
 }
 
 // directMaps are the Go map types the encoder reads directly, with how.
-var directMaps = map[reflect.Type]valueRead{
-	reflect.TypeFor[map[string]string]():           readStringMap,
-	reflect.TypeFor[map[string]*structpb.Struct](): readStructMap,
-	reflect.TypeFor[map[string]*anypb.Any]():       readAnyMap,
+var directMaps = map[reflect.Type]ValueRead{
+	reflect.TypeFor[map[string]string]():           ReadStringMap,
+	reflect.TypeFor[map[string]*structpb.Struct](): ReadStructMap,
+	reflect.TypeFor[map[string]*anypb.Any]():       ReadAnyMap,
 }
 
 // isGeneratedMessage says whether t is a pointer to a generated message
@@ -327,25 +327,25 @@ var protoMessageType = reflect.TypeFor[protoreflect.ProtoMessage]()
 // (its itab) and the data word, here a pointer to the struct.
 type ifaceWords struct{ tab, data unsafe.Pointer }
 
-// messageAt is the message of the generated struct at ptr, whose
+// MessageAt is the message of the generated struct at ptr, whose
 // ProtoMessage type word is tab. Building the interface value from its two
 // words replaces reflect.NewAt and an interface conversion, whose type
 // lookups were a tenth of printing a route table.
-func messageAt(tab, ptr unsafe.Pointer) protoreflect.Message {
+func MessageAt(tab, ptr unsafe.Pointer) protoreflect.Message {
 	var pm protoreflect.ProtoMessage
 	*(*ifaceWords)(unsafe.Pointer(&pm)) = ifaceWords{tab, ptr}
 	return pm.ProtoReflect()
 }
 
-// get returns the value of field i, which has reported set, as m.Get
+// Get returns the value of field i, which has reported set, as m.Get
 // would, reading the struct where the plan knows how.
-func (p *presencePlan) get(m protoreflect.Message, base unsafe.Pointer, i int) protoreflect.Value {
-	f := &p.fields[i]
+func (p *Plan) Get(m protoreflect.Message, base unsafe.Pointer, i int) protoreflect.Value {
+	f := &p.Fields[i]
 	at := p.valueAt(base, i)
 	if at == nil {
-		return m.Get(f.fd)
+		return m.Get(f.FD)
 	}
-	switch f.read {
+	switch f.Read {
 	case readString:
 		return protoreflect.ValueOfString(*(*string)(at))
 	case readBool:
@@ -360,26 +360,26 @@ func (p *presencePlan) get(m protoreflect.Message, base unsafe.Pointer, i int) p
 		return protoreflect.ValueOfInt64(*(*int64)(at))
 	case readUint64:
 		return protoreflect.ValueOfUint64(*(*uint64)(at))
-	case readMessage:
+	case ReadMessage:
 		ptr := *(*unsafe.Pointer)(at)
 		if ptr == nil {
 			break
 		}
-		return protoreflect.ValueOfMessage(messageAt(f.message, ptr))
+		return protoreflect.ValueOfMessage(MessageAt(f.Message, ptr))
 	}
-	return m.Get(f.fd)
+	return m.Get(f.FD)
 }
 
 // valueAt is where the value of field i, which has reported set, is in
 // the struct at base, or nil where the plan does not read it.
-func (p *presencePlan) valueAt(base unsafe.Pointer, i int) unsafe.Pointer {
-	f := &p.fields[i]
+func (p *Plan) valueAt(base unsafe.Pointer, i int) unsafe.Pointer {
+	f := &p.Fields[i]
 	if base == nil {
 		return nil
 	}
-	at := unsafe.Add(base, f.offset)
+	at := unsafe.Add(base, f.Offset)
 	if f.kind == presenceOneof {
-		if f.read == readAsk || *(*unsafe.Pointer)(at) != f.member {
+		if f.Read == readAsk || *(*unsafe.Pointer)(at) != f.member {
 			return nil
 		}
 		// The interface's data word points to the wrapper, whose one
@@ -389,11 +389,11 @@ func (p *presencePlan) valueAt(base unsafe.Pointer, i int) unsafe.Pointer {
 	return at
 }
 
-// messagePointer is the message of field i, a message field read directly
+// MessagePointer is the message of field i, a message field read directly
 // that has reported set, as a pointer to its struct; nil where the plan
 // does not read it.
-func (p *presencePlan) messagePointer(base unsafe.Pointer, i int) unsafe.Pointer {
-	if at := p.valueAt(base, i); at != nil && p.fields[i].read == readMessage {
+func (p *Plan) MessagePointer(base unsafe.Pointer, i int) unsafe.Pointer {
+	if at := p.valueAt(base, i); at != nil && p.Fields[i].Read == ReadMessage {
 		return *(*unsafe.Pointer)(at)
 	}
 	return nil
@@ -432,14 +432,14 @@ func presenceKindOf(fd protoreflect.FieldDescriptor, t reflect.Type) presenceKin
 	return presenceAsk
 }
 
-// has reports whether field i of the plan is set in m, whose struct starts
+// Has reports whether field i of the plan is set in m, whose struct starts
 // at base (nil when the plan is not direct).
-func (p *presencePlan) has(m protoreflect.Message, base unsafe.Pointer, i int) bool {
-	f := &p.fields[i]
+func (p *Plan) Has(m protoreflect.Message, base unsafe.Pointer, i int) bool {
+	f := &p.Fields[i]
 	if base == nil {
-		return m.Has(f.fd)
+		return m.Has(f.FD)
 	}
-	at := unsafe.Add(base, f.offset)
+	at := unsafe.Add(base, f.Offset)
 	switch f.kind {
 	case presencePointer:
 		return *(*unsafe.Pointer)(at) != nil
@@ -456,22 +456,22 @@ func (p *presencePlan) has(m protoreflect.Message, base unsafe.Pointer, i int) b
 	case presenceOneof:
 		return *(*unsafe.Pointer)(at) == f.member
 	case presenceMap:
-		switch f.read {
-		case readStringMap:
+		switch f.Read {
+		case ReadStringMap:
 			return len(*(*map[string]string)(at)) != 0
-		case readStructMap:
+		case ReadStructMap:
 			return len(*(*map[string]*structpb.Struct)(at)) != 0
-		case readAnyMap:
+		case ReadAnyMap:
 			return len(*(*map[string]*anypb.Any)(at)) != 0
 		}
 	}
-	return m.Has(f.fd)
+	return m.Has(f.FD)
 }
 
-// base is the address of m's struct, or nil when the plan cannot read it
+// Base is the address of m's struct, or nil when the plan cannot read it
 // (a nil message pointer, or not a generated struct).
-func (p *presencePlan) base(m protoreflect.Message) unsafe.Pointer {
-	if !p.direct {
+func (p *Plan) Base(m protoreflect.Message) unsafe.Pointer {
+	if !p.Direct {
 		return nil
 	}
 	// A generated message's reflection is its state, the struct's first

@@ -1,4 +1,4 @@
-package render
+package protojson
 
 // The fast JSON encoder's strings and floats, printed byte for byte as
 // protojson prints them.

@@ -1,13 +1,11 @@
-package main
+package gcpace
 
 import (
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"testing"
 	"time"
 )
@@ -34,7 +32,7 @@ func withDefaultPacing(t *testing.T) {
 func TestDeferFirstCollectionRestoresDefaultPacing(t *testing.T) {
 	withDefaultPacing(t)
 
-	deferFirstCollection()
+	DeferFirstCollection()
 	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != -1 || l != firstCollectionAt {
 		t.Fatalf("before the first collection: GOGC %d, limit %d; want off and %d", p, l, firstCollectionAt)
 	}
@@ -52,30 +50,30 @@ func TestDeferFirstCollectionRestoresDefaultPacing(t *testing.T) {
 func TestDeferFirstCollectionLeavesUserSettings(t *testing.T) {
 	t.Setenv("GOGC", "50")
 	before := gcPercent()
-	deferFirstCollection()
+	DeferFirstCollection()
 	if p := gcPercent(); p != before {
 		t.Fatalf("GOGC set by the user: pacing changed from %d to %d", before, p)
 	}
 }
 
-// collectAsUsual, which serve calls, ends the deferral at once, but leaves
+// CollectAsUsual, which serve calls, ends the deferral at once, but leaves
 // a GOGC the user set alone.
 func TestCollectAsUsual(t *testing.T) {
 	withDefaultPacing(t)
-	deferFirstCollection()
-	collectAsUsual()
+	DeferFirstCollection()
+	CollectAsUsual()
 	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != 100 || l != math.MaxInt64 {
 		t.Fatalf("GOGC %d, limit %d; want 100 and no limit", p, l)
 	}
 	t.Setenv("GOGC", "50")
 	debug.SetGCPercent(50)
-	collectAsUsual()
+	CollectAsUsual()
 	if p := gcPercent(); p != 50 {
 		t.Errorf("GOGC %d after the user set 50", p)
 	}
 }
 
-// boundHeapWhileWriting bounds the heap of a run that collected and whose
+// BoundHeapWhileWriting bounds the heap of a run that collected and whose
 // live heap is small, and leaves a run that never collected, or whose
 // user set the pacing, alone.
 func TestBoundHeapWhileWriting(t *testing.T) {
@@ -85,19 +83,19 @@ func TestBoundHeapWhileWriting(t *testing.T) {
 	debug.SetMemoryLimit(math.MaxInt64)
 
 	collected.Store(false)
-	boundHeapWhileWriting()
+	BoundHeapWhileWriting()
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Fatalf("before any collection: limit %d, want none", l)
 	}
 	collected.Store(true)
 	runtime.GC() // what a test process holds is far below the bound
-	boundHeapWhileWriting()
+	BoundHeapWhileWriting()
 	if l := debug.SetMemoryLimit(-1); l != writingHeapBound {
 		t.Fatalf("after a collection: limit %d, want %d", l, writingHeapBound)
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	boundHeapWhileWriting()
+	BoundHeapWhileWriting()
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Errorf("GOMEMLIMIT set by the user: limit changed to %d", l)
 	}
@@ -134,21 +132,21 @@ func TestDeferFirstCollectionForInput(t *testing.T) {
 	}
 	const input = 24 << 20
 	collected.Store(false)
-	deferFirstCollection()
-	deferFirstCollectionForInput(input)
+	DeferFirstCollection()
+	DeferFirstCollectionForInput(input)
 	if l := debug.SetMemoryLimit(-1); l != heapPerInputByte*input {
 		t.Fatalf("limit %d, want %d", l, heapPerInputByte*input)
 	}
-	deferFirstCollection()
+	DeferFirstCollection()
 	collected.Store(true)
-	deferFirstCollectionForInput(input)
+	DeferFirstCollectionForInput(input)
 	if l := debug.SetMemoryLimit(-1); l != firstCollectionAt {
 		t.Errorf("after a collection: limit %d, want %d", l, firstCollectionAt)
 	}
 	collected.Store(false)
 	t.Setenv("GOMEMLIMIT", "1GiB")
 	debug.SetMemoryLimit(math.MaxInt64)
-	deferFirstCollectionForInput(input)
+	DeferFirstCollectionForInput(input)
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Errorf("GOMEMLIMIT set by the user: limit changed to %d", l)
 	}
@@ -204,25 +202,4 @@ func physicalMemoryWithout(t *testing.T) int64 {
 	t.Helper()
 	cgroupMemoryLimits = nil
 	return physicalMemory()
-}
-
-// Package initialisation runs without a collection (internal/initgc): the
-// validation libraries allocate past the runtime's first heap goal while
-// they initialise. The test binary, which links them too, is run again
-// with the collector tracing and no test to run.
-func TestNoCollectionDuringInit(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT set: the collector is the user's")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(line, "gc ") {
-			t.Errorf("a collection before any test ran: %s", line)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package render
+package protojson
 
 // The fast JSON encoder's well-known types (google.protobuf.*): the
 // common ones (wrappers, Duration, Struct and Value) printed here in their
@@ -17,7 +17,7 @@ import (
 // wellKnown prints the well-known types Envoy's configuration is full of
 // (durations, wrappers, Structs) in their special JSON forms, and leaves the
 // rare others to protojson.
-func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
+func (e *Encoder) wellKnown(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
 	if m.IsValid() {
 		if out, ok, err := e.commonWellKnown(dst, m, depth); ok {
 			return out, err
@@ -59,7 +59,7 @@ func (e *jsonEncoder) wellKnown(dst []byte, m protoreflect.Message, depth int) (
 // commonWellKnown prints the commonest well-known types, read as Go
 // structs rather than through reflection: every route carries a Struct, and
 // durations and wrappers are everywhere. ok is false for the other types.
-func (e *jsonEncoder) commonWellKnown(dst []byte, m protoreflect.Message, depth int) (_ []byte, ok bool, _ error) {
+func (e *Encoder) commonWellKnown(dst []byte, m protoreflect.Message, depth int) (_ []byte, ok bool, _ error) {
 	switch v := m.Interface().(type) {
 	case *durationpb.Duration:
 		dst, err := appendDuration(dst, v.Seconds, int64(v.Nanos))
@@ -82,7 +82,7 @@ func (e *jsonEncoder) commonWellKnown(dst []byte, m protoreflect.Message, depth 
 }
 
 // structFields prints a Struct's fields, keys in byte order.
-func (e *jsonEncoder) structFields(dst []byte, fields map[string]*structpb.Value, depth int) ([]byte, error) {
+func (e *Encoder) structFields(dst []byte, fields map[string]*structpb.Value, depth int) ([]byte, error) {
 	return stringKeyed(e, dst, fields, depth, func(dst []byte, v *structpb.Value) ([]byte, error) {
 		if v == nil {
 			return dst, errFallback // protojson's error
@@ -92,7 +92,7 @@ func (e *jsonEncoder) structFields(dst []byte, fields map[string]*structpb.Value
 }
 
 // structValue prints a google.protobuf.Value: its kind's value alone.
-func (e *jsonEncoder) structValue(dst []byte, v *structpb.Value, depth int) ([]byte, error) {
+func (e *Encoder) structValue(dst []byte, v *structpb.Value, depth int) ([]byte, error) {
 	switch k := v.Kind.(type) {
 	case *structpb.Value_NullValue:
 		return append(dst, "null"...), nil

@@ -1,4 +1,4 @@
-package render
+package protojson
 
 // The fast JSON encoder's Anys: each distinct packed config printed once,
 // its JSON remembered by type URL and bytes (anyCache).
@@ -12,18 +12,14 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/known/anypb"
-)
 
-// maxCachedAny bounds the size of the Anys whose JSON is remembered: the
-// repeated ones are small filter configs, while large ones (a whole HTTP
-// connection manager naming its own route table) are unique and would only
-// fill memory.
-const maxCachedAny = 4 << 10
+	"github.com/contourc/contourc/render/internal/protowalk"
+)
 
 // anyMessage prints an Any as protojson does, "@type" first and then the
 // fields of the packed message, from the cache when it was printed before
 // at the same depth.
-func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
+func (e *Encoder) anyMessage(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
 	if a, ok := m.Interface().(*anypb.Any); ok {
 		return e.anyValue(dst, a.GetTypeUrl(), a.GetValue(), a, depth)
 	}
@@ -33,15 +29,15 @@ func (e *jsonEncoder) anyMessage(dst []byte, m protoreflect.Message, depth int) 
 
 // anyValue is anyMessage for the Any a (nil when it is not an *anypb.Any)
 // holding value of typeURL.
-func (e *jsonEncoder) anyValue(dst []byte, typeURL string, value []byte, a *anypb.Any, depth int) ([]byte, error) {
+func (e *Encoder) anyValue(dst []byte, typeURL string, value []byte, a *anypb.Any, depth int) ([]byte, error) {
 	if typeURL == "" {
 		return dst, errFallback // protojson's empty-Any and error cases
 	}
-	cacheable := len(value) <= maxCachedAny
-	var keyBuf [maxCachedAny + 256]byte // the key is built here, not on the heap
+	cacheable := len(value) <= protowalk.MaxCachedAny
+	var keyBuf [protowalk.MaxCachedAny + 256]byte // the key is built here, not on the heap
 	var key []byte
 	if cacheable {
-		key = anyKey(keyBuf[:0], typeURL, value)
+		key = protowalk.AnyKey(keyBuf[:0], typeURL, value)
 		if e.indent {
 			key = append(key, byte(depth))
 		}
@@ -52,10 +48,10 @@ func (e *jsonEncoder) anyValue(dst []byte, typeURL string, value []byte, a *anyp
 	start := len(dst)
 	var known proto.Message
 	if a != nil {
-		if known = e.decoded.get(a); known == nil {
-			known = e.unpacked.Get(a)
-			if e.drop && known != nil {
-				e.unpacked.Forget(a) // printed once
+		if known = e.Decoded.Get(a); known == nil {
+			known = e.Unpacked.Get(a)
+			if e.Drop && known != nil {
+				e.Unpacked.Forget(a) // printed once
 			}
 		}
 	}
@@ -69,14 +65,7 @@ func (e *jsonEncoder) anyValue(dst []byte, typeURL string, value []byte, a *anyp
 	return dst, nil
 }
 
-// anyKey appends the identity of a packed message, its type and bytes.
-func anyKey(dst []byte, typeURL string, value []byte) []byte {
-	dst = append(dst, typeURL...)
-	dst = append(dst, 0)
-	return append(dst, value...)
-}
-
-// anyCache maps packed messages (anyKey) to their printed JSON. Lookups,
+// anyCache maps packed messages (protowalk.AnyKey) to their printed JSON. Lookups,
 // by far the most frequent, take a byte slice and allocate nothing.
 //
 // A packed message's JSON is kept from the second time it is printed on:
@@ -125,7 +114,7 @@ func (c *anyCache) put(key, js []byte) {
 
 // packed prints the message value encodes, or known, the same message
 // decoded before, when there is one.
-func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int, known proto.Message) ([]byte, error) {
+func (e *Encoder) packed(dst []byte, typeURL string, value []byte, depth int, known proto.Message) ([]byte, error) {
 	var inner protoreflect.Message
 	if known != nil {
 		inner = known.ProtoReflect()
@@ -142,9 +131,9 @@ func (e *jsonEncoder) packed(dst []byte, typeURL string, value []byte, depth int
 	if inner.Descriptor().ParentFile().Package() == "google.protobuf" {
 		return dst, errFallback // well-known types nest under "value"
 	}
-	if e.validate {
-		if err := validateOne(inner.Interface()); err != nil {
-			return dst, &invalidError{err}
+	if e.Validate {
+		if err := protowalk.ValidateOne(inner.Interface()); err != nil {
+			return dst, &InvalidError{err}
 		}
 	}
 	dst = e.key(e.member(append(dst, '{'), depth, true), "@type")

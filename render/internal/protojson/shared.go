@@ -1,8 +1,10 @@
-package render
+package protojson
 
 import (
 	"slices"
 	"unsafe"
+
+	"github.com/contourc/contourc/render/internal/presence"
 )
 
 // sharedJSON holds, for one goroutine printing, the JSON of messages,
@@ -44,14 +46,14 @@ func (s *sharedSlot) holds(at unsafe.Pointer, n, depth int) bool {
 
 // sharedMessage prints the message at, field i of a message whose plan is
 // p, from e's table when it was printed before.
-func (e *jsonEncoder) sharedMessage(dst []byte, p *presencePlan, i int, at unsafe.Pointer, depth int) ([]byte, error) {
+func (e *Encoder) sharedMessage(dst []byte, p *presence.Plan, i int, at unsafe.Pointer, depth int) ([]byte, error) {
 	slot, ok := e.shared.lookup(at, 0, depth)
 	if ok {
 		return append(dst, slot.json...), nil
 	}
 	start := len(dst)
-	sub := messageAt(p.fields[i].message, at)
-	dst, err := e.planned(dst, p.sub(i, sub), sub, depth)
+	sub := presence.MessageAt(p.Fields[i].Message, at)
+	dst, err := e.planned(dst, p.Sub(i, sub), sub, depth)
 	slot.remember(dst, start, err, at, 0, depth)
 	return dst, err
 }
@@ -59,8 +61,8 @@ func (e *jsonEncoder) sharedMessage(dst []byte, p *presencePlan, i int, at unsaf
 // sharedList is messageList, from e's table when the same list (the same
 // array, as long) was printed before. Lists long enough to be printed in
 // pieces are printed anew.
-func (e *jsonEncoder) sharedList(dst []byte, p *presencePlan, i int, items []unsafe.Pointer, depth int) ([]byte, error) {
-	if e.shared == nil || len(items) == 0 || len(items) >= minSplitList {
+func (e *Encoder) sharedList(dst []byte, p *presence.Plan, i int, items []unsafe.Pointer, depth int) ([]byte, error) {
+	if e.shared == nil || len(items) == 0 || len(items) >= MinSplitList {
 		return e.messageList(dst, p, i, items, depth)
 	}
 	at := unsafe.Pointer(&items[0])
@@ -77,7 +79,7 @@ func (e *jsonEncoder) sharedList(dst []byte, p *presencePlan, i int, items []uns
 // sharedMap is directMap for the map field f at at, from e's table when
 // the same map was printed before (every HTTP-to-HTTPS redirect shares
 // one per-filter map).
-func (e *jsonEncoder) sharedMap(dst []byte, f *fieldPresence, at unsafe.Pointer, depth int) ([]byte, error) {
+func (e *Encoder) sharedMap(dst []byte, f *presence.Field, at unsafe.Pointer, depth int) ([]byte, error) {
 	m := *(*unsafe.Pointer)(at) // a map value is a pointer to the map
 	if e.shared == nil || m == nil {
 		return e.directMap(dst, f, at, depth)

@@ -1,9 +1,7 @@
-package main
+package repoconfig
 
-// The repository config file, .contourc.yaml: the flags a repository's runs
-// always need, kept beside its manifests. Every key is a flag by the
-// camelCase of its long name, found by walking the commands' flag sets, so
-// a flag added to a command is a key of the file without a change here.
+// The file's keys (the commands' flags), finding and parsing the file, and
+// setting the flags it gives.
 
 import (
 	"errors"
@@ -23,9 +21,9 @@ import (
 	"github.com/contourc/contourc/loader"
 )
 
-// repoConfigName is the file's name, looked for in the directory of the
+// Name is the file's name, looked for in the directory of the
 // first PATH and above it up to the Git top-level.
-const repoConfigName = ".contourc.yaml"
+const Name = ".contourc.yaml"
 
 // notConfigFlags are the flags that are no key of the file: the file's own
 // --config, --help, --output (a file every run would overwrite), the
@@ -40,42 +38,52 @@ var notConfigFlags = map[string]bool{"help": true, "config": true, "output": tru
 // `DIR` in their usage, or cobra's filename annotation; see isPathFlag).
 var repoPathFlags = map[string]bool{"config-path": true, "substitute-from": true, "cluster-context": true}
 
-// sectionKeys are the keys of the sections that name flags otherwise
+// SectionKeys are the keys of the sections that name flags otherwise
 // than by their camelCase (assume: secrets is --assume-secret), by
 // section, with their flags: assume: (objects the cluster has), flux: and
 // argocd: (which sources and repositories are this one).
-var sectionKeys = map[string]map[string]string{
+var SectionKeys = map[string]map[string]string{
 	"assume": {"secrets": "assume-secret", "services": "assume-service"},
 	"flux":   {"sources": "flux-source"},
 	"argocd": {"repos": "argocd-repo"},
 }
 
-// lintKeys are the keys of the lint: section (lint.go) and their flags.
+// helmKeys are the keys of the config file's helm: section and their
+// flags.
+var helmKeys = map[string]string{
+	"releaseName": "release-name",
+	"values":      "values",
+	"set":         "set",
+	"setString":   "set-string",
+	"kubeVersion": "kube-version",
+}
+
+// lintKeys are the keys of the lint: section (cmd/contourc/lint.go) and their flags.
 var lintKeys = map[string]string{"disable": "disable", "certExpiryDays": "cert-expiry-days"}
 
-// repoConfigValue is the --config flag. It also keeps the file once it is
+// Value is the --config flag. It also keeps the file once it is
 // read, for the command's RunE (the paths key).
-type repoConfigValue struct {
+type Value struct {
 	file   string
-	loaded *repoConfig
+	Loaded *Config
 }
 
-func (v *repoConfigValue) String() string     { return v.file }
-func (v *repoConfigValue) Set(s string) error { v.file = s; return nil }
-func (v *repoConfigValue) Type() string       { return "string" }
+func (v *Value) String() string     { return v.file }
+func (v *Value) Set(s string) error { v.file = s; return nil }
+func (v *Value) Type() string       { return "string" }
 
-func registerConfigFlag(fs *pflag.FlagSet, v *repoConfigValue) {
-	fs.Var(v, "config", "read the repository config `FILE` (default: "+repoConfigName+" in the first PATH's directory or above it, up to the Git top-level)")
+func Register(fs *pflag.FlagSet, v *Value) {
+	fs.Var(v, "config", "read the repository config `FILE` (default: "+Name+" in the first PATH's directory or above it, up to the Git top-level)")
 }
 
-// repoConfig is a read config file.
-type repoConfig struct {
+// Config is a read config file.
+type Config struct {
 	file string // as messages name it
-	root string // the repository root: the file's directory
-	// paths are the paths key's, resolved, for check and render without PATH.
-	paths    []string
+	Root string // the repository root: the file's directory
+	// Paths are the paths key's, resolved, for check and render without PATH.
+	Paths    []string
 	settings []repoSetting
-	// instances are the instances key's (repoconfig_instances.go).
+	// instances are the instances key's (internal/repoconfig/instances.go).
 	instances []configInstance
 }
 
@@ -90,35 +98,35 @@ type repoSetting struct {
 	merge bool
 }
 
-// configFlag is what the file knows of a flag of some command.
-type configFlag struct {
-	name  string
-	usage string
-	typ   string // the flag's value type: bool, int, stringArray...
-	bool  bool
-	slice bool
-	path  bool
+// Flag is what the file knows of a flag of some command.
+type Flag struct {
+	Name  string
+	Usage string
+	Type  string // the flag's value type: bool, int, stringArray...
+	Bool  bool
+	Slice bool
+	Path  bool
 	// pairs is set for flags of NAME=VALUE items, which a mapping may give.
-	pairs bool
+	Pairs bool
 	// negate is set for the key of a --no- flag, which sets it the other
 	// way round: standIns: false is --no-stand-ins.
-	negate bool
+	Negate bool
 	// commands take the flag, for the schema's descriptions.
-	commands []string
+	Commands []string
 }
 
-// configKeys are the keys of the file, by their path (gateway,
+// Keys are the keys of the file, by their path (gateway,
 // contour.gateway, assume.secrets), and the flags they set: each flag of a
 // command that reads the file, by the camelCase of its long name, at the
 // top or in the contour: section; the key of a boolean --no-x flag is x;
-// the sections of sectionKeys hold their flags by their own keys
+// the sections of SectionKeys hold their flags by their own keys
 // (assume.secrets is --assume-secret, argocd.repos --argocd-repo), helm:
 // holds helm template's flags (helmKeys). paths and instances are the
 // keys that set no flag.
-func configKeys(root *cobra.Command) map[string]configFlag {
-	flags := map[string]configFlag{}
+func Keys(root *cobra.Command) map[string]Flag {
+	flags := map[string]Flag{}
 	for _, c := range root.Commands() {
-		if _, ok := readsConfig(c); !ok {
+		if _, ok := Lookup(c); !ok {
 			continue
 		}
 		c.Flags().VisitAll(func(f *pflag.Flag) {
@@ -129,25 +137,25 @@ func configKeys(root *cobra.Command) map[string]configFlag {
 			if !ok {
 				_, slice := f.Value.(pflag.SliceValue)
 				varname, usage := pflag.UnquoteUsage(f)
-				cf = configFlag{name: f.Name, usage: usage, typ: f.Value.Type(), bool: f.Value.Type() == "bool",
-					slice: slice, path: isPathFlag(f), pairs: strings.Contains(varname, "=")}
+				cf = Flag{Name: f.Name, Usage: usage, Type: f.Value.Type(), Bool: f.Value.Type() == "bool",
+					Slice: slice, Path: isPathFlag(f), Pairs: strings.Contains(varname, "=")}
 			}
-			cf.commands = append(cf.commands, c.Name())
+			cf.Commands = append(cf.Commands, c.Name())
 			flags[f.Name] = cf
 		})
 	}
-	keys := map[string]configFlag{}
+	keys := map[string]Flag{}
 	for name, f := range flags {
 		key := camelCase(name)
-		if rest, ok := strings.CutPrefix(name, "no-"); ok && f.bool {
+		if rest, ok := strings.CutPrefix(name, "no-"); ok && f.Bool {
 			if _, positive := flags[rest]; !positive {
-				key, f.negate = camelCase(rest), true
+				key, f.Negate = camelCase(rest), true
 			}
 		}
 		keys[key] = f
 		keys["contour."+key] = f
 	}
-	for section, subs := range sectionKeys {
+	for section, subs := range SectionKeys {
 		for sub, name := range subs {
 			if f, ok := flags[name]; ok {
 				keys[section+"."+sub] = f
@@ -167,13 +175,13 @@ func configKeys(root *cobra.Command) map[string]configFlag {
 	return keys
 }
 
-// readsConfig reports whether c reads the repository config file.
-func readsConfig(c *cobra.Command) (*repoConfigValue, bool) {
+// Lookup reports whether c reads the repository config file.
+func Lookup(c *cobra.Command) (*Value, bool) {
 	f := c.Flags().Lookup("config")
 	if f == nil {
 		return nil, false
 	}
-	v, ok := f.Value.(*repoConfigValue)
+	v, ok := f.Value.(*Value)
 	return v, ok
 }
 
@@ -210,7 +218,7 @@ func findRepoConfig(start string) (string, bool) {
 	}
 	inGit := gitTopLevel(dir) != ""
 	for {
-		candidate := filepath.Join(dir, repoConfigName)
+		candidate := filepath.Join(dir, Name)
 		if fi, err := os.Stat(candidate); err == nil && fi.Mode().IsRegular() {
 			return candidate, true
 		}
@@ -258,12 +266,12 @@ func defaultRepoRoot(path string) string {
 	return abs
 }
 
-// applyRepoConfig reads the config file of cmd's run (--config, or the
+// Apply reads the config file of cmd's run (--config, or the
 // one found from the first PATH or the current directory) and sets the
 // flags the command line did not. Keys of flags cmd does not have are
 // left out; -v says which.
-func applyRepoConfig(cmd *cobra.Command, args []string, verbose bool, errOut io.Writer) error {
-	v, ok := readsConfig(cmd)
+func Apply(cmd *cobra.Command, args []string, verbose bool, errOut io.Writer) error {
+	v, ok := Lookup(cmd)
 	if !ok {
 		return nil
 	}
@@ -280,11 +288,11 @@ func applyRepoConfig(cmd *cobra.Command, args []string, verbose bool, errOut io.
 			file = rel
 		}
 	}
-	cfg, err := readRepoConfig(file, configKeys(cmd.Root()))
+	cfg, err := Read(file, Keys(cmd.Root()))
 	if err != nil {
-		return failure(err)
+		return err
 	}
-	v.loaded = cfg
+	v.Loaded = cfg
 	if verbose {
 		fmt.Fprintf(errOut, "using config %s\n", cfg.file)
 	}
@@ -299,8 +307,8 @@ func mustGetwd() string {
 	return wd
 }
 
-// readRepoConfig reads file, whose keys may set the flags of known.
-func readRepoConfig(file string, known map[string]configFlag) (*repoConfig, error) {
+// Read reads file, whose keys may set the flags of known.
+func Read(file string, known map[string]Flag) (*Config, error) {
 	name, root, err := loader.ReadYAMLDocument(file)
 	if err != nil {
 		return nil, err
@@ -309,7 +317,7 @@ func readRepoConfig(file string, known map[string]configFlag) (*repoConfig, erro
 	if err != nil {
 		return nil, err
 	}
-	p := &configParser{cfg: &repoConfig{file: name, root: dir}, known: known, seen: map[string]bool{}}
+	p := &configParser{cfg: &Config{file: name, Root: dir}, known: known, seen: map[string]bool{}}
 	if root != nil {
 		p.top(follow(root))
 	}
@@ -321,8 +329,8 @@ func readRepoConfig(file string, known map[string]configFlag) (*repoConfig, erro
 
 // configParser walks the file's nodes, collecting settings and errors.
 type configParser struct {
-	cfg   *repoConfig
-	known map[string]configFlag
+	cfg   *Config
+	known map[string]Flag
 	seen  map[string]bool // flags set already, for keys that set one twice
 	errs  []error
 }
@@ -339,13 +347,13 @@ func (p *configParser) top(n *yaml.Node) {
 	p.eachKey(n, "", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "paths":
-			p.cfg.paths = p.resolve(p.items(key, v, false), true)
+			p.cfg.Paths = p.resolve(p.items(key, v, false), true)
 		case "instances":
 			p.instances(v)
 		case "helm", "contour", "lint":
 			p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 		default:
-			if sectionKeys[key] != nil {
+			if SectionKeys[key] != nil {
 				p.section(key, v, func(sub string, k, v *yaml.Node) { p.flagKey(key+"."+sub, k, v) })
 				return
 			}
@@ -388,7 +396,7 @@ func (p *configParser) section(key string, v *yaml.Node, fn func(sub string, k, 
 	p.eachKey(v, key, fn)
 }
 
-// flagKey reads the key that sets a flag (see configKeys).
+// flagKey reads the key that sets a flag (see Keys).
 func (p *configParser) flagKey(key string, k, v *yaml.Node) {
 	f, ok := p.known[key]
 	if !ok {
@@ -398,29 +406,29 @@ func (p *configParser) flagKey(key string, k, v *yaml.Node) {
 	if isNullNode(v) {
 		return // absent, as in a manifest
 	}
-	if p.seen[f.name] {
-		p.errorf(k.Line, "duplicate field %q: --%s is set by another key already", key, f.name)
+	if p.seen[f.Name] {
+		p.errorf(k.Line, "duplicate field %q: --%s is set by another key already", key, f.Name)
 		return
 	}
-	p.seen[f.name] = true
-	s := repoSetting{key: key, line: k.Line, flag: f.name}
+	p.seen[f.Name] = true
+	s := repoSetting{key: key, line: k.Line, flag: f.Name}
 	switch {
-	case f.bool:
+	case f.Bool:
 		b, err := strconv.ParseBool(v.Value)
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || err != nil {
 			p.errorf(v.Line, "%s: expected a boolean, got %s", key, loader.DescribeNode(v))
 			return
 		}
-		s.values = []string{strconv.FormatBool(b != f.negate)}
-	case f.slice:
+		s.values = []string{strconv.FormatBool(b != f.Negate)}
+	case f.Slice:
 		s.merge = v.Kind == yaml.MappingNode
-		s.values = p.resolve(p.items(key, v, f.pairs), f.path)
+		s.values = p.resolve(p.items(key, v, f.Pairs), f.Path)
 	default:
 		if v.Kind != yaml.ScalarNode {
 			p.errorf(v.Line, "%s: expected a string, got %s", key, loader.DescribeNode(v))
 			return
 		}
-		s.values = p.resolve([]string{v.Value}, f.path)
+		s.values = p.resolve([]string{v.Value}, f.Path)
 	}
 	p.cfg.settings = append(p.cfg.settings, s)
 }
@@ -474,7 +482,7 @@ func (p *configParser) resolve(values []string, path bool) []string {
 	for i, v := range values {
 		abs := v
 		if !filepath.IsAbs(v) {
-			abs = filepath.Join(p.cfg.root, v)
+			abs = filepath.Join(p.cfg.Root, v)
 		}
 		if rel, err := filepath.Rel(wd, abs); err == nil {
 			abs = rel
@@ -486,7 +494,7 @@ func (p *configParser) resolve(values []string, path bool) []string {
 
 // apply sets the flags of fs the command line did not set. A mapping's
 // items go before the command line's, which then win per name.
-func (c *repoConfig) apply(fs *pflag.FlagSet, verbose bool, errOut io.Writer) error {
+func (c *Config) apply(fs *pflag.FlagSet, verbose bool, errOut io.Writer) error {
 	var errs []error
 	var ignored []string
 	for _, s := range c.settings {
@@ -503,7 +511,7 @@ func (c *repoConfig) apply(fs *pflag.FlagSet, verbose bool, errOut io.Writer) er
 		}
 	}
 	if len(errs) > 0 {
-		return failure(errors.Join(errs...))
+		return errors.Join(errs...)
 	}
 	if verbose && len(ignored) > 0 {
 		sort.Strings(ignored)
@@ -532,16 +540,6 @@ func setFromConfig(f *pflag.Flag, s repoSetting) error {
 	return nil
 }
 
-// pathsOrConfig are the PATH arguments of check and render, or, without
-// any, the config file's paths; with neither, the usage error of
-// requirePaths.
-func (f *inputFlags) pathsOrConfig(cmd *cobra.Command, args []string) ([]string, error) {
-	if len(args) == 0 && f.config.loaded != nil && len(f.config.loaded.paths) > 0 {
-		return f.config.loaded.paths, nil
-	}
-	return args, requirePaths(cmd, args)
-}
-
 func follow(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
@@ -550,3 +548,14 @@ func follow(n *yaml.Node) *yaml.Node {
 }
 
 func isNullNode(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+// NonEmpty trims list items and drops empty ones, so "a, b," means [a b].
+func NonEmpty(items []string) []string {
+	var out []string
+	for _, it := range items {
+		if it = strings.TrimSpace(it); it != "" {
+			out = append(out, it)
+		}
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package render
+package protojson
 
 // A protojson-compatible encoder that prints each distinct packed config
 // once.
@@ -21,18 +21,25 @@ import (
 	"strings"
 	"unsafe"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contourc/contourc/render/internal/jsontext"
+	"github.com/contourc/contourc/render/internal/presence"
+	"github.com/contourc/contourc/render/internal/protowalk"
 	"github.com/contourc/contourc/translate"
 )
+
+// ProtoNames prints proto field names (snake_case), as Envoy's docs and
+// config_dump do, rather than protojson's lowerCamelCase default.
+var ProtoNames = protojson.MarshalOptions{UseProtoNames: true}
 
 // errFallback sends a message to protojson: something this encoder does not
 // print the way protojson does, or an error protojson should word.
 var errFallback = errors.New("render: not handled by the fast JSON encoder")
 
-// jsonEncoder prints messages as protojson, compact or, when indent is
+// Encoder prints messages as protojson, compact or, when indent is
 // set, laid out as json.Indent lays out with two spaces and prefix. It is
 // safe for concurrent use.
 //
@@ -40,100 +47,100 @@ var errFallback = errors.New("render: not handled by the fast JSON encoder")
 // saves a pass and a copy of every byte, and lets the one huge list of a
 // resource (the HTTPS listener's filter chains, the HTTP route table's
 // virtual hosts) be printed in pieces on every CPU.
-type jsonEncoder struct {
+type Encoder struct {
 	indent bool
 	prefix string
-	// validate runs Envoy's validation rules on each resource and on each
+	// Validate runs Envoy's validation rules on each resource and on each
 	// packed config as it is unpacked for printing, which saves Validate's
 	// unpacking them all a second time.
-	validate bool
-	anys     *anyCache // by anyKey, and depth when indenting; nil caches nothing
-	// decoded, when set, gives the contents of Anys decoded before, so
+	Validate bool
+	anys     *anyCache // by protowalk.AnyKey, and depth when indenting; nil caches nothing
+	// Decoded, when set, gives the contents of Anys decoded before, so
 	// that they are not decoded again to be printed; unpacked those the
 	// translation remembered as it packed them.
-	decoded  *decodedAnys
-	unpacked *translate.Unpacked
-	// segments, on an encoder printing one resource, is passed the
+	Decoded  *protowalk.Decoded
+	Unpacked *translate.Unpacked
+	// Segments, on an encoder printing one resource, is passed the
 	// resource's own long list piece by piece, in order, as the pieces are
 	// printed, rather than joined into one buffer: for a big listener
 	// that is tens of megabytes less to copy, and less to hold when the
 	// pieces are written out as they come (JSONStream).
-	segments *segmentPasser
-	// drop, on an encoder printing every resource once (JSONStreamOnce),
+	Segments *SegmentPasser
+	// Drop, on an encoder printing every resource once (JSONStreamOnce),
 	// lets go of each resource once printed, and of its unpacked configs.
-	drop bool
-	// shared, on an encoder one goroutine prints with (forWorker), holds
+	Drop bool
+	// shared, on an encoder one goroutine prints with (ForWorker), holds
 	// the JSON of messages printed more than once.
 	shared *sharedJSON
 }
 
-// forWorker is e for one goroutine to print with.
-func (e *jsonEncoder) forWorker() *jsonEncoder {
+// ForWorker is e for one goroutine to print with.
+func (e *Encoder) ForWorker() *Encoder {
 	w := *e
 	w.shared = newSharedJSON(sharedSlots)
 	return &w
 }
 
-// compactEncoder prints compact JSON.
-func compactEncoder() *jsonEncoder { return &jsonEncoder{anys: &anyCache{}} }
+// Compact prints compact JSON.
+func Compact() *Encoder { return &Encoder{anys: &anyCache{}} }
 
-// invalidError is a message that breaks Envoy's validation rules, found by
+// InvalidError is a message that breaks Envoy's validation rules, found by
 // a validating encoder.
-type invalidError struct{ err error }
+type InvalidError struct{ err error }
 
-func (e *invalidError) Error() string { return e.err.Error() }
-func (e *invalidError) Unwrap() error { return e.err }
+func (e *InvalidError) Error() string { return e.err.Error() }
+func (e *InvalidError) Unwrap() error { return e.err }
 
-// indentedEncoder prints as json.Indent(dst, compact, prefix, "  ") would.
-func indentedEncoder(prefix string) *jsonEncoder {
-	return &jsonEncoder{indent: true, prefix: prefix, anys: &anyCache{}}
+// Indented prints as json.Indent(dst, compact, prefix, "  ") would.
+func Indented(prefix string) *Encoder {
+	return &Encoder{indent: true, prefix: prefix, anys: &anyCache{}}
 }
 
-// marshal appends m's JSON to dst, falling back to protojson for what this
+// Marshal appends m's JSON to dst, falling back to protojson for what this
 // encoder leaves to it.
-func (e *jsonEncoder) marshal(dst []byte, m proto.Message) ([]byte, error) {
-	if e.validate {
-		if err := validateSpread(m); err != nil {
-			return dst, &invalidError{err}
+func (e *Encoder) Marshal(dst []byte, m proto.Message) ([]byte, error) {
+	if e.Validate {
+		if err := protowalk.ValidateSpread(m); err != nil {
+			return dst, &InvalidError{err}
 		}
 	}
 	out, err := e.message(dst, m.ProtoReflect(), 0)
 	if err == nil {
 		return out, nil
 	}
-	if _, invalid := err.(*invalidError); invalid {
+	if _, invalid := err.(*InvalidError); invalid {
 		return dst, err
 	}
 	// protojson unpacks nothing for validation: check what this encoder
 	// did not get to.
-	if e.validate {
-		if err := validateDeep(m); err != nil {
-			return dst, &invalidError{err}
+	if e.Validate {
+		if err := protowalk.ValidateDeep(m); err != nil {
+			return dst, &InvalidError{err}
 		}
 	}
 	// protojson reads Anys' bytes, which a lazily packed rewrite left
 	// stale.
-	m, err = e.decoded.packed(m)
+	m, err = e.Decoded.Packed(m)
 	if err != nil {
 		return dst, err
 	}
-	if e.segments == nil || e.segments.passed == 0 {
+	if e.Segments == nil || e.Segments.passed == 0 {
 		return e.viaProtojson(dst[:len(dst):len(dst)], m, 0)
 	}
 	whole, err := e.viaProtojson(nil, m, 0)
 	if err != nil {
 		return dst, err
 	}
-	return e.segments.rest(whole)
+	return e.Segments.rest(whole)
 }
 
 // viaProtojson appends protojson's output for m at depth, laid out as the
 // rest: protojson varies its whitespace on purpose.
-func (e *jsonEncoder) viaProtojson(dst []byte, m proto.Message, depth int) ([]byte, error) {
+func (e *Encoder) viaProtojson(dst []byte, m proto.Message, depth int) ([]byte, error) {
 	if !e.indent {
-		return protoJSON.MarshalAppend(dst, m)
+		return ProtoNames.MarshalAppend(dst, m)
 	}
-	js, err := protoJSON.Marshal(m)
+	js, err := ProtoNames.Marshal(m)
 	if err != nil {
 		return dst, err
 	}
@@ -142,7 +149,7 @@ func (e *jsonEncoder) viaProtojson(dst []byte, m proto.Message, depth int) ([]by
 
 // member starts the next member of the object or array at depth: a comma
 // unless it is the first, then, when indenting, a new line one level in.
-func (e *jsonEncoder) member(dst []byte, depth int, first bool) []byte {
+func (e *Encoder) member(dst []byte, depth int, first bool) []byte {
 	if !first {
 		dst = append(dst, ',')
 	}
@@ -154,7 +161,7 @@ func (e *jsonEncoder) member(dst []byte, depth int, first bool) []byte {
 
 // end closes the object or array at depth with c; json.Indent puts the
 // bracket of a non-empty one on a line of its own.
-func (e *jsonEncoder) end(dst []byte, depth int, c byte, empty bool) []byte {
+func (e *Encoder) end(dst []byte, depth int, c byte, empty bool) []byte {
 	if e.indent && !empty {
 		dst = jsontext.NewLine(dst, e.prefix, depth)
 	}
@@ -162,7 +169,7 @@ func (e *jsonEncoder) end(dst []byte, depth int, c byte, empty bool) []byte {
 }
 
 // key appends an object member's name and colon.
-func (e *jsonEncoder) key(dst []byte, name string) []byte {
+func (e *Encoder) key(dst []byte, name string) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
@@ -172,16 +179,16 @@ func (e *jsonEncoder) key(dst []byte, name string) []byte {
 	return dst
 }
 
-func (e *jsonEncoder) message(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
-	return e.planned(dst, presenceFor(m), m, depth)
+func (e *Encoder) message(dst []byte, m protoreflect.Message, depth int) ([]byte, error) {
+	return e.planned(dst, presence.For(m), m, depth)
 }
 
 // planned is message for m, whose presence plan is p.
-func (e *jsonEncoder) planned(dst []byte, p *presencePlan, m protoreflect.Message, depth int) ([]byte, error) {
-	switch p.family {
-	case familyAny:
+func (e *Encoder) planned(dst []byte, p *presence.Plan, m protoreflect.Message, depth int) ([]byte, error) {
+	switch p.Family {
+	case presence.FamilyAny:
 		return e.anyMessage(dst, m, depth)
-	case familyWellKnown:
+	case presence.FamilyWellKnown:
 		return e.wellKnown(dst, m, depth)
 	}
 	dst = append(dst, '{')
@@ -192,44 +199,44 @@ func (e *jsonEncoder) planned(dst []byte, p *presencePlan, m protoreflect.Messag
 // fields appends m's populated fields in declaration order, as members of
 // the object at depth that already has written members, and returns how
 // many members the object then has.
-func (e *jsonEncoder) fields(dst []byte, m protoreflect.Message, depth, written int) ([]byte, int, error) {
-	return e.fieldsPlanned(dst, presenceFor(m), m, depth, written)
+func (e *Encoder) fields(dst []byte, m protoreflect.Message, depth, written int) ([]byte, int, error) {
+	return e.fieldsPlanned(dst, presence.For(m), m, depth, written)
 }
 
 // fieldsPlanned is fields for m, whose presence plan is p. Message fields,
 // lists of messages and the common maps are read from the struct, with
 // their plans kept in p, rather than through protoreflect.
-func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.Message, depth, written int) ([]byte, int, error) {
-	base := p.base(m)
-	for i := range p.fields {
-		if !p.has(m, base, i) {
+func (e *Encoder) fieldsPlanned(dst []byte, p *presence.Plan, m protoreflect.Message, depth, written int) ([]byte, int, error) {
+	base := p.Base(m)
+	for i := range p.Fields {
+		if !p.Has(m, base, i) {
 			continue
 		}
-		f := &p.fields[i]
+		f := &p.Fields[i]
 		dst = e.member(dst, depth, written == 0)
 		written++
-		dst = e.key(dst, f.fd.TextName())
+		dst = e.key(dst, f.FD.TextName())
 		var err error
 		switch {
-		case base != nil && f.read == readMessageList:
-			dst, err = e.sharedList(dst, p, i, *(*[]unsafe.Pointer)(unsafe.Add(base, f.offset)), depth+1)
-		case base != nil && f.read == readStringList:
-			dst, err = e.stringList(dst, *(*[]string)(unsafe.Add(base, f.offset)), depth+1)
-		case base != nil && f.read >= readStringMap:
-			dst, err = e.sharedMap(dst, f, unsafe.Add(base, f.offset), depth+1)
-		case f.read == readMessage:
-			if at := p.messagePointer(base, i); at != nil && e.shared != nil {
+		case base != nil && f.Read == presence.ReadMessageList:
+			dst, err = e.sharedList(dst, p, i, *(*[]unsafe.Pointer)(unsafe.Add(base, f.Offset)), depth+1)
+		case base != nil && f.Read == presence.ReadStringList:
+			dst, err = e.stringList(dst, *(*[]string)(unsafe.Add(base, f.Offset)), depth+1)
+		case base != nil && f.Read >= presence.ReadStringMap:
+			dst, err = e.sharedMap(dst, f, unsafe.Add(base, f.Offset), depth+1)
+		case f.Read == presence.ReadMessage:
+			if at := p.MessagePointer(base, i); at != nil && e.shared != nil {
 				dst, err = e.sharedMessage(dst, p, i, at, depth+1)
 				break
 			}
-			sub := p.get(m, base, i).Message()
-			dst, err = e.planned(dst, p.sub(i, sub), sub, depth+1)
-		case f.fd.IsList():
-			dst, err = e.list(dst, p.get(m, base, i).List(), f.fd, depth+1)
-		case f.fd.IsMap():
-			dst, err = e.mapValue(dst, p.get(m, base, i).Map(), f.fd, depth+1)
+			sub := p.Get(m, base, i).Message()
+			dst, err = e.planned(dst, p.Sub(i, sub), sub, depth+1)
+		case f.FD.IsList():
+			dst, err = e.list(dst, p.Get(m, base, i).List(), f.FD, depth+1)
+		case f.FD.IsMap():
+			dst, err = e.mapValue(dst, p.Get(m, base, i).Map(), f.FD, depth+1)
 		default:
-			dst, err = e.singular(dst, p.get(m, base, i), f.fd, depth+1)
+			dst, err = e.singular(dst, p.Get(m, base, i), f.FD, depth+1)
 		}
 		if err != nil {
 			return dst, written, err
@@ -238,7 +245,7 @@ func (e *jsonEncoder) fieldsPlanned(dst []byte, p *presencePlan, m protoreflect.
 	return dst, written, nil
 }
 
-func (e *jsonEncoder) singular(dst []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
+func (e *Encoder) singular(dst []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		return strconv.AppendBool(dst, v.Bool()), nil

@@ -1,4 +1,4 @@
-package main
+package verdict
 
 import (
 	"encoding/json"
@@ -9,9 +9,9 @@ import (
 	"github.com/contourc/contourc/translate"
 )
 
-// verdict sums up the status Contour writes on one object: a word for the
+// Verdict sums up the status Contour writes on one object: a word for the
 // table, whether the object is fine, and the problems behind the word.
-type verdict struct {
+type Verdict struct {
 	Word    string
 	OK      bool
 	Reasons []string
@@ -26,34 +26,34 @@ var negativeConditions = map[string]bool{
 	"OverlappingTLSConfig": true,
 }
 
-// objectVerdict is the verdict on one object of the status list: an
+// Of is the verdict on one object of the status list: an
 // Ingress's from its findings, since Contour writes no status on it;
-// any other's from its status (verdictOf).
-func objectVerdict(st translate.ObjectStatus) verdict {
+// any other's from its status (OfStatus).
+func Of(st translate.ObjectStatus) Verdict {
 	if st.NotServed != "" {
 		// Meant for Contour (no other controller's class), routed by none.
-		return verdict{Word: "NotServed", Reasons: []string{st.NotServed}}
+		return Verdict{Word: "NotServed", Reasons: []string{st.NotServed}}
 	}
 	if st.Findings == nil {
-		return verdictOf(st.Status)
+		return OfStatus(st.Status)
 	}
 	switch {
 	case st.Ignored != "":
 		// Another controller's: not Contour's to judge.
-		return verdict{Word: "ignored", OK: true, Reasons: []string{st.Ignored}}
+		return Verdict{Word: "ignored", OK: true, Reasons: []string{st.Ignored}}
 	case len(st.Findings) > 0:
 		// Not served as written (a TLS entry, a path left out).
-		return verdict{Word: "invalid", Reasons: slices.Clone(st.Findings)}
+		return Verdict{Word: "invalid", Reasons: slices.Clone(st.Findings)}
 	}
-	return verdict{Word: "valid", OK: true}
+	return Verdict{Word: "valid", OK: true}
 }
 
-// verdictOf derives a verdict from a status in any form that marshals to
+// OfStatus derives a verdict from a status in any form that marshals to
 // the JSON Contour writes. Two shapes exist: HTTPProxy-like statuses carry
 // Contour's own currentStatus (valid, invalid, orphaned); Gateway API-like
 // statuses carry only conditions, possibly nested per listener, parent or
 // ancestor.
-func verdictOf(status any) verdict {
+func OfStatus(status any) Verdict {
 	// translate's own HTTPProxy status, read as it is: a JSON round trip
 	// per object was a tenth of check at 5,000 of them.
 	switch s := status.(type) {
@@ -65,11 +65,11 @@ func verdictOf(status any) verdict {
 	return verdictOfJSON(status)
 }
 
-// verdictOfJSON is verdictOf read from the status's JSON form.
-func verdictOfJSON(status any) verdict {
+// verdictOfJSON is OfStatus read from the status's JSON form.
+func verdictOfJSON(status any) Verdict {
 	m, ok := asMap(status)
 	if !ok {
-		return verdict{Word: "unknown", OK: true}
+		return Verdict{Word: "unknown", OK: true}
 	}
 	if current, ok := m["currentStatus"].(string); ok {
 		return proxyVerdict(current, m)
@@ -95,8 +95,8 @@ func asMap(status any) (map[string]any, bool) {
 
 // proxyVerdict reads an HTTPProxy or ExtensionService style status: the
 // errors and warnings Contour attaches to its conditions are the reasons.
-func proxyVerdict(current string, m map[string]any) verdict {
-	v := verdict{Word: current, OK: current == "valid"}
+func proxyVerdict(current string, m map[string]any) Verdict {
+	v := Verdict{Word: current, OK: current == "valid"}
 	for _, c := range objects(m["conditions"]) {
 		for _, e := range objects(c["errors"]) {
 			v.Reasons = append(v.Reasons, describe(e))
@@ -114,8 +114,8 @@ func proxyVerdict(current string, m map[string]any) verdict {
 }
 
 // httpProxyVerdict is proxyVerdict on translate's type.
-func httpProxyVerdict(s translate.HTTPProxyStatus) verdict {
-	v := verdict{Word: s.CurrentStatus, OK: s.CurrentStatus == "valid"}
+func httpProxyVerdict(s translate.HTTPProxyStatus) Verdict {
+	v := Verdict{Word: s.CurrentStatus, OK: s.CurrentStatus == "valid"}
 	for _, c := range s.Conditions {
 		for _, e := range c.Errors {
 			v.Reasons = append(v.Reasons, describeParts(e.Type, e.Reason, e.Message))
@@ -131,7 +131,7 @@ func httpProxyVerdict(s translate.HTTPProxyStatus) verdict {
 }
 
 // routeVerdict is conditionsVerdict on translate's route status type.
-func routeVerdict(s translate.RouteStatus) verdict {
+func routeVerdict(s translate.RouteStatus) Verdict {
 	var j conditionJudge
 	for _, p := range s.Parents {
 		name := p.ParentRef.Name
@@ -166,7 +166,7 @@ func (j *conditionJudge) judge(where, typ, status, reason, msg string) {
 
 // conditionsVerdict reads a Gateway API style status: every condition, at
 // any depth, must be in its good state.
-func conditionsVerdict(m map[string]any) verdict {
+func conditionsVerdict(m map[string]any) Verdict {
 	var j conditionJudge
 	var walk func(obj map[string]any, where string)
 	walk = func(obj map[string]any, where string) {
@@ -190,26 +190,26 @@ func conditionsVerdict(m map[string]any) verdict {
 	return j.verdict()
 }
 
-func (j *conditionJudge) verdict() verdict {
+func (j *conditionJudge) verdict() Verdict {
 	seen, bad, reasons := j.seen, j.bad, j.reasons
 	if len(seen)+len(bad) == 0 {
-		return verdict{Word: "unknown", OK: true}
+		return Verdict{Word: "unknown", OK: true}
 	}
 	// conditionsVerdict meets nested lists in map order, which is random.
 	slices.Sort(reasons)
 	switch {
 	case slices.Contains(bad, "Accepted"):
-		return verdict{Word: "NotAccepted", Reasons: reasons}
+		return Verdict{Word: "NotAccepted", Reasons: reasons}
 	case slices.Contains(bad, "Programmed"):
-		return verdict{Word: "NotProgrammed", Reasons: reasons}
+		return Verdict{Word: "NotProgrammed", Reasons: reasons}
 	case len(bad) > 0:
-		return verdict{Word: "invalid", Reasons: reasons}
+		return Verdict{Word: "invalid", Reasons: reasons}
 	case slices.Contains(seen, "Programmed"):
-		return verdict{Word: "Programmed", OK: true}
+		return Verdict{Word: "Programmed", OK: true}
 	case slices.Contains(seen, "Accepted"):
-		return verdict{Word: "Accepted", OK: true}
+		return Verdict{Word: "Accepted", OK: true}
 	default:
-		return verdict{Word: "valid", OK: true}
+		return Verdict{Word: "valid", OK: true}
 	}
 }
 
@@ -264,9 +264,21 @@ func objects(v any) []map[string]any {
 }
 
 // String is the verdict as one line: "invalid: reason; reason".
-func (v verdict) String() string {
+func (v Verdict) String() string {
 	if len(v.Reasons) == 0 {
 		return v.Word
 	}
 	return fmt.Sprintf("%s: %s", v.Word, strings.Join(v.Reasons, "; "))
+}
+
+// Warnings are the reasons of a verdict that are warnings: a valid
+// HTTPProxy's status may carry some (see proxyVerdict).
+func (v Verdict) Warnings() []string {
+	var out []string
+	for _, r := range v.Reasons {
+		if w, ok := strings.CutPrefix(r, "warning "); ok {
+			out = append(out, w)
+		}
+	}
+	return out
 }

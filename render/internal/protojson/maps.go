@@ -1,4 +1,4 @@
-package render
+package protojson
 
 // The fast JSON encoder's maps: keys in protojson's order, and the maps
 // of the common value types read directly from the message's memory.
@@ -11,11 +11,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/contourc/contourc/render/internal/presence"
 )
 
 // mapValue prints a map with its keys in protojson's order: numeric for
 // numbers, false before true, bytewise for strings.
-func (e *jsonEncoder) mapValue(dst []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
+func (e *Encoder) mapValue(dst []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
 	keys := make([]protoreflect.MapKey, 0, mp.Len())
 	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
 		keys = append(keys, k)
@@ -71,7 +73,7 @@ func cmpOrdered[T int64 | uint64](a, b T) int {
 
 // stringKeyed prints a map keyed by strings as a JSON object at depth, keys
 // in byte order (protojson's), each value printed by value.
-func stringKeyed[V any](e *jsonEncoder, dst []byte, mp map[string]V, depth int, value func([]byte, V) ([]byte, error)) ([]byte, error) {
+func stringKeyed[V any](e *Encoder, dst []byte, mp map[string]V, depth int, value func([]byte, V) ([]byte, error)) ([]byte, error) {
 	// Maps here are small (a route's metadata has one or two keys): their
 	// keys are sorted on the stack.
 	var onStack [8]string
@@ -99,20 +101,20 @@ func stringKeyed[V any](e *jsonEncoder, dst []byte, mp map[string]V, depth int, 
 }
 
 // directMap prints a map field of one of the Go types the presence plan
-// reads directly (see readStringMap), at depth: every route's metadata is
+// reads directly (see presence.ReadStringMap), at depth: every route's metadata is
 // a map of Structs, which protoreflect's Map ranges over through reflect.
-func (e *jsonEncoder) directMap(dst []byte, f *fieldPresence, at unsafe.Pointer, depth int) ([]byte, error) {
-	switch f.read {
-	case readStringMap:
+func (e *Encoder) directMap(dst []byte, f *presence.Field, at unsafe.Pointer, depth int) ([]byte, error) {
+	switch f.Read {
+	case presence.ReadStringMap:
 		return stringKeyed(e, dst, *(*map[string]string)(at), depth, appendJSONString)
-	case readStructMap:
+	case presence.ReadStructMap:
 		return stringKeyed(e, dst, *(*map[string]*structpb.Struct)(at), depth, func(dst []byte, v *structpb.Struct) ([]byte, error) {
 			if v == nil {
 				return dst, errFallback
 			}
 			return e.structFields(dst, v.Fields, depth+1)
 		})
-	case readAnyMap:
+	case presence.ReadAnyMap:
 		return stringKeyed(e, dst, *(*map[string]*anypb.Any)(at), depth, func(dst []byte, v *anypb.Any) ([]byte, error) {
 			if v == nil {
 				return dst, errFallback

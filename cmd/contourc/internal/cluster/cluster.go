@@ -1,9 +1,6 @@
-package main
+package cluster
 
-// The objects a cluster has that a repository does not: default/kubernetes,
-// the Services --assume-service names, and what --cluster-context reads.
-// They are used in translation and never reported as the repository's
-// (translate.Options.Cluster).
+// --assume-service and --cluster-context, and the objects they give.
 
 import (
 	"fmt"
@@ -18,9 +15,9 @@ import (
 )
 
 // clusterFlags are --assume-service and --cluster-context.
-type clusterFlags struct {
+type Flags struct {
 	assumeServices []string
-	contexts       []string
+	Contexts       []string
 	// cache keeps the cluster context's objects from one load to the
 	// next (serve loads it again at every reload), so that unchanged
 	// files give the same objects, as the translation Memo wants.
@@ -30,14 +27,14 @@ type clusterFlags struct {
 	assumedFrom []string
 	// workloads are the context's Deployments, DaemonSets and
 	// ContourDeployments, where its Contour instances are found.
-	workloads []loader.Object
+	Workloads []loader.Object
 }
 
-func (f *clusterFlags) register(fs *pflag.FlagSet) {
+func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.assumeServices, "assume-service", nil,
 		"take the cluster to have the Service `NS/NAME:PORT[/PROTOCOL][,PORT[/PROTOCOL]...]`, one made by an operator or a chart\n"+
 			"(PROTOCOL: tcp (default), tls, h2 or h2c, as Contour's upstream-protocol annotations; repeatable, a Service's ports adding up)")
-	fs.StringArrayVar(&f.contexts, "cluster-context", nil,
+	fs.StringArrayVar(&f.Contexts, "cluster-context", nil,
 		"read objects that live in the cluster, not in the repository, from `PATH` (a directory or a kubectl get -o yaml dump):\n"+
 			"used in translation, never reported; an object also in the input is the input's (repeatable)")
 }
@@ -191,11 +188,11 @@ spec:
 const kubernetesServiceSource = "<cluster: default/kubernetes>"
 
 // check finds the usage errors in the flags.
-func (f *clusterFlags) check() error {
+func (f *Flags) Check() error {
 	if _, err := parseAssumedServices(f.assumeServices); err != nil {
 		return err
 	}
-	for _, p := range f.contexts {
+	for _, p := range f.Contexts {
 		if p == "-" {
 			return fmt.Errorf("--cluster-context cannot read standard input (-): give a file or a directory")
 		}
@@ -207,28 +204,35 @@ func (f *clusterFlags) check() error {
 // cluster context, then the assumed Services and default/kubernetes where
 // the context has no Service of their name (a dump is what the cluster
 // really has).
-func (f *clusterFlags) objects(maxInputSize int64) ([]loader.Object, error) {
+func (f *Flags) Objects(maxInputSize int64) ([]loader.Object, error) {
 	assumed, err := f.assumedObjects()
 	if err != nil {
 		return nil, err
 	}
-	if len(f.contexts) == 0 {
+	if len(f.Contexts) == 0 {
 		return assumed, nil
 	}
 	if f.cache == nil {
 		f.cache = loader.NewCache()
 	}
-	loaded, err := loader.Load(f.contexts, loader.Options{MaxInputSize: maxInputSize, Cache: f.cache})
+	loaded, err := loader.Load(f.Contexts, loader.Options{MaxInputSize: maxInputSize, Cache: f.cache})
 	if err != nil {
-		return nil, failure(fmt.Errorf("--cluster-context: %w", err))
+		return nil, &ContextError{err}
 	}
-	f.workloads = loaded.Workloads
+	f.Workloads = loaded.Workloads
 	return mergeSorted(loaded.Objects, assumed), nil
 }
 
+// ContextError is a --cluster-context that could not be read: the input
+// of the run is at fault, not its command line.
+type ContextError struct{ Err error }
+
+func (e *ContextError) Error() string { return "--cluster-context: " + e.Err.Error() }
+func (e *ContextError) Unwrap() error { return e.Err }
+
 // assumedObjects are the assumed Services and default/kubernetes, admitted
 // by the loader, made once per set of flags.
-func (f *clusterFlags) assumedObjects() ([]loader.Object, error) {
+func (f *Flags) assumedObjects() ([]loader.Object, error) {
 	if f.assumed != nil && slices.Equal(f.assumedFrom, f.assumeServices) {
 		return f.assumed, nil
 	}

@@ -1,4 +1,4 @@
-package main
+package verdict
 
 import (
 	"encoding/json"
@@ -14,47 +14,47 @@ func TestVerdictOf(t *testing.T) {
 	tests := []struct {
 		name   string
 		status string // JSON, as Contour writes it
-		want   verdict
+		want   Verdict
 	}{
 		{
 			name:   "valid HTTPProxy",
 			status: `{"currentStatus":"valid","description":"Valid HTTPProxy","conditions":[{"type":"Valid","status":"True","reason":"Valid","message":"Valid HTTPProxy"}]}`,
-			want:   verdict{Word: "valid", OK: true},
+			want:   Verdict{Word: "valid", OK: true},
 		},
 		{
 			name: "invalid HTTPProxy lists its errors",
 			status: `{"currentStatus":"invalid","description":"At least one error present, see Errors for details","conditions":[{"type":"Valid","status":"False","reason":"ErrorPresent",
 				"errors":[{"type":"TLSError","status":"True","reason":"SecretNotValid","message":"Spec.VirtualHost.TLS Secret \"default/missing\"\n is invalid"}]}]}`,
-			want: verdict{Word: "invalid", Reasons: []string{`SecretNotValid: Spec.VirtualHost.TLS Secret "default/missing" is invalid`}}},
+			want: Verdict{Word: "invalid", Reasons: []string{`SecretNotValid: Spec.VirtualHost.TLS Secret "default/missing" is invalid`}}},
 		{
 			name: "orphaned HTTPProxy",
 			status: `{"currentStatus":"orphaned","description":"this HTTPProxy is not part of a delegation chain from a root HTTPProxy","conditions":[{"type":"Valid","status":"False","reason":"Orphaned",
 				"errors":[{"type":"Orphaned","status":"True","reason":"Orphaned","message":"this HTTPProxy is not part of a delegation chain from a root HTTPProxy"}]}]}`,
-			want: verdict{Word: "orphaned", Reasons: []string{"Orphaned: this HTTPProxy is not part of a delegation chain from a root HTTPProxy"}},
+			want: Verdict{Word: "orphaned", Reasons: []string{"Orphaned: this HTTPProxy is not part of a delegation chain from a root HTTPProxy"}},
 		},
 		{
 			name:   "invalid HTTPProxy without errors falls back to the description",
 			status: `{"currentStatus":"invalid","description":"root HTTPProxy cannot be defined in this namespace"}`,
-			want:   verdict{Word: "invalid", Reasons: []string{"root HTTPProxy cannot be defined in this namespace"}},
+			want:   Verdict{Word: "invalid", Reasons: []string{"root HTTPProxy cannot be defined in this namespace"}},
 		},
 		{
 			name: "valid HTTPProxy keeps its warnings",
 			status: `{"currentStatus":"valid","conditions":[{"type":"Valid","status":"True",
 				"warnings":[{"type":"IncludeError","status":"True","reason":"Deprecated"}]}]}`,
-			want: verdict{Word: "valid", OK: true, Reasons: []string{"warning Deprecated"}},
+			want: Verdict{Word: "valid", OK: true, Reasons: []string{"warning Deprecated"}},
 		},
 		{
 			name: "programmed Gateway",
 			status: `{"conditions":[{"type":"Accepted","status":"True","reason":"Accepted"},{"type":"Programmed","status":"True","reason":"Programmed"}],
 				"listeners":[{"name":"http","attachedRoutes":1,"conditions":[{"type":"Accepted","status":"True"},{"type":"ResolvedRefs","status":"True"}]}]}`,
-			want: verdict{Word: "Programmed", OK: true},
+			want: Verdict{Word: "Programmed", OK: true},
 		},
 		{
 			name: "conflicted listener",
 			status: `{"conditions":[{"type":"Accepted","status":"True"},{"type":"Programmed","status":"True"}],
 				"listeners":[{"name":"https","conditions":[{"type":"Conflicted","status":"True","reason":"HostnameConflict","message":"conflict"}]},
 				             {"name":"http","conditions":[{"type":"ResolvedRefs","status":"False","reason":"InvalidRouteKinds"}]}]}`,
-			want: verdict{Word: "invalid", Reasons: []string{
+			want: Verdict{Word: "invalid", Reasons: []string{
 				"listener http: ResolvedRefs=False InvalidRouteKinds",
 				"listener https: Conflicted=True HostnameConflict: conflict",
 			}},
@@ -62,38 +62,38 @@ func TestVerdictOf(t *testing.T) {
 		{
 			name:   "Gateway not programmed",
 			status: `{"conditions":[{"type":"Accepted","status":"True"},{"type":"Programmed","status":"False","reason":"Invalid"}]}`,
-			want:   verdict{Word: "NotProgrammed", Reasons: []string{"Programmed=False Invalid"}},
+			want:   Verdict{Word: "NotProgrammed", Reasons: []string{"Programmed=False Invalid"}},
 		},
 		{
 			name:   "accepted route",
 			status: `{"parents":[{"parentRef":{"name":"gw","namespace":"infra"},"controllerName":"projectcontour.io/gateway-controller","conditions":[{"type":"Accepted","status":"True"},{"type":"ResolvedRefs","status":"True"}]}]}`,
-			want:   verdict{Word: "Accepted", OK: true},
+			want:   Verdict{Word: "Accepted", OK: true},
 		},
 		{
 			name: "route not accepted by one parent",
 			status: `{"parents":[{"parentRef":{"name":"gw","namespace":"infra"},"conditions":[{"type":"Accepted","status":"False","reason":"NotAllowedByListeners","message":"No listeners allow this route"}]},
 				{"parentRef":{"name":"other"},"conditions":[{"type":"Accepted","status":"True"}]}]}`,
-			want: verdict{Word: "NotAccepted", Reasons: []string{"parent infra/gw: Accepted=False NotAllowedByListeners: No listeners allow this route"}},
+			want: Verdict{Word: "NotAccepted", Reasons: []string{"parent infra/gw: Accepted=False NotAllowedByListeners: No listeners allow this route"}},
 		},
 		{
 			name:   "BackendTLSPolicy ancestor",
 			status: `{"ancestors":[{"ancestorRef":{"name":"gw","namespace":"infra"},"conditions":[{"type":"Accepted","status":"False","reason":"NoValidCACertificate"}]}]}`,
-			want:   verdict{Word: "NotAccepted", Reasons: []string{"ancestor infra/gw: Accepted=False NoValidCACertificate"}},
+			want:   Verdict{Word: "NotAccepted", Reasons: []string{"ancestor infra/gw: Accepted=False NoValidCACertificate"}},
 		},
 		{
 			name:   "ExtensionService",
 			status: `{"conditions":[{"type":"Valid","status":"True","reason":"Valid"}]}`,
-			want:   verdict{Word: "valid", OK: true},
+			want:   Verdict{Word: "valid", OK: true},
 		},
 		{
 			name:   "partially invalid route",
 			status: `{"parents":[{"parentRef":{"name":"gw"},"conditions":[{"type":"Accepted","status":"True"},{"type":"PartiallyInvalid","status":"True","reason":"UnsupportedValue"}]}]}`,
-			want:   verdict{Word: "invalid", Reasons: []string{"parent gw: PartiallyInvalid=True UnsupportedValue"}},
+			want:   Verdict{Word: "invalid", Reasons: []string{"parent gw: PartiallyInvalid=True UnsupportedValue"}},
 		},
 		{
 			name:   "no status",
 			status: `null`,
-			want:   verdict{Word: "unknown", OK: true},
+			want:   Verdict{Word: "unknown", OK: true},
 		},
 	}
 	for _, tt := range tests {
@@ -102,8 +102,8 @@ func TestVerdictOf(t *testing.T) {
 			if err := json.Unmarshal([]byte(tt.status), &status); err != nil {
 				t.Fatal(err)
 			}
-			if got := verdictOf(status); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("verdictOf() = %#v\nwant %#v", got, tt.want)
+			if got := OfStatus(status); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("OfStatus() = %#v\nwant %#v", got, tt.want)
 			}
 		})
 	}
@@ -121,11 +121,14 @@ func TestVerdictOfTypedStatus(t *testing.T) {
 		CurrentStatus string      `json:"currentStatus"`
 		Conditions    []condition `json:"conditions"`
 	}
-	got := verdictOf(&proxyStatus{CurrentStatus: "valid", Conditions: []condition{{Type: "Valid", Status: "True"}}})
-	if want := (verdict{Word: "valid", OK: true}); !reflect.DeepEqual(got, want) {
-		t.Errorf("verdictOf() = %#v, want %#v", got, want)
+	got := OfStatus(&proxyStatus{CurrentStatus: "valid", Conditions: []condition{{Type: "Valid", Status: "True"}}})
+	if want := (Verdict{Word: "valid", OK: true}); !reflect.DeepEqual(got, want) {
+		t.Errorf("OfStatus() = %#v, want %#v", got, want)
 	}
 }
+
+// repoRoot is the repository's top, from this package's directory.
+var repoRoot = filepath.Join("..", "..", "..", "..")
 
 // translate's HTTPProxy and route statuses are read without the JSON round
 // trip, with the same verdict: checked on every status of the golden inputs
@@ -150,7 +153,7 @@ func TestVerdictOfTypedStatusesMatchJSON(t *testing.T) {
 			case translate.HTTPProxyStatus, translate.RouteStatus:
 				typed++
 			}
-			if got, want := verdictOf(st.Status), verdictOfJSON(st.Status); !reflect.DeepEqual(got, want) {
+			if got, want := OfStatus(st.Status), verdictOfJSON(st.Status); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %s/%s: %#v, from JSON %#v", st.Kind, st.Namespace, st.Name, got, want)
 			}
 		}

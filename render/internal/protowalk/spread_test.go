@@ -1,4 +1,4 @@
-package render
+package protowalk
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// validateSpread decides what validateOne decides, with the same error,
+// ValidateSpread decides what ValidateOne decides, with the same error,
 // for long lists checked apart, lists nested in them, and a problem
 // outside the list; it reads the message and leaves it as it was.
 func TestValidateSpreadAgreesWithValidateOne(t *testing.T) {
@@ -68,15 +68,15 @@ func TestValidateSpreadAgreesWithValidateOne(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.build()
 			before := proto.Clone(m)
-			want, got := validateOne(m), validateSpread(m)
+			want, got := ValidateOne(m), ValidateSpread(m)
 			if (want == nil) != tc.valid {
-				t.Fatalf("validateOne = %v; the case expects valid=%v", want, tc.valid)
+				t.Fatalf("ValidateOne = %v; the case expects valid=%v", want, tc.valid)
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("validateSpread = %v\nwant validateOne's %v", got, want)
+				t.Errorf("ValidateSpread = %v\nwant ValidateOne's %v", got, want)
 			}
 			if !proto.Equal(before, m) {
-				t.Error("validateSpread changed the message")
+				t.Error("ValidateSpread changed the message")
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package main
+package repoconfig
 
 // The instances: key of the repository config file: Contours whose install
 // is not in the repository (a Helm chart from elsewhere), described by what
@@ -27,9 +27,9 @@ type configInstance struct {
 	gateway              *types.NamespacedName
 }
 
-// instanceKeys are the keys of an item of instances:, with what they are,
+// InstanceKeys are the keys of an item of instances:, with what they are,
 // for the schema.
-var instanceKeys = map[string]string{
+var InstanceKeys = map[string]string{
 	"name":                 "the instance's name, NS/NAME (that of the Deployment the chart installs, say); one found in the input of the same name is replaced",
 	"ingressClassNames":    "the ingress classes it serves (contour serve --ingress-class-name); none: objects without a class and of class contour, or, with gateway, none",
 	"configPath":           "its configuration file (contour serve --config-path), relative to the repository root",
@@ -92,7 +92,7 @@ func (p *configParser) instance(at string, n *yaml.Node) (configInstance, bool) 
 				in.name = r.String()
 			}
 		case "ingressClassNames":
-			in.ingressClassNames = nonEmpty(p.items(at+"."+key, v, false))
+			in.ingressClassNames = NonEmpty(p.items(at+"."+key, v, false))
 		case "configPath":
 			if s, ok := p.scalar(at+"."+key, v); ok {
 				in.configPath = p.resolve([]string{s}, true)[0]
@@ -129,9 +129,9 @@ func (p *configParser) scalar(key string, v *yaml.Node) (string, bool) {
 	return v.Value, true
 }
 
-// addedInstances are the config file's instances as translate takes them,
+// AddedInstances are the config file's instances as translate takes them,
 // their configuration files read.
-func (c *repoConfig) addedInstances() ([]translate.AddedInstance, error) {
+func (c *Config) AddedInstances() ([]translate.AddedInstance, error) {
 	if c == nil {
 		return nil, nil
 	}
@@ -145,7 +145,7 @@ func (c *repoConfig) addedInstances() ([]translate.AddedInstance, error) {
 		if in.configPath != "" {
 			cfg, err := loader.LoadContourConfig(in.configPath, loader.Options{})
 			if err != nil {
-				return nil, failure(fmt.Errorf("%s:%d: instance %s: %w", c.file, in.line, in.name, err))
+				return nil, fmt.Errorf("%s:%d: instance %s: %w", c.file, in.line, in.name, err)
 			}
 			a.Config = cfg
 		}

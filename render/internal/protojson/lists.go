@@ -1,9 +1,9 @@
-package render
+package protojson
 
 // The fast JSON encoder's lists: a resource's one huge list (the HTTPS
 // listener's filter chains, the route table's virtual hosts) is printed in
 // pieces on every CPU and, for JSONStream, passed on piece by piece as the
-// pieces are printed (segmentPasser).
+// pieces are printed (SegmentPasser).
 
 import (
 	"errors"
@@ -16,22 +16,23 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/render/internal/presence"
 )
 
-// segmentPasser passes on, in order, the segments of one resource printed
+// SegmentPasser passes on, in order, the segments of one resource printed
 // so far, and remembers how many bytes it passed and their checksum.
-type segmentPasser struct {
-	// pass passes a segment on and reports whether it took its buffer;
+type SegmentPasser struct {
+	// Pass passes a segment on and reports whether it took its buffer;
 	// otherwise the buffer can be printed into again.
-	pass   func(segment []byte) (taken bool)
+	Pass   func(segment []byte) (taken bool)
 	passed int
 	sum    uint32
 }
 
-func (p *segmentPasser) add(segment []byte) (taken bool) {
+func (p *SegmentPasser) add(segment []byte) (taken bool) {
 	p.passed += len(segment)
 	p.sum = crc32.Update(p.sum, castagnoli(), segment)
-	return p.pass(segment)
+	return p.Pass(segment)
 }
 
 // castagnoli is made on first use: making it computes the SSE 4.2
@@ -44,7 +45,7 @@ var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc
 // some of its pieces were passed on: the fast encoder prints what protojson
 // prints, so the bytes passed are the start of protojson's, which the
 // checksum confirms.
-func (p *segmentPasser) rest(whole []byte) ([]byte, error) {
+func (p *SegmentPasser) rest(whole []byte) ([]byte, error) {
 	if len(whole) < p.passed || crc32.Checksum(whole[:p.passed], castagnoli()) != p.sum {
 		return nil, errors.New("render: the fast JSON encoder and protojson disagree")
 	}
@@ -54,44 +55,44 @@ func (p *segmentPasser) rest(whole []byte) ([]byte, error) {
 // messageList prints the list of messages items, field i of a message
 // whose plan is p, read from the struct: protoreflect's List makes a
 // message value for each element through reflect.
-func (e *jsonEncoder) messageList(dst []byte, p *presencePlan, i int, items []unsafe.Pointer, depth int) ([]byte, error) {
-	tab := p.fields[i].message
-	print := func(e *jsonEncoder, dst []byte, k int) ([]byte, error) {
-		m := messageAt(tab, items[k])
-		return e.planned(dst, p.sub(i, m), m, depth+1)
+func (e *Encoder) messageList(dst []byte, p *presence.Plan, i int, items []unsafe.Pointer, depth int) ([]byte, error) {
+	tab := p.Fields[i].Message
+	print := func(e *Encoder, dst []byte, k int) ([]byte, error) {
+		m := presence.MessageAt(tab, items[k])
+		return e.planned(dst, p.Sub(i, m), m, depth+1)
 	}
 	return e.listOf(dst, len(items), true, print, depth)
 }
 
-// maxPiece is the most elements of a long list printed as one piece.
-const maxPiece = 128
+// MaxPiece is the most elements of a long list printed as one piece.
+const MaxPiece = 128
 
-// minSplitList is the length from which a list of messages is printed in
+// MinSplitList is the length from which a list of messages is printed in
 // pieces on every CPU: even at 100 virtual hosts the HTTPS listener is
 // half of the output, and one CPU printing it alone left the other idle.
-const minSplitList = 32
+const MinSplitList = 32
 
-func (e *jsonEncoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
-	print := func(e *jsonEncoder, dst []byte, k int) ([]byte, error) { return e.singular(dst, l.Get(k), fd, depth+1) }
+func (e *Encoder) list(dst []byte, l protoreflect.List, fd protoreflect.FieldDescriptor, depth int) ([]byte, error) {
+	print := func(e *Encoder, dst []byte, k int) ([]byte, error) { return e.singular(dst, l.Get(k), fd, depth+1) }
 	return e.listOf(dst, l.Len(), fd.Message() != nil, print, depth)
 }
 
 // stringList prints a list of strings read from the struct: protoreflect's
 // List converts each element through reflect.
-func (e *jsonEncoder) stringList(dst []byte, items []string, depth int) ([]byte, error) {
-	print := func(_ *jsonEncoder, dst []byte, k int) ([]byte, error) { return appendJSONString(dst, items[k]) }
+func (e *Encoder) stringList(dst []byte, items []string, depth int) ([]byte, error) {
+	print := func(_ *Encoder, dst []byte, k int) ([]byte, error) { return appendJSONString(dst, items[k]) }
 	return e.listOf(dst, len(items), false, print, depth)
 }
 
 // elementPrinter appends element k of a list with e.
-type elementPrinter func(e *jsonEncoder, dst []byte, k int) ([]byte, error)
+type elementPrinter func(e *Encoder, dst []byte, k int) ([]byte, error)
 
 // listOf prints the list of n elements at depth that print prints; a long
 // list of messages is printed in pieces on every CPU.
-func (e *jsonEncoder) listOf(dst []byte, n int, messages bool, print elementPrinter, depth int) ([]byte, error) {
+func (e *Encoder) listOf(dst []byte, n int, messages bool, print elementPrinter, depth int) ([]byte, error) {
 	dst = append(dst, '[')
 	var err error
-	if n >= minSplitList && messages {
+	if n >= MinSplitList && messages {
 		dst, err = e.listInPieces(dst, n, print, depth)
 	} else {
 		dst, err = e.elements(dst, print, depth, 0, n)
@@ -100,7 +101,7 @@ func (e *jsonEncoder) listOf(dst []byte, n int, messages bool, print elementPrin
 }
 
 // elements appends the elements from..to-1 of the array at depth.
-func (e *jsonEncoder) elements(dst []byte, print elementPrinter, depth, from, to int) ([]byte, error) {
+func (e *Encoder) elements(dst []byte, print elementPrinter, depth, from, to int) ([]byte, error) {
 	for i := from; i < to; i++ {
 		dst = e.member(dst, depth, i == 0)
 		var err error
@@ -113,37 +114,37 @@ func (e *jsonEncoder) elements(dst []byte, print elementPrinter, depth, from, to
 
 // listInPieces prints a long list's n elements in pieces, on every CPU,
 // and appends the pieces in order.
-func (e *jsonEncoder) listInPieces(dst []byte, n int, print elementPrinter, depth int) ([]byte, error) {
+func (e *Encoder) listInPieces(dst []byte, n int, print elementPrinter, depth int) ([]byte, error) {
 	// Pieces enough to keep every CPU busy to the end, but not so small
 	// that scheduling them costs more than printing them, nor so big that
 	// each is a buffer of megabytes: at 20,000 HTTPProxies pieces of 1,250
 	// filter chains were grown to 8-16 MB and held while they waited their
 	// turn, and the collector ran three times while printing. Pieces of at
-	// most maxPiece: twice, and 10-17% less time (alternating runs).
-	perPiece := min(maxPiece, max(16, n/(8*runtime.GOMAXPROCS(0))))
+	// most MaxPiece: twice, and 10-17% less time (alternating runs).
+	perPiece := min(MaxPiece, max(16, n/(8*runtime.GOMAXPROCS(0))))
 	pieces := make([][]byte, (n+perPiece-1)/perPiece)
 	errs := make([]error, len(pieces))
-	passing := e.segments != nil && depth == 1
+	passing := e.Segments != nil && depth == 1
 	dstTaken := false
 	if passing {
 		// The resource's own list: what was printed before it, then
 		// each piece as soon as those before it are printed, are passed
 		// on; printing goes on in dst's buffer when it was not taken.
-		dstTaken = e.segments.add(dst)
+		dstTaken = e.Segments.add(dst)
 	}
 	var passed piecesPassed
 	// Each piece starts with room for the size of the last one printed:
 	// pieces are alike, and growing a buffer by doubling copies it.
 	var lastSize atomic.Int64
 	par.Workers(len(pieces), func() func(int) {
-		pe := e.forWorker()
+		pe := e.ForWorker()
 		return func(k int) {
 			from := k * perPiece
 			hint := lastSize.Load()
 			pieces[k], errs[k] = pe.elements(pieceBuffer(int(hint+hint/8)), print, depth, from, min(from+perPiece, n))
 			lastSize.Store(int64(len(pieces[k])))
 			if passing {
-				passed.printed(k, pieces, errs, e.segments)
+				passed.printed(k, pieces, errs, e.Segments)
 			}
 		}
 	})
@@ -203,7 +204,7 @@ type piecesPassed struct {
 // printed records that piece k is printed (or failed), and passes on what
 // is then ready; a passed piece is dropped from pieces, its buffer
 // recycled.
-func (pp *piecesPassed) printed(k int, pieces [][]byte, errs []error, to *segmentPasser) {
+func (pp *piecesPassed) printed(k int, pieces [][]byte, errs []error, to *SegmentPasser) {
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
 	if pp.done == nil {
