@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -152,13 +151,6 @@ func kindCounts(objs []loader.Object) counts {
 		}
 	}
 	return n
-}
-
-// sortByQualifiedName sorts objects by "namespace/name", Contour's order.
-func sortByQualifiedName[T metav1.Object](objs []T) {
-	sort.Slice(objs, func(i, j int) bool {
-		return LessQualified(objs[i].GetNamespace(), objs[i].GetName(), objs[j].GetNamespace(), objs[j].GetName())
-	})
 }
 
 // visibleFilter says which objects the index holds: all but the Secrets
