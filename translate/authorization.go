@@ -30,7 +30,7 @@ func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *conto
 		}
 		return nil, true
 	}
-	return p.resolveAuthorization(st, proxy, auth, p.cache.httpProxyExtensions(proxy).AuthorizationOf())
+	return p.resolveAuthorization(st, proxy, auth, p.cache.HTTPProxyExtensions(proxy).AuthorizationOf())
 }
 
 // globalAuth is the configuration's globalExtAuth, or nil.

@@ -13,11 +13,18 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // clusterObjects are the keys of the objects a translation took from
 // Options.Cluster, whose statuses are left out of its result.
 type clusterObjects map[objectKey]bool
+
+// objectKey names an object by kind, namespace and name.
+type objectKey struct {
+	kind string
+	name types.NamespacedName
+}
 
 func keyOfObject(o loader.Object) objectKey {
 	return objectKey{o.Kind, types.NamespacedName{Namespace: o.Obj.GetNamespace(), Name: o.Obj.GetName()}}
@@ -79,7 +86,7 @@ func requireGateway(objs []loader.Object, name types.NamespacedName, controller 
 	for _, o := range objs {
 		switch obj := o.Obj.(type) {
 		case *gatewayv1.Gateway:
-			if namespacedName(obj) == name {
+			if index.NamespacedName(obj) == name {
 				gw = obj
 			}
 		case *gatewayv1.GatewayClass:
@@ -150,7 +157,7 @@ func withClusterObjects(objs []loader.Object, opts Options) ([]loader.Object, cl
 // inOrder is objs in the loader's order, sorted in a copy when they are
 // not (a caller other than the loader's).
 func inOrder(objs []loader.Object) []loader.Object {
-	if inLoaderOrder(objs) {
+	if index.InLoaderOrder(objs) {
 		return objs
 	}
 	sorted := slices.Clone(objs)

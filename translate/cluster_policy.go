@@ -7,7 +7,6 @@ import (
 	"time"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
@@ -70,13 +69,13 @@ func slowStart(s *contourv1.SlowStartPolicy) (*dag.SlowStart, error) {
 	return &dag.SlowStart{Window: window, Aggression: aggression, MinWeightPercent: s.MinimumWeightPercent}, nil
 }
 
-// upstreamValidation resolves a service's CA Secret (delegation needed
-// across namespaces) and subject names; the first subject name must be
-// subjectName.
-func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespace string) (*dag.UpstreamValidation, error) {
+// upstreamValidation resolves a service's CA Secret in c (delegation
+// needed across namespaces) and subject names; the first subject name
+// must be subjectName.
+func upstreamValidation(c *index.Index, uv *contourv1.UpstreamValidation, fromNamespace string) (*dag.UpstreamValidation, error) {
 	name := secretReference(uv.CACertificate, "", fromNamespace)
-	ca, err := c.lookupCASecret(name, fromNamespace)
-	if _, denied := err.(errDelegationNotPermitted); err != nil && !denied {
+	ca, err := c.LookupCASecret(name, fromNamespace)
+	if _, denied := err.(index.DelegationNotPermittedError); err != nil && !denied {
 		err = fmt.Errorf("invalid CA Secret %q: %s", name, err)
 	}
 	if err != nil {
@@ -95,62 +94,4 @@ func (c *cache) upstreamValidation(uv *contourv1.UpstreamValidation, fromNamespa
 		out.SubjectNames = uv.SubjectNames
 	}
 	return out, nil
-}
-
-const (
-	caCertificateKey = "ca.crt"
-	crlKey           = "crl.pem"
-)
-
-// opaqueCASecret wraps a CA bundle from a ConfigMap as the Opaque Secret
-// Contour converts it to.
-func opaqueCASecret(ca string) *corev1.Secret {
-	return &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{caCertificateKey: []byte(ca)}}
-}
-
-// validCRLSecret checks a CRL Secret: TLS or Opaque, a crl.pem holding an
-// X509 CRL block.
-func validCRLSecret(s *corev1.Secret) error {
-	if s.Type != corev1.SecretTypeTLS && s.Type != corev1.SecretTypeOpaque {
-		return fmt.Errorf("secret type is not %q or %q", corev1.SecretTypeTLS, corev1.SecretTypeOpaque)
-	}
-	data := s.Data[crlKey]
-	if len(data) == 0 {
-		return fmt.Errorf("empty %q key", crlKey)
-	}
-	found := false
-	err := index.PEMBlocks(data, func(b *index.PEMBlock) error {
-		found = found || b.Type == "X509 CRL"
-		return nil
-	})
-	if err == nil && !found {
-		err = errors.New("failed to locate CRL")
-	}
-	return err
-}
-
-// validCASecret checks a CA bundle Secret: TLS or Opaque, a non-empty
-// ca.crt holding at least one CERTIFICATE block.
-func validCASecret(s *corev1.Secret) error {
-	if s.Type != corev1.SecretTypeTLS && s.Type != corev1.SecretTypeOpaque {
-		return fmt.Errorf("secret type is not %q or %q", corev1.SecretTypeTLS, corev1.SecretTypeOpaque)
-	}
-	data := s.Data[caCertificateKey]
-	if len(data) == 0 {
-		return fmt.Errorf("empty %q key", caCertificateKey)
-	}
-	n := 0
-	if err := index.PEMBlocks(data, func(b *index.PEMBlock) error {
-		if b.Type != "CERTIFICATE" {
-			return index.UnexpectedBlock(b.Type)
-		}
-		n++
-		return nil
-	}); err != nil {
-		return fmt.Errorf("invalid CA certificate bundle: %v", err)
-	}
-	if n == 0 {
-		return errors.New("invalid CA certificate bundle: failed to locate certificate")
-	}
-	return nil
 }

@@ -229,7 +229,7 @@ func TestMemoKeepsAdmittedIngresses(t *testing.T) {
 		if _, err := Translate(objs, Options{Memo: m}); err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range m.objects.objs {
+		for _, o := range m.index.Objects() {
 			if ing, ok := o.Obj.(*networkingv1.Ingress); ok {
 				return ing
 			}

@@ -3,15 +3,12 @@ package translate
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"sort"
-	"strings"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
@@ -126,15 +123,6 @@ func withDefaultHeaders(def, user *dag.HeadersPolicy, allowHost bool, dynamic ma
 	return out, nil
 }
 
-// clientCertificate is the configuration's Envoy client certificate, nil
-// when none is configured; admins configure it, so no delegation applies.
-func (c *cache) clientCertificate() (*dag.Secret, error) {
-	if c.settings == nil || c.settings.clientCert == nil {
-		return nil, nil
-	}
-	return c.lookupTLSSecret(*c.settings.clientCert, c.settings.clientCert.Namespace)
-}
-
 // resolveExtensionRefs finds the ExtensionServices the configuration's rate
 // limit service, tracing and global authorization name. Contour reads them
 // at start-up and refuses to start without them.
@@ -210,33 +198,13 @@ func parseConfigTimeoutOrEmpty(v string) (dag.Timeout, error) {
 	return parseConfigTimeout(v)
 }
 
-// validateExternalName refuses ExternalName Services unless the
-// configuration enables them, and those pointing at Envoy itself.
-func (c *cache) validateExternalName(svc *corev1.Service) error {
-	if svc.Spec.Type != corev1.ServiceTypeExternalName {
-		return nil
-	}
-	if c.settings == nil || !c.settings.enableExternalNameService {
-		return fmt.Errorf("%s/%s is an ExternalName service, these are not currently enabled. See the config.enableExternalNameService config file setting", svc.Namespace, svc.Name)
-	}
-	name := strings.TrimSuffix(svc.Spec.ExternalName, ".")
-	switch name {
-	case "localhost", "localhost.localdomain", "local.projectcontour.io":
-		return fmt.Errorf("%s/%s is an ExternalName service that points to localhost, this is not allowed", svc.Namespace, svc.Name)
-	}
-	if ip := net.ParseIP(name); ip != nil && (ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast()) {
-		return fmt.Errorf("%s/%s is an ExternalName service that points to a loopback, link-local or unspecified IP address, this is not allowed", svc.Namespace, svc.Name)
-	}
-	return nil
-}
-
 // withDefaultCircuitBreakers fills a Service's unset thresholds from the
-// configuration's cluster.circuit-breakers.
-func (c *cache) withDefaultCircuitBreakers(s *dag.Service) *dag.Service {
-	if s == nil || c.settings == nil || c.settings.circuitBreakers == nil {
+// configuration's cluster.circuit-breakers (set; nil: Contour's defaults).
+func withDefaultCircuitBreakers(s *dag.Service, set *settings) *dag.Service {
+	if s == nil || set == nil || set.circuitBreakers == nil {
 		return s
 	}
-	d := c.settings.circuitBreakers
+	d := set.circuitBreakers
 	cb := &s.CircuitBreakers
 	cb.MaxConnections = orDefault(cb.MaxConnections, d.MaxConnections)
 	cb.MaxPendingRequests = orDefault(cb.MaxPendingRequests, d.MaxPendingRequests)

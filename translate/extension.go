@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The ExtensionService processor: each valid ExtensionService becomes an
@@ -15,16 +16,17 @@ import (
 // produces no cluster.
 
 type extensionProcessor struct {
-	cache  *cache
-	status statuses
+	cache    *index.Index
+	settings *settings // nil: Contour's defaults
+	status   statuses
 	// clusters are the valid extensions, by namespace/name.
 	clusters map[types.NamespacedName]*dag.ExtensionCluster
 }
 
 func (p *extensionProcessor) run() {
 	p.clusters = map[types.NamespacedName]*dag.ExtensionCluster{}
-	for _, ext := range p.cache.extensions {
-		key := namespacedName(ext)
+	for _, ext := range p.cache.Extensions {
+		key := index.NamespacedName(ext)
 		st := &proxyStatus{generation: ext.Generation}
 		p.status[statusKey{"ExtensionService", key}] = st
 		if c := p.build(ext, st); c != nil && st.valid() {
@@ -50,14 +52,14 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 			out.ResponseTimeout, out.IdleConnection = response, idleConn
 		}
 	}
-	if p.cache.settings != nil && p.cache.settings.clientCert != nil {
-		sec, err := p.cache.clientCertificate()
+	if p.settings != nil && p.settings.clientCert != nil {
+		sec, err := p.cache.ClientCertificate()
 		if err != nil {
-			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.cache.settings.clientCert, err)
+			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
 		}
 		out.ClientCertificate = sec
 	}
-	if s := p.cache.settings; s != nil && s.circuitBreakers != nil {
+	if s := p.settings; s != nil && s.circuitBreakers != nil {
 		out.CircuitBreakers = *s.circuitBreakers
 	}
 	if cb := ext.Spec.CircuitBreakerPolicy; cb != nil {
@@ -81,9 +83,9 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 		out.Protocol = *ext.Spec.Protocol
 	}
 	if uv := ext.Spec.UpstreamValidation; uv != nil {
-		v, err := p.cache.upstreamValidation(uv, ext.Namespace)
-		if e, denied := err.(errDelegationNotPermitted); denied {
-			st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.secret.String())
+		v, err := upstreamValidation(p.cache, uv, ext.Namespace)
+		if e, denied := err.(index.DelegationNotPermittedError); denied {
+			st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 			return nil
 		} else if err != nil {
 			st.addError("SpecError", "TLSUpstreamValidation", "TLS upstream validation policy error: %s", err)
@@ -98,7 +100,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 	for _, target := range ext.Spec.Services {
 		// Only Services in the extension's own namespace can be targets.
 		name := types.NamespacedName{Namespace: ext.Namespace, Name: target.Name}
-		svc, port, err := p.cache.lookupService(name, intstr.FromInt(target.Port))
+		svc, port, err := p.cache.LookupService(name, intstr.FromInt(target.Port))
 		if err != nil {
 			st.addError("ServiceError", "ServiceUnresolvedReference", "unresolved service %q: %s", name, err)
 			continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,10 +19,11 @@ import (
 // attached to it, with the status Contour writes on each.
 
 type gatewayProcessor struct {
-	dag     *dag.DAG
-	cache   *cache
-	status  *gatewayStatuses
-	gateway *gatewayv1.Gateway
+	dag      *dag.DAG
+	cache    *index.Index
+	settings *settings // nil: Contour's defaults
+	status   *gatewayStatuses
+	gateway  *gatewayv1.Gateway
 	// controller is the GatewayClass's controllerName, which route and
 	// policy status name.
 	controller string
@@ -40,10 +42,10 @@ const defaultGatewayController = "projectcontour.io/gateway-controller"
 // gatewayOf returns the Gateway to serve: the configured one, which needs
 // its GatewayClass (Contour processes nothing otherwise), or else the only
 // Gateway of a GatewayClass with the given controller.
-func gatewayOf(c *cache, name *types.NamespacedName, controller string, noDefault bool) (*gatewayv1.Gateway, error) {
+func gatewayOf(c *index.Index, name *types.NamespacedName, controller string, noDefault bool) (*gatewayv1.Gateway, error) {
 	if name != nil {
-		gw := c.gateways[*name]
-		if gw == nil || c.gatewayClasses[string(gw.Spec.GatewayClassName)] == nil {
+		gw := c.Gateways[*name]
+		if gw == nil || c.GatewayClasses[string(gw.Spec.GatewayClassName)] == nil {
 			return nil, nil
 		}
 		return gw, nil
@@ -55,8 +57,8 @@ func gatewayOf(c *cache, name *types.NamespacedName, controller string, noDefaul
 		controller = defaultGatewayController
 	}
 	var found []*gatewayv1.Gateway
-	for _, gw := range c.gateways {
-		if gc := c.gatewayClasses[string(gw.Spec.GatewayClassName)]; gc != nil && string(gc.Spec.ControllerName) == controller {
+	for _, gw := range c.Gateways {
+		if gc := c.GatewayClasses[string(gw.Spec.GatewayClassName)]; gc != nil && string(gc.Spec.ControllerName) == controller {
 			found = append(found, gw)
 		}
 	}
@@ -68,7 +70,7 @@ func gatewayOf(c *cache, name *types.NamespacedName, controller string, noDefaul
 	}
 	names := make([]string, len(found))
 	for i, gw := range found {
-		names[i] = namespacedName(gw).String()
+		names[i] = index.NamespacedName(gw).String()
 	}
 	sort.Strings(names)
 	return nil, fmt.Errorf("several Gateways belong to GatewayClasses of controller %q (%s): choose one with --gateway NAMESPACE/NAME, as Contour serves one Gateway", controller, strings.Join(names, ", "))
@@ -89,9 +91,9 @@ func addGatewayListeners(d *dag.DAG, gw *gatewayv1.Gateway, hosts int) {
 
 func (p *gatewayProcessor) run() {
 	gw := p.gateway
-	p.controller = string(p.cache.gatewayClasses[string(gw.Spec.GatewayClassName)].Spec.ControllerName)
+	p.controller = string(p.cache.GatewayClasses[string(gw.Spec.GatewayClassName)].Spec.ControllerName)
 	p.status.gateway = &gatewayStatus{generation: gw.Generation}
-	p.status.gatewayName = namespacedName(gw)
+	p.status.gatewayName = index.NamespacedName(gw)
 	p.attached = map[string]int32{}
 
 	notProgrammed := !addressAssigned(gw)
@@ -104,20 +106,20 @@ func (p *gatewayProcessor) run() {
 	for _, l := range gw.Spec.Listeners {
 		p.listeners = append(p.listeners, p.computeListener(l, v))
 	}
-	httpRoutes := sortedRoutes(p.cache.httpRoutes)
+	httpRoutes := sortedRoutes(p.cache.HTTPRoutes)
 	if !notProgrammed {
 		p.convertAhead(httpRoutes)
 	}
 	for _, r := range httpRoutes {
 		p.processRoute(kindHTTPRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.cache.tlsRoutes) {
+	for _, r := range sortedRoutes(p.cache.TLSRoutes) {
 		p.processRoute(kindTLSRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.cache.grpcRoutes) {
+	for _, r := range sortedRoutes(p.cache.GRPCRoutes) {
 		p.processRoute(kindGRPCRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.cache.tcpRoutes) {
+	for _, r := range sortedRoutes(p.cache.TCPRoutes) {
 		p.processRoute(kindTCPRoute, r, r.Spec.ParentRefs, nil, notProgrammed)
 	}
 	for name, n := range p.attached {
@@ -138,7 +140,7 @@ type routeObject interface {
 func (p *gatewayProcessor) processRoute(kind string, route routeObject, parentRefs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, gatewayNotProgrammed bool) {
 	rs := p.status.route(kind, types.NamespacedName{Namespace: route.GetNamespace(), Name: route.GetName()}, route.GetGeneration(), p.controller)
 	for _, ref := range parentRefs {
-		if !refersToGateway(ref, namespacedName(p.gateway)) {
+		if !refersToGateway(ref, index.NamespacedName(p.gateway)) {
 			continue
 		}
 		parent := rs.parent(ref)
@@ -262,7 +264,7 @@ func (p *gatewayProcessor) namespaceAllowed(l *gatewayListener, routeNamespace s
 	case gatewayv1.NamespacesFromSame:
 		return p.gateway.Namespace == routeNamespace
 	case gatewayv1.NamespacesFromSelector:
-		if ns := p.cache.namespaces[routeNamespace]; ns != nil && l.namespaceSelector != nil {
+		if ns := p.cache.Namespaces[routeNamespace]; ns != nil && l.namespaceSelector != nil {
 			return l.namespaceSelector.Matches(labels.Set(ns.Labels))
 		}
 	}

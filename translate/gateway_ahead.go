@@ -6,6 +6,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // HTTPRoutes are attached one after the other, in Contour's order, since
@@ -47,6 +48,6 @@ func (p *gatewayProcessor) httpRulesOf(route *gatewayv1.HTTPRoute) []convertedRu
 }
 
 func (p *gatewayProcessor) refersToThisGateway(refs []gatewayv1.ParentReference) bool {
-	gw := namespacedName(p.gateway)
+	gw := index.NamespacedName(p.gateway)
 	return slices.ContainsFunc(refs, func(ref gatewayv1.ParentReference) bool { return refersToGateway(ref, gw) })
 }

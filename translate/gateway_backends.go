@@ -39,11 +39,11 @@ func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, 
 	if name.Namespace != routeNamespace && !p.referenceGranted(gatewayv1.GroupName, routeKind, routeNamespace, "", "Service", name) {
 		return fail("RefNotPermitted", fmt.Sprintf("%s.Namespace must match the route's namespace or be covered by a ReferenceGrant", field))
 	}
-	svc, err := p.cache.service(name, intstr.FromInt32(int32(*ref.Port)))
+	svc, err := p.cache.Service(name, intstr.FromInt32(int32(*ref.Port)))
 	if err != nil {
 		return fail("BackendNotFound", fmt.Sprintf("service %q is invalid: %s", name.Name, err))
 	}
-	svc = p.cache.withDefaultCircuitBreakers(svc)
+	svc = withDefaultCircuitBreakers(svc, p.settings)
 	if ap := svc.Port.AppProtocol; ap != nil && !knownAppProtocol(*ap) {
 		return fail("UnsupportedProtocol", fmt.Sprintf("AppProtocol: \"%s\" is unsupported", *ap))
 	}

@@ -9,6 +9,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // BackendTLSPolicy: TLS to an HTTPRoute backend, verified against CA
@@ -19,7 +20,7 @@ import (
 // port (sectionName) wins over one naming the whole Service.
 func (p *gatewayProcessor) backendTLSPolicy(svc *dag.Service) *gatewayv1.BackendTLSPolicy {
 	var fallback *gatewayv1.BackendTLSPolicy
-	for _, pol := range p.cache.backendTLSPolicies {
+	for _, pol := range p.cache.BackendTLSPolicies {
 		if pol.Namespace != svc.Namespace {
 			continue
 		}
@@ -42,7 +43,7 @@ func (p *gatewayProcessor) backendTLSPolicy(svc *dag.Service) *gatewayv1.Backend
 // cluster: the cluster speaks TLS with Contour's parameters and verifies
 // the backend. An invalid policy is reported on the policy and ignored.
 func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentReference) {
-	if len(p.cache.backendTLSPolicies) == 0 {
+	if len(p.cache.BackendTLSPolicies) == 0 {
 		return // without reading c, made on another CPU
 	}
 	pol := p.backendTLSPolicy(c.Upstream)
@@ -51,7 +52,7 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 	}
 	// Contour writes a policy's status afresh for every backend it applies
 	// to, so the last backend's ancestor is the one that remains.
-	ancestor := p.status.resetPolicy(namespacedName(pol), pol.Generation, p.controller).parent(ref)
+	ancestor := p.status.resetPolicy(index.NamespacedName(pol), pol.Generation, p.controller).parent(ref)
 	invalid := func(msg string) { ancestor.add("Accepted", "False", "Invalid", msg) }
 	v := pol.Spec.Validation
 	if v.WellKnownCACertificates != nil && *v.WellKnownCACertificates != "" {
@@ -70,7 +71,7 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 		name := types.NamespacedName{Namespace: pol.Namespace, Name: string(ref.Name)}
 		switch ref.Kind {
 		case "Secret":
-			ca, err := p.cache.lookupCASecret(name, pol.Namespace)
+			ca, err := p.cache.LookupCASecret(name, pol.Namespace)
 			if err != nil {
 				invalid(fmt.Sprintf("Could not find CACertificateRef Secret: %s", name))
 				ok = false
@@ -78,7 +79,7 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 			}
 			bundle = append(bundle, ca...)
 		case "ConfigMap":
-			ca, err := p.cache.configMapCA(name)
+			ca, err := p.cache.ConfigMapCA(name)
 			if err != nil {
 				invalid(fmt.Sprintf("Could not find CACertificateRef ConfigMap: %s", name))
 				ok = false
@@ -102,23 +103,6 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 	ancestor.add("Accepted", "True", "Accepted", "Accepted BackendTLSPolicy")
 }
 
-// configMapCA returns a validated CA bundle from a ConfigMap's ca.crt.
-func (c *cache) configMapCA(name types.NamespacedName) ([]byte, error) {
-	cm, ok := c.configMaps[name]
-	if !ok {
-		return nil, fmt.Errorf("ConfigMap not found")
-	}
-	ca, ok := cm.Data[caCertificateKey]
-	if !ok {
-		return nil, fmt.Errorf("ConfigMap not found")
-	}
-	secret := opaqueCASecret(ca)
-	if err := validCASecret(secret); err != nil {
-		return nil, err
-	}
-	return []byte(ca), nil
-}
-
 // PolicyStatus is the JSON form of a BackendTLSPolicy's status.
 type PolicyStatus struct {
 	Ancestors []*PolicyAncestorStatus `json:"ancestors"`
@@ -132,7 +116,7 @@ type PolicyAncestorStatus struct {
 }
 
 // policyStatuses lists the BackendTLSPolicy statuses, ordered by name.
-func (gs *gatewayStatuses) policyStatuses(c *cache) []ObjectStatus {
+func (gs *gatewayStatuses) policyStatuses(c *index.Index) []ObjectStatus {
 	var names []types.NamespacedName
 	for n, s := range gs.policies {
 		if len(s.parents) > 0 {
@@ -148,7 +132,7 @@ func (gs *gatewayStatuses) policyStatuses(c *cache) []ObjectStatus {
 		}
 		out = append(out, ObjectStatus{
 			APIVersion: watchedAPIVersion("BackendTLSPolicy"), Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
-			Status: PolicyStatus{Ancestors: ancestors}, Source: c.source("BackendTLSPolicy", n),
+			Status: PolicyStatus{Ancestors: ancestors}, Source: c.Source("BackendTLSPolicy", n),
 		})
 	}
 	return out

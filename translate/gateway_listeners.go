@@ -364,7 +364,7 @@ func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q namespace must match the Gateway's namespace or be covered by a ReferenceGrant", ref.Name))
 		return nil
 	}
-	s, ok := p.cache.secrets[name]
+	s, ok := p.cache.Secrets[name]
 	if !ok {
 		g.addListenerCondition(listener, "ResolvedRefs", "False", "InvalidCertificateRef",
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q referent is invalid: Secret not found", ref.Name))
@@ -382,7 +382,7 @@ func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference
 // objects of fromGroup/fromKind in fromNamespace refer to toGroup/toKind
 // to (by name, or all names).
 func (p *gatewayProcessor) referenceGranted(fromGroup, fromKind, fromNamespace, toGroup, toKind string, to types.NamespacedName) bool {
-	for _, rg := range p.cache.referenceGrants {
+	for _, rg := range p.cache.ReferenceGrants {
 		if rg.Namespace != to.Namespace {
 			continue
 		}

@@ -251,13 +251,13 @@ func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generat
 
 // objectStatuses lists the Gateway and route statuses. A route with no
 // parent status for the Gateway gets none, as in Contour.
-func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
+func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
 	var out []ObjectStatus
 	if gs.gateway != nil {
 		out = append(out, ObjectStatus{
 			APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway",
 			Namespace: gs.gatewayName.Namespace, Name: gs.gatewayName.Name,
-			Status: gs.gateway.toStatus(), Source: c.source("Gateway", gs.gatewayName),
+			Status: gs.gateway.toStatus(), Source: c.Source("Gateway", gs.gatewayName),
 		})
 	}
 	var keys []statusKey
@@ -277,7 +277,7 @@ func (gs *gatewayStatuses) objectStatuses(c *cache) []ObjectStatus {
 	for _, k := range keys {
 		out = append(out, ObjectStatus{
 			APIVersion: watchedAPIVersion(k.kind), Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,
-			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.source(k.kind, k.name),
+			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.kind, k.name),
 		})
 	}
 	return append(out, gs.policyStatuses(c)...)

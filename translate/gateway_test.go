@@ -14,6 +14,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 func hostnamePtr(h string) *gatewayv1.Hostname { x := gatewayv1.Hostname(h); return &x }
@@ -156,7 +157,7 @@ func TestReferenceGranted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &gatewayProcessor{cache: &cache{referenceGrants: []*gatewayv1.ReferenceGrant{tt.grant}}}
+			p := &gatewayProcessor{cache: &index.Index{ReferenceGrants: []*gatewayv1.ReferenceGrant{tt.grant}}}
 			if got := p.referenceGranted(gatewayv1.GroupName, "HTTPRoute", "apps", "", "Service", target); got != tt.want {
 				t.Errorf("granted = %v, want %v", got, tt.want)
 			}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The HTTPProxy processor: root HTTPProxies become virtual hosts, their
@@ -18,7 +19,7 @@ import (
 
 type httpProxyProcessor struct {
 	dag            *dag.DAG
-	cache          *cache
+	cache          *index.Index
 	status         statuses
 	rootNamespaces []string
 	// disablePermitInsecure ignores routes' permitInsecure (configuration).
@@ -40,8 +41,8 @@ type httpProxyProcessor struct {
 func (p *httpProxyProcessor) run() {
 	p.orphaned = map[types.NamespacedName]bool{}
 	var roots []*contourv1.HTTPProxy
-	for _, proxy := range p.cache.httpproxies {
-		key := namespacedName(proxy)
+	for _, proxy := range p.cache.HTTPProxies {
+		key := index.NamespacedName(proxy)
 		p.status[statusKey{"HTTPProxy", key}] = &proxyStatus{generation: proxy.Generation}
 		if proxy.Spec.VirtualHost == nil {
 			p.orphaned[key] = true
@@ -83,7 +84,7 @@ func (p *httpProxyProcessor) uniqueFQDNs(roots []*contourv1.HTTPProxy) []*contou
 	}
 	for i, r := range roots {
 		if names := shared[fqdns[i]]; names != nil {
-			p.status.forProxy(namespacedName(r)).addError("VirtualHostError", "DuplicateVhost",
+			p.status.forProxy(index.NamespacedName(r)).addError("VirtualHostError", "DuplicateVhost",
 				"fqdn %q is used in multiple HTTPProxies: %s", fqdns[i], strings.Join(names, ", "))
 		}
 	}
@@ -96,7 +97,7 @@ func sharingNames(roots []*contourv1.HTTPProxy, fqdns []string, count map[string
 	shared := map[string][]string{}
 	for i, r := range roots {
 		if count[fqdns[i]] > 1 {
-			shared[fqdns[i]] = append(shared[fqdns[i]], namespacedName(r).String())
+			shared[fqdns[i]] = append(shared[fqdns[i]], index.NamespacedName(r).String())
 		}
 	}
 	for _, names := range shared {
@@ -107,7 +108,7 @@ func sharingNames(roots []*contourv1.HTTPProxy, fqdns []string, count map[string
 
 // root programs one root HTTPProxy's virtual host(s).
 func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
-	st := p.status.forProxy(namespacedName(proxy))
+	st := p.status.forProxy(index.NamespacedName(proxy))
 	vh := proxy.Spec.VirtualHost
 	host := vh.Fqdn
 	switch {
@@ -213,7 +214,7 @@ func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTP
 // tail it added. Returning them proxy by proxy copied every route into
 // the slice of each of its ancestors, quadratic in a chain's depth.
 func (p *httpProxyProcessor) collectRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
-	key := namespacedName(proxy)
+	key := index.NamespacedName(proxy)
 	if path.contains(key) {
 		st.addError("IncludeError", "IncludeCreatesCycle", "include creates an include cycle: %s", path.cycle(key))
 		return
@@ -259,7 +260,7 @@ func (p *httpProxyProcessor) keepVisit(key types.NamespacedName, fresh *proxySta
 // proxyByName looks an included HTTPProxy up.
 func (p *httpProxyProcessor) proxyByName(key types.NamespacedName) (*contourv1.HTTPProxy, bool) {
 	p.lookedUp(key)
-	child, ok := p.cache.httpproxyByName[key]
+	child, ok := p.cache.HTTPProxyByName[key]
 	return child, ok
 }
 
@@ -312,11 +313,11 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 			*out = append(*out, badGatewayRoute(proxy, inc.Conditions)...)
 			continue
 		}
-		visit(p, namespacedName(child), child.Generation, func(st *proxyStatus) (struct{}, bool) {
+		visit(p, index.NamespacedName(child), child.Generation, func(st *proxyStatus) (struct{}, bool) {
 			p.collectRoutes(st, root, child, conds.with(inc.Conditions), path, enforceTLS, out)
 			return struct{}{}, true
 		})
-		p.unorphan(namespacedName(child))
+		p.unorphan(index.NamespacedName(child))
 	}
 }
 

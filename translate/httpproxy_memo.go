@@ -12,6 +12,7 @@ import (
 	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Records of the HTTPProxy processor's work, root by root: done again
@@ -142,7 +143,7 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 		fqdns:          fqdns,
 		// About a root per HTTPProxy: growing it was a third of
 		// placing 5,000 roots' work.
-		roots: make(map[types.NamespacedName]*rootRun, len(p.cache.httpproxies)),
+		roots: make(map[types.NamespacedName]*rootRun, len(p.cache.HTTPProxies)),
 	}
 	m.mu.Lock()
 	last := m.proxies
@@ -213,9 +214,9 @@ func proxyListeners(d *dag.DAG) [2]string {
 }
 
 // rootFQDNs are the fqdns of the HTTPProxies that have a virtual host.
-func rootFQDNs(c *cache) []string {
+func rootFQDNs(c *index.Index) []string {
 	var out []string
-	for _, proxy := range c.httpproxies {
+	for _, proxy := range c.HTTPProxies {
 		if vh := proxy.Spec.VirtualHost; vh != nil {
 			out = append(out, vh.Fqdn)
 		}
@@ -310,11 +311,11 @@ type rootMemo struct {
 }
 
 // reusable returns last's record of root when root reads the same now.
-func (rm *rootMemo) reusable(c *cache, root *contourv1.HTTPProxy) *rootRun {
+func (rm *rootMemo) reusable(c *index.Index, root *contourv1.HTTPProxy) *rootRun {
 	if rm == nil || rm.last == nil {
 		return nil
 	}
-	rr := rm.last.roots[namespacedName(root)]
+	rr := rm.last.roots[index.NamespacedName(root)]
 	if rr == nil || !rr.readsTheSame(c, root) {
 		return nil
 	}
@@ -348,8 +349,8 @@ func (p *httpProxyProcessor) rootsApart(roots []*contourv1.HTTPProxy) {
 // like p's but empty, and statuses and orphans of its own, recording what
 // it read and did to other HTTPProxies.
 func (p *httpProxyProcessor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
-	name := namespacedName(root)
-	rr := &rootRun{proxy: root, ext: p.cache.httpproxyExt[name]}
+	name := index.NamespacedName(root)
+	rr := &rootRun{proxy: root, ext: p.cache.HTTPProxyExt[name]}
 	apart := *p
 	apart.dag = &dag.DAG{Listeners: make(map[string]*dag.Listener, len(p.dag.Listeners)), DynamicListeners: p.dag.DynamicListeners, Extensions: p.dag.Extensions}
 	for key, l := range p.dag.Listeners {
@@ -377,13 +378,13 @@ func (p *httpProxyProcessor) place(rr *rootRun, to hostListeners) {
 	}
 	next := p.memo.next
 	next.placed = to.place(rr, next.placed)
-	next.roots[namespacedName(rr.proxy)] = rr
+	next.roots[index.NamespacedName(rr.proxy)] = rr
 }
 
 // lookedUp records that the root being processed looked name up.
 func (p *httpProxyProcessor) lookedUp(name types.NamespacedName) {
 	if rr := p.recording; rr != nil {
-		rr.lookups = append(rr.lookups, proxyLookup{name, p.cache.httpproxyByName[name], p.cache.httpproxyExt[name]})
+		rr.lookups = append(rr.lookups, proxyLookup{name, p.cache.HTTPProxyByName[name], p.cache.HTTPProxyExt[name]})
 	}
 }
 
@@ -395,12 +396,12 @@ func (p *httpProxyProcessor) did(e rootEffect) {
 }
 
 // readsTheSame says whether processing root would read what rr read.
-func (rr *rootRun) readsTheSame(c *cache, root *contourv1.HTTPProxy) bool {
-	if root != rr.proxy || c.httpproxyExt[namespacedName(root)] != rr.ext {
+func (rr *rootRun) readsTheSame(c *index.Index, root *contourv1.HTTPProxy) bool {
+	if root != rr.proxy || c.HTTPProxyExt[index.NamespacedName(root)] != rr.ext {
 		return false
 	}
 	for _, l := range rr.lookups {
-		if c.httpproxyByName[l.name] != l.found || c.httpproxyExt[l.name] != l.ext {
+		if c.HTTPProxyByName[l.name] != l.found || c.HTTPProxyExt[l.name] != l.ext {
 			return false
 		}
 	}
@@ -410,7 +411,7 @@ func (rr *rootRun) readsTheSame(c *cache, root *contourv1.HTTPProxy) bool {
 // replay does to p's status and orphans what rr's processing did; its
 // virtual hosts are placed by the caller.
 func (rr *rootRun) replay(p *httpProxyProcessor) {
-	p.status[statusKey{"HTTPProxy", namespacedName(rr.proxy)}] = rr.status
+	p.status[statusKey{"HTTPProxy", index.NamespacedName(rr.proxy)}] = rr.status
 	for _, e := range rr.effects {
 		if e.visit != nil {
 			p.keepVisit(e.name, e.visit)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The HTTPProxy processor's work is taken from the Memo exactly when what
@@ -81,23 +82,23 @@ func TestRootRunReadsTheSame(t *testing.T) {
 	root := pxRoot(pxIncludes(pxInclude("child", "default")))
 	child := pxProxy("default", "child", pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
 	ext := &loader.Extensions{}
-	c := newCache(pxObjects(t, root, child), Options{})
-	rr := &rootRun{proxy: root, ext: c.httpproxyExt[namespacedName(root)], lookups: []proxyLookup{
-		{namespacedName(child), child, c.httpproxyExt[namespacedName(child)]},
+	c := index.New(pxObjects(t, root, child), index.Options{})
+	rr := &rootRun{proxy: root, ext: c.HTTPProxyExt[index.NamespacedName(root)], lookups: []proxyLookup{
+		{index.NamespacedName(child), child, c.HTTPProxyExt[index.NamespacedName(child)]},
 		{types.NamespacedName{Namespace: "default", Name: "missing"}, nil, nil},
 	}}
 	if !rr.readsTheSame(c, root) {
 		t.Fatal("the same objects read differently")
 	}
-	for name, change := range map[string]func(c *cache){
-		"the root's extensions":   func(c *cache) { c.httpproxyExt[namespacedName(root)] = ext },
-		"an include changed":      func(c *cache) { c.httpproxyByName[namespacedName(child)] = child.DeepCopy() },
-		"an include's extensions": func(c *cache) { c.httpproxyExt[namespacedName(child)] = ext },
-		"a missing include found": func(c *cache) {
-			c.httpproxyByName[types.NamespacedName{Namespace: "default", Name: "missing"}] = child
+	for name, change := range map[string]func(c *index.Index){
+		"the root's extensions":   func(c *index.Index) { c.HTTPProxyExt[index.NamespacedName(root)] = ext },
+		"an include changed":      func(c *index.Index) { c.HTTPProxyByName[index.NamespacedName(child)] = child.DeepCopy() },
+		"an include's extensions": func(c *index.Index) { c.HTTPProxyExt[index.NamespacedName(child)] = ext },
+		"a missing include found": func(c *index.Index) {
+			c.HTTPProxyByName[types.NamespacedName{Namespace: "default", Name: "missing"}] = child
 		},
 	} {
-		c := newCache(pxObjects(t, root, child), Options{})
+		c := index.New(pxObjects(t, root, child), index.Options{})
 		change(c)
 		if rr.readsTheSame(c, root) {
 			t.Errorf("%s: read as the same", name)
@@ -230,10 +231,10 @@ func TestStatusesOrderedKeys(t *testing.T) {
 			objs = append(objs, pxProxy(ns, name, pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
 		}
 	}
-	c := newCache(pxObjects(t, objs...), Options{})
+	c := index.New(pxObjects(t, objs...), index.Options{})
 	ss := statuses{}
-	for _, p := range c.httpproxies {
-		ss[statusKey{"HTTPProxy", namespacedName(p)}] = &proxyStatus{}
+	for _, p := range c.HTTPProxies {
+		ss[statusKey{"HTTPProxy", index.NamespacedName(p)}] = &proxyStatus{}
 	}
 	sorted := func() []statusKey {
 		var keys []statusKey

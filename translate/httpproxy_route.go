@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // One HTTPProxy route and the clusters of its services: conditions,
@@ -160,12 +161,12 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	if cs.health != nil && svc.HealthPort > 0 {
 		healthPort = svc.HealthPort
 	}
-	s, err := p.cache.serviceWithHealthPort(name, svc.Port, healthPort)
+	s, err := p.cache.ServiceWithHealthPort(name, svc.Port, healthPort)
 	if err != nil {
 		st.addError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
 		return nil, true
 	}
-	s = p.cache.withDefaultCircuitBreakers(s)
+	s = withDefaultCircuitBreakers(s, p.settings)
 	protocol := s.Protocol
 	if svc.Protocol != nil {
 		protocol = *svc.Protocol
@@ -183,10 +184,10 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	}
 	// Upstream validation only applies to Services that speak TLS.
 	if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
-		v, err := p.cache.upstreamValidation(uv, proxy.Namespace)
+		v, err := upstreamValidation(p.cache, uv, proxy.Namespace)
 		if err != nil {
-			if e, ok := err.(errDelegationNotPermitted); ok {
-				st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.secret.String())
+			if e, ok := err.(index.DelegationNotPermittedError); ok {
+				st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 			} else {
 				st.addError("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
 			}
@@ -230,7 +231,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 			return nil, false
 		}
 	}
-	if c.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
+	if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
 		st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
 		return nil, false
 	}

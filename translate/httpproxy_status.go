@@ -112,11 +112,11 @@ func (ss statuses) forProxy(name types.NamespacedName) *proxyStatus {
 }
 
 // objectStatuses lists the statuses ordered by kind, namespace and name.
-func (ss statuses) objectStatuses(c *cache) []ObjectStatus {
+func (ss statuses) objectStatuses(c *index.Index) []ObjectStatus {
 	keys := ss.orderedKeys(c)
 	out := make([]ObjectStatus, 0, len(keys))
 	for _, k := range keys {
-		o := ObjectStatus{Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name, Source: c.source(k.kind, k.name)}
+		o := ObjectStatus{Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name, Source: c.Source(k.kind, k.name)}
 		switch k.kind {
 		case "HTTPProxy":
 			o.APIVersion, o.Status = "projectcontour.io/v1", ss[k].toStatus()
@@ -133,15 +133,15 @@ func (ss statuses) objectStatuses(c *cache) []ObjectStatus {
 // order already, and every status is one of theirs, so the keys are taken
 // from there (sorting 5,000 keys took 7 ms of every translation); should
 // a status be another's, or the order another, they are sorted.
-func (ss statuses) orderedKeys(c *cache) []statusKey {
+func (ss statuses) orderedKeys(c *index.Index) []statusKey {
 	keys := make([]statusKey, 0, len(ss))
-	for _, e := range c.extensions {
-		if k := (statusKey{"ExtensionService", namespacedName(e)}); ss[k] != nil {
+	for _, e := range c.Extensions {
+		if k := (statusKey{"ExtensionService", index.NamespacedName(e)}); ss[k] != nil {
 			keys = append(keys, k)
 		}
 	}
-	for _, p := range c.httpproxies {
-		if k := (statusKey{"HTTPProxy", namespacedName(p)}); ss[k] != nil {
+	for _, p := range c.HTTPProxies {
+		if k := (statusKey{"HTTPProxy", index.NamespacedName(p)}); ss[k] != nil {
 			keys = append(keys, k)
 		}
 	}

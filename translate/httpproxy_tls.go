@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The TLS side of an HTTPProxy root: its secure virtual host, client
@@ -39,9 +40,9 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 	if tls.Passthrough {
 		return https.EnsureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
 	}
-	secret, err := p.cache.lookupTLSSecret(secretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
+	secret, err := p.cache.LookupTLSSecret(secretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
 	if err != nil {
-		if _, ok := err.(errDelegationNotPermitted); ok {
+		if _, ok := err.(index.DelegationNotPermittedError); ok {
 			return fail("DelegationNotPermitted", "Spec.VirtualHost.TLS Secret %q certificate delegation not permitted", tls.SecretName)
 		}
 		return fail("SecretNotValid", "Spec.VirtualHost.TLS Secret %q is invalid: %s", tls.SecretName, err)
@@ -65,8 +66,8 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 		return fail("FallbackNotPresent", "Spec.Virtualhost.TLS enabled fallback but the fallback Certificate Secret is not configured in Contour configuration file")
 	case tls.EnableFallbackCertificate:
 		ref := p.settings.fallbackCert
-		sec, err := p.cache.lookupTLSSecret(*ref, proxy.Namespace)
-		if _, denied := err.(errDelegationNotPermitted); denied {
+		sec, err := p.cache.LookupTLSSecret(*ref, proxy.Namespace)
+		if _, denied := err.(index.DelegationNotPermittedError); denied {
 			return fail("FallbackNotDelegated", "Spec.VirtualHost.TLS Secret %q is not configured for certificate delegation", ref)
 		} else if err != nil {
 			return fail("FallbackNotValid", "Spec.Virtualhost.TLS Secret %q fallback certificate is invalid: %s", ref, err)
@@ -102,7 +103,7 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 	lookup := func(ref, what string, get func(types.NamespacedName, string) ([]byte, error)) ([]byte, bool) {
 		name := secretReference(ref, "", proxy.Namespace)
 		data, err := get(name, proxy.Namespace)
-		if _, denied := err.(errDelegationNotPermitted); denied {
+		if _, denied := err.(index.DelegationNotPermittedError); denied {
 			st.addError("TLSError", "DelegationNotPermitted", "Spec.VirtualHost.TLS %s Secret %q is invalid: %s", what, ref, err)
 			return nil, false
 		}
@@ -115,14 +116,14 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 	var ok bool
 	switch {
 	case cv.CACertificate != "":
-		if out.CACert, ok = lookup(cv.CACertificate, "CA", p.cache.lookupCASecret); !ok {
+		if out.CACert, ok = lookup(cv.CACertificate, "CA", p.cache.LookupCASecret); !ok {
 			return nil, false
 		}
 	case !cv.SkipClientCertValidation:
 		st.addError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: CA Secret must be specified")
 	}
 	if cv.CertificateRevocationList != "" {
-		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.cache.lookupCRLSecret); !ok {
+		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.cache.LookupCRLSecret); !ok {
 			return nil, false
 		}
 		out.OnlyVerifyLeafCertCRL = cv.OnlyVerifyLeafCertCrl
@@ -134,7 +135,7 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 // the non-root proxy it includes (followed transitively).
 func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProxy, path *includePath) (*dag.TCPProxy, bool) {
 	tp := proxy.Spec.TCPProxy
-	path.push(namespacedName(proxy))
+	path.push(index.NamespacedName(proxy))
 	defer path.pop()
 	include := tp.Include
 	if include == nil {
@@ -165,7 +166,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 			if health != nil && svc.HealthPort > 0 {
 				healthPort = svc.HealthPort
 			}
-			s, err := p.cache.serviceWithHealthPort(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, svc.Port, healthPort)
+			s, err := p.cache.ServiceWithHealthPort(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, svc.Port, healthPort)
 			if err != nil {
 				return fail("TCPProxyError", "ServiceUnresolvedReference", "Spec.TCPProxy unresolved service reference: %s", err)
 			}
@@ -176,13 +177,13 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 				}
 			}
 			c := &dag.Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health, SNI: s.ExternalName, HTTPProxyTCP: true}
-			if c.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
+			if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
 				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
 			}
 			if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
-				v, err := p.cache.upstreamValidation(uv, proxy.Namespace)
-				if e, denied := err.(errDelegationNotPermitted); denied {
-					return fail("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.secret.String())
+				v, err := upstreamValidation(p.cache, uv, proxy.Namespace)
+				if e, denied := err.(index.DelegationNotPermittedError); denied {
+					return fail("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 				} else if err != nil {
 					return fail("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
 				}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The Ingress processor: networking.k8s.io/v1 Ingress -> virtual hosts and
@@ -20,9 +21,10 @@ import (
 // Ingress (it writes no status conditions); contourc reports them as notices.
 
 type ingressProcessor struct {
-	dag     *dag.DAG
-	cache   *cache
-	notices *[]Notice
+	dag      *dag.DAG
+	cache    *index.Index
+	settings *settings // nil: Contour's defaults
+	notices  *[]Notice
 	// findings are the notices' messages by Ingress, for its entry in
 	// the status list (ingress_status.go).
 	findings map[types.NamespacedName][]string
@@ -30,10 +32,10 @@ type ingressProcessor struct {
 
 func (p *ingressProcessor) run() {
 	// Secure virtual hosts first, so that every rule sees the final set.
-	for _, ing := range p.cache.ingresses {
+	for _, ing := range p.cache.Ingresses {
 		p.secureVirtualHosts(ing)
 	}
-	for _, ing := range p.cache.ingresses {
+	for _, ing := range p.cache.Ingresses {
 		for _, rule := range ingressRules(ing.Spec) {
 			p.rule(ing, rule)
 		}
@@ -43,15 +45,15 @@ func (p *ingressProcessor) run() {
 func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	*p.notices = append(*p.notices, Notice{
-		Source: p.cache.source("Ingress", namespacedName(ing)),
+		Source: p.cache.Source("Ingress", index.NamespacedName(ing)),
 		Kind:   "Ingress",
-		Name:   namespacedName(ing).String(),
+		Name:   index.NamespacedName(ing).String(),
 		Msg:    msg,
 	})
 	if p.findings == nil {
 		p.findings = map[types.NamespacedName][]string{}
 	}
-	p.findings[namespacedName(ing)] = append(p.findings[namespacedName(ing)], msg)
+	p.findings[index.NamespacedName(ing)] = append(p.findings[index.NamespacedName(ing)], msg)
 }
 
 // secureVirtualHosts creates a secure virtual host for each host of each TLS
@@ -69,8 +71,8 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 		}
 		return
 	}
-	minVersion := tlsVersionAnnotation(contourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
-	maxVersion := tlsVersionAnnotation(contourAnnotation(ing, "tls-maximum-protocol-version"), "1.3")
+	minVersion := tlsVersionAnnotation(index.ContourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
+	maxVersion := tlsVersionAnnotation(index.ContourAnnotation(ing, "tls-maximum-protocol-version"), "1.3")
 	if maxVersion < minVersion {
 		// Contour stops processing TLS for this and every Ingress it has not
 		// visited yet (in map order); contourc skips only this Ingress's TLS.
@@ -78,8 +80,8 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 		return
 	}
 	for _, tls := range ing.Spec.TLS {
-		name := secretReference(tls.SecretName, contourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
-		secret, err := p.cache.lookupTLSSecret(name, ing.Namespace)
+		name := secretReference(tls.SecretName, index.ContourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
+		secret, err := p.cache.LookupTLSSecret(name, ing.Namespace)
 		if err != nil {
 			p.notice(ing, "TLS for %s left out: secret %s: %v", strings.Join(tls.Hosts, ","), name, err)
 			continue
@@ -169,16 +171,16 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	if backend.Port.Name != "" {
 		port = intstr.FromString(backend.Port.Name)
 	}
-	svc, err := p.cache.service(types.NamespacedName{Namespace: ing.Namespace, Name: backend.Name}, port)
+	svc, err := p.cache.Service(types.NamespacedName{Namespace: ing.Namespace, Name: backend.Name}, port)
 	if err != nil {
 		return nil, err
 	}
-	svc = p.cache.withDefaultCircuitBreakers(svc)
+	svc = withDefaultCircuitBreakers(svc, p.settings)
 	cluster := &dag.Cluster{Upstream: svc, Protocol: svc.Protocol, Weight: 1}
-	if cluster.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
+	if cluster.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
 		return nil, fmt.Errorf("tls.envoy-client-certificate contains unresolved secret reference: %w", err)
 	}
-	if s := p.cache.settings; s != nil && s.applyToIngress {
+	if s := p.settings; s != nil && s.applyToIngress {
 		dynamic := map[string]string{
 			"CONTOUR_NAMESPACE":    ing.Namespace,
 			"CONTOUR_SERVICE_NAME": backend.Name,
@@ -203,7 +205,7 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 		PathMatch:    match,
 		Clusters:     []*dag.Cluster{cluster},
 		HTTPSUpgrade: requiresTLS(ing),
-		Websocket:    commaSet(contourAnnotation(ing, "websocket-routes"))[value],
+		Websocket:    index.CommaSet(index.ContourAnnotation(ing, "websocket-routes"))[value],
 		Timeout:      ingressTimeout(ing),
 		Retry:        ingressRetryPolicy(ing),
 		Kind:         "Ingress",
@@ -270,9 +272,9 @@ func httpAllowed(ing *networkingv1.Ingress) bool {
 // ingressTimeout reads projectcontour.io/response-timeout (or its legacy
 // name request-timeout); a bad value leaves Envoy's default.
 func ingressTimeout(ing *networkingv1.Ingress) dag.RouteTimeout {
-	value := contourAnnotation(ing, "response-timeout")
+	value := index.ContourAnnotation(ing, "response-timeout")
 	if value == "" {
-		value = contourAnnotation(ing, "request-timeout")
+		value = index.ContourAnnotation(ing, "request-timeout")
 	}
 	t, err := parseTimeout(value)
 	if err != nil {
@@ -284,12 +286,12 @@ func ingressTimeout(ing *networkingv1.Ingress) dag.RouteTimeout {
 // ingressRetryPolicy reads the retry-on, num-retries and per-try-timeout
 // annotations; there is no policy without retry-on.
 func ingressRetryPolicy(ing *networkingv1.Ingress) *dag.RetryPolicy {
-	retryOn := contourAnnotation(ing, "retry-on")
+	retryOn := index.ContourAnnotation(ing, "retry-on")
 	if retryOn == "" {
 		return nil
 	}
-	rp := &dag.RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(contourAnnotation(ing, "num-retries"))}
-	if t, err := parseTimeout(contourAnnotation(ing, "per-try-timeout")); err == nil {
+	rp := &dag.RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(index.ContourAnnotation(ing, "num-retries"))}
+	if t, err := parseTimeout(index.ContourAnnotation(ing, "per-try-timeout")); err == nil {
 		rp.PerTryTimeout = t
 	}
 	return rp

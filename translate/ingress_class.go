@@ -2,45 +2,10 @@ package translate
 
 import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
-	"slices"
-
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/contourc/contourc/translate/dag/index"
 )
-
-// defaultIngressClass is the class Contour serves when none is configured.
-const defaultIngressClass = "contour"
-
-// annotationIngressClass returns the class from the projectcontour.io or
-// kubernetes.io annotation; the Contour one wins when both are present.
-func annotationIngressClass(o metav1.Object) string {
-	a := o.GetAnnotations()
-	if class, ok := a["projectcontour.io/ingress.class"]; ok {
-		return class
-	}
-	return a["kubernetes.io/ingress.class"]
-}
-
-// ingressClassOf is an Ingress's class: a non-empty annotation wins over
-// spec.ingressClassName.
-func ingressClassOf(ing *networkingv1.Ingress) string {
-	if class := annotationIngressClass(ing); class != "" {
-		return class
-	}
-	if ing.Spec.IngressClassName != nil {
-		return *ing.Spec.IngressClassName
-	}
-	return ""
-}
-
-// httpProxyClassOf is an HTTPProxy's class: a non-empty annotation wins
-// over spec.ingressClassName.
-func httpProxyClassOf(proxy *contourv1.HTTPProxy) string {
-	if class := annotationIngressClass(proxy); class != "" {
-		return class
-	}
-	return proxy.Spec.IngressClassName
-}
 
 // ServesClass reports whether Contour, run with o, serves obj by its
 // ingress class: an Ingress or HTTPProxy of another class it ignores;
@@ -51,21 +16,11 @@ func (o Options) ServesClass(obj any) bool {
 	}
 	switch x := obj.(type) {
 	case *networkingv1.Ingress:
-		return matchesIngressClass(ingressClassOf(x), o.IngressClassNames)
+		return index.MatchesIngressClass(index.IngressClassOf(x), o.IngressClassNames)
 	case *contourv1.HTTPProxy:
-		return matchesIngressClass(httpProxyClassOf(x), o.IngressClassNames)
+		return index.MatchesIngressClass(index.HTTPProxyClassOf(x), o.IngressClassNames)
 	}
 	return true
-}
-
-// matchesIngressClass says whether an object of class is served: with no
-// configured classes, objects without a class or of class "contour"; else
-// exactly the configured ones.
-func matchesIngressClass(class string, configured []string) bool {
-	if len(configured) == 0 {
-		return class == "" || class == defaultIngressClass
-	}
-	return slices.Contains(configured, class)
 }
 
 // IsClassed reports whether obj is of a kind Contour serves by ingress
@@ -82,9 +37,9 @@ func IsClassed(obj any) bool {
 func ClassOf(obj any) string {
 	switch x := obj.(type) {
 	case *networkingv1.Ingress:
-		return ingressClassOf(x)
+		return index.IngressClassOf(x)
 	case *contourv1.HTTPProxy:
-		return httpProxyClassOf(x)
+		return index.HTTPProxyClassOf(x)
 	}
 	return ""
 }

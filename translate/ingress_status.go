@@ -13,6 +13,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // statuses lists an entry for each Ingress among objs: its findings
@@ -27,11 +28,11 @@ func (p *ingressProcessor) statuses(objs []loader.Object, classNames []string) [
 			continue
 		}
 		st := ObjectStatus{APIVersion: "networking.k8s.io/v1", Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name,
-			Source: o.Source, Findings: p.findings[namespacedName(ing)]}
+			Source: o.Source, Findings: p.findings[index.NamespacedName(ing)]}
 		if st.Findings == nil {
 			st.Findings = []string{}
 		}
-		if class := ingressClassOf(ing); !matchesIngressClass(class, classNames) {
+		if class := index.IngressClassOf(ing); !index.MatchesIngressClass(class, classNames) {
 			if defaultClass == "" {
 				defaultClass = loader.DefaultIngressClass(objs)
 			}

@@ -23,6 +23,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // DefaultInstance is the name of the one instance of a run whose input
@@ -131,7 +132,7 @@ func flagsInstanceName(o Options) string {
 // without any, objects without a class and of class "contour".
 func claimsOf(classes []string) []string {
 	if len(classes) == 0 {
-		return []string{"", defaultIngressClass}
+		return []string{"", index.DefaultIngressClass}
 	}
 	return classes
 }

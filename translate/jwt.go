@@ -11,6 +11,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // JWT verification of HTTPProxy virtual hosts: spec.virtualhost.jwtProviders
@@ -32,7 +33,7 @@ const defaultDNSLookupFamily = "auto"
 func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTPProxy, svh *dag.SecureVirtualHost) bool {
 	var names []string
 	hasDefault := false
-	ext := p.cache.httpProxyExtensions(proxy)
+	ext := p.cache.HTTPProxyExtensions(proxy)
 	for i, jp := range proxy.Spec.VirtualHost.JWTProviders {
 		if slices.Contains(names, jp.Name) {
 			st.addError("JWTVerificationError", "DuplicateProviderName", "Spec.VirtualHost.JWTProviders is invalid: duplicate name %s", jp.Name)
@@ -69,7 +70,7 @@ func (p *httpProxyProcessor) jwtProvider(st *proxyStatus, proxy *contourv1.HTTPP
 		return nil, false
 	case hasLocal:
 		// The Secret is always the proxy's own namespace's: no delegation.
-		jwks, err := p.cache.lookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
+		jwks, err := p.cache.LookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
 		if err != nil {
 			st.addError("JWTVerificationError", "LocalJWKSInvalid", "Spec.VirtualHost.JWTProviders.LocalJWKS for provider %q is invalid: %s", jp.Name, err)
 			return nil, false
@@ -105,9 +106,9 @@ func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPPr
 		if u.Scheme == "http" {
 			return fail("RemoteJWKSUpstreamValidationInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation must not be specified when URI scheme is http.")
 		}
-		validation, err = p.cache.upstreamValidation(uv, proxy.Namespace)
-		if e, denied := err.(errDelegationNotPermitted); denied {
-			return fail("RemoteJWKSCACertificateNotDelegated", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.secret.String())
+		validation, err = upstreamValidation(p.cache, uv, proxy.Namespace)
+		if e, denied := err.(index.DelegationNotPermittedError); denied {
+			return fail("RemoteJWKSCACertificateNotDelegated", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 		} else if err != nil {
 			return fail("RemoteJWKSUpstreamValidationInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation is invalid: %s", err)
 		}

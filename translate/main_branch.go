@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Warnings for the fields contourc accepts that only Contour's main branch
@@ -24,7 +25,7 @@ func mainBranchNotices(objs []loader.Object) []Notice {
 			continue
 		}
 		for _, f := range o.Extensions.MainBranchFields {
-			out = append(out, Notice{Source: f.Source, Kind: o.Kind, Name: namespacedName(o.Obj).String(), Msg: f.Field + " " + mainBranchOnly})
+			out = append(out, Notice{Source: f.Source, Kind: o.Kind, Name: index.NamespacedName(o.Obj).String(), Msg: f.Field + " " + mainBranchOnly})
 		}
 	}
 	return out
@@ -50,7 +51,7 @@ func configMainBranchNotices(cfg *loader.ContourConfig) []Notice {
 func configMapMainBranchNotices(cfg *loader.ContourConfig, cm *loader.Object) []Notice {
 	out := make([]Notice, 0, len(cfg.MainBranchFields))
 	for _, f := range cfg.MainBranchFields {
-		out = append(out, Notice{Source: cm.Source, Kind: "ConfigMap", Name: namespacedName(cm.Obj).String(),
+		out = append(out, Notice{Source: cm.Source, Kind: "ConfigMap", Name: index.NamespacedName(cm.Obj).String(),
 			Msg: fmt.Sprintf("%s line %d: %s %s", configMapKey, f.Source.Line, f.Field, mainBranchOnly)})
 	}
 	return out

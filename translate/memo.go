@@ -1,16 +1,11 @@
 package translate
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"maps"
-	"slices"
 	"sync"
 	"sync/atomic"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Memo is what a translation may reuse from the one before it, for a
@@ -21,17 +16,16 @@ import (
 // out: neither the objects nor the list given to a translation may be
 // modified afterwards.
 //
-// It holds the verdicts of Secret validations, by the Secret's content:
-// checking 5,000 serving certificates (parsing them) took 80 ms of CPU in
-// every reload at 5,000 HTTPProxies, though a one-file change changes none
-// of them. It also holds the Envoy messages the last translation built,
+// It holds the object index's memo (index.Memo: the verdicts of Secret
+// validations by content, and the last index, which the next translation
+// patches). It also holds the Envoy messages the last translation built,
 // with what they were built from, which the next one returns again when
-// their inputs did not change (xds_memo.go), and its index of the objects,
-// which the next one patches (cache_memo.go). It keeps what the last one or
+// their inputs did not change (xds_memo.go). It keeps what the last one or
 // two translations used, so it grows with the inputs, not with the number
 // of reloads. A Memo serves one translation at a time.
 type Memo struct {
-	verdicts secretVerdicts
+	// index is the object index's part (translate/dag/index).
+	index index.Memo
 	// admitted are the Ingresses the DefaultIngressClass admission gave
 	// a class, handed out again while unchanged (cluster.go).
 	admitted loader.Admitted
@@ -51,55 +45,25 @@ type Memo struct {
 	// replayedRoots counts the roots whose work was taken from the Memo
 	// on their own, for tests.
 	replayedRoots atomic.Int64
-	// objects is the last translation's object index, which the next
-	// patches (cache_memo.go); patchedIndexes counts the times it was
-	// patched, for tests.
-	objects        *indexedObjects
-	patchedIndexes atomic.Int64
-}
-
-// secretVerdicts remembers Secret validations by content. A translation
-// without a Memo keeps its own for its length: many Secrets often hold the
-// same certificate (a wildcard copied into every namespace), and parsing
-// it again is what checking costs; hashing it is a tenth of that.
-type secretVerdicts struct {
-	mu sync.Mutex
-	// current are the verdicts of the translation under way, previous
-	// those of the one before, which it may take over.
-	current, previous map[verdictKey]error
-	// byObject are the same verdicts by Secret object, which needs no
-	// hash: the loader's cache hands an unchanged Secret out as the same
-	// object at every reload, and hashing 5,000 certificates was a tenth
-	// of one.
-	currentByObject, previousByObject map[objectVerdictKey]error
-}
-
-// objectVerdictKey names one validator's verdict on one Secret object.
-type objectVerdictKey struct {
-	validator uintptr
-	secret    *corev1.Secret
 }
 
 // NewMemo returns an empty Memo.
 func NewMemo() *Memo { return &Memo{} }
 
-// verdictKey names one validator's verdict on one Secret content.
-type verdictKey struct {
-	validator uintptr
-	content   [sha256.Size]byte
+// indexMemo is m's part for the object index, nil without a Memo.
+func (m *Memo) indexMemo() *index.Memo {
+	if m == nil {
+		return nil
+	}
+	return &m.index
 }
 
-// begin starts a translation: the verdicts of the one before the last,
-// and the messages of all but the last, are dropped.
+// begin starts a translation, after its index (indexMemo().Index): the
+// messages of all but the last are dropped.
 func (m *Memo) begin() {
 	if m == nil {
 		return
 	}
-	var kept *indexedObjects
-	if m.objects != nil && m.objects.patched {
-		kept = m.objects
-	}
-	m.verdicts.begin(kept)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.nextBuilt != nil {
@@ -110,116 +74,4 @@ func (m *Memo) begin() {
 	}
 	m.nextBuilt = m.built.sizedAlike()
 	m.vhosts.begin()
-}
-
-// secretVerdicts is where a translation keeps its Secret verdicts: in m,
-// or, without a Memo, for its own length.
-func (m *Memo) secretVerdicts() *secretVerdicts {
-	if m == nil {
-		v := &secretVerdicts{}
-		v.begin(nil)
-		return v
-	}
-	return &m.verdicts
-}
-
-// begin starts a translation: the verdicts of the one before the last are
-// dropped. When the translation's objects are the last one's, patched
-// (patched), the verdicts on Secret objects are kept but for those the
-// patch removed: the others are the very same objects, and a translation
-// that replays its HTTPProxies looks none of them up, which left the next
-// one nothing to take over.
-func (v *secretVerdicts) begin(patched *indexedObjects) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.previous, v.current = v.current, map[verdictKey]error{}
-	if patched == nil || v.currentByObject == nil {
-		v.previousByObject, v.currentByObject = v.currentByObject, map[objectVerdictKey]error{}
-		return
-	}
-	gone := map[*corev1.Secret]bool{}
-	for _, o := range patched.removed {
-		if s, ok := o.Obj.(*corev1.Secret); ok {
-			gone[s] = true
-		}
-	}
-	if len(gone) > 0 {
-		forget := func(k objectVerdictKey, _ error) bool { return gone[k.secret] }
-		maps.DeleteFunc(v.currentByObject, forget)
-		maps.DeleteFunc(v.previousByObject, forget)
-	}
-}
-
-// rememberSome says whether there are verdicts of an earlier translation.
-func (v *secretVerdicts) rememberSome() bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return len(v.previousByObject) > 0 || len(v.currentByObject) > 0
-}
-
-// verdict is validate(s), remembered by s's content. The validators read
-// only a Secret's type and data, which is what the content hash covers.
-func (v *secretVerdicts) verdict(s *corev1.Secret, validator uintptr, validate func(*corev1.Secret) error) error {
-	objectKey := objectVerdictKey{validator, s}
-	v.mu.Lock()
-	err, ok := rememberedVerdict(v.currentByObject, v.previousByObject, objectKey)
-	v.mu.Unlock()
-	if !ok {
-		key := verdictKey{validator, secretContent(s)}
-		v.mu.Lock()
-		err, ok = rememberedVerdict(v.current, v.previous, key)
-		v.mu.Unlock()
-		if !ok {
-			err = validate(s)
-		}
-		v.mu.Lock()
-		keepVerdict(v.current, key, err)
-		v.mu.Unlock()
-	}
-	v.mu.Lock()
-	keepVerdict(v.currentByObject, objectKey, err)
-	v.mu.Unlock()
-	return err
-}
-
-// rememberedVerdict is the verdict under k in current or, failing that, previous.
-func rememberedVerdict[K comparable](current, previous map[K]error, k K) (error, bool) {
-	if err, ok := current[k]; ok {
-		return err, true
-	}
-	err, ok := previous[k]
-	return err, ok
-}
-
-// keepVerdict records a verdict for the translation under way; before begin
-// there is none to record it for.
-func keepVerdict[K comparable](current map[K]error, k K, err error) {
-	if current != nil {
-		current[k] = err
-	}
-}
-
-// secretContent hashes a Secret's type and data, keys in order, each
-// string with its length so that no two contents hash alike by shifting
-// bytes from one to the next.
-func secretContent(s *corev1.Secret) [sha256.Size]byte {
-	h := sha256.New()
-	field := func(b []byte) {
-		var n [binary.MaxVarintLen64]byte
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(b)))])
-		h.Write(b)
-	}
-	field([]byte(s.Type))
-	keys := make([]string, 0, len(s.Data))
-	for k := range s.Data {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		field([]byte(k))
-		field(s.Data[k])
-	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
 }

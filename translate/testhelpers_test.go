@@ -1,7 +1,7 @@
 package translate
 
 // Builders and finders shared by the Ingress rule tests (ingress_test.go,
-// route_sort_test.go, secret_test.go, annotations_test.go). Objects are built
+// route_sort_test.go, secret_notices_test.go, annotations_test.go). Objects are built
 // in memory as the loader would hand them over: typed pointers with their
 // Kind and a Source. Every test goes through translateIngressT, which also
 // runs go-control-plane's generated validation on every produced resource,

@@ -32,13 +32,13 @@ func defaultListenersFor(d *dag.DAG, s *settings, hosts int) {
 }
 
 // buildResources walks the DAG into Envoy resources.
-func buildResources(d *dag.DAG, c *cache, opts Options, notices *[]Notice) Resources {
+func buildResources(d *dag.DAG, c *index.Index, opts Options, notices *[]Notice) Resources {
 	return buildResourcesWith(d, c, opts, defaultSettings(), notices)
 }
 
 // noticeMissingEndpoints tells the user that the Service behind cluster dc,
 // not an ExternalName, has no endpoints in the input.
-func noticeMissingEndpoints(dc *dag.Cluster, c *cache, opts Options, notices *[]Notice) {
+func noticeMissingEndpoints(dc *dag.Cluster, c *index.Index, opts Options, notices *[]Notice) {
 	svc := dc.Upstream
 	msg := "has no endpoints in the input: its cluster " + dag.ClusterName(dc) + " has no hosts"
 	if opts.UpstreamDNS != "" {
@@ -46,17 +46,17 @@ func noticeMissingEndpoints(dc *dag.Cluster, c *cache, opts Options, notices *[]
 	} else {
 		msg += " (use --upstream-dns to resolve it by DNS)"
 	}
-	*notices = append(*notices, Notice{Source: c.source("Service", namespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
+	*notices = append(*notices, Notice{Source: c.Source("Service", index.NamespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
 }
 
 // buildResourcesWith is buildResources with the configuration's settings;
 // with Options.StatusOnly it only finds the notices building them gives.
-func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices *[]Notice) Resources {
+func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *settings, notices *[]Notice) Resources {
 	if opts.StatusOnly {
 		// Only the notices: a cluster's name (a hash of its settings)
 		// is worked out only when its Service has no endpoints. The
 		// notices are sorted afterwards, so the order here is free.
-		if !c.someServiceWithoutEndpoints() {
+		if !c.SomeServiceWithoutEndpoints() {
 			// The common case, where walking every route's clusters
 			// for nothing was a tenth of check's translation.
 			return Resources{}
@@ -81,10 +81,10 @@ func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices
 	// The resource types only read the DAG: build them side by side, on
 	// every CPU, the clusters here.
 	d.Freeze()
-	c.memo.frozen()
+	opts.Memo.frozen()
 	var wg sync.WaitGroup
-	built := c.memo.reuse(s)
-	if c.memo == nil {
+	built := opts.Memo.reuse(s)
+	if opts.Memo == nil {
 		r.Unpacked = &Unpacked{}
 	}
 	wg.Go(func() { r.Listeners = listenersFor(d, s, built, r.Unpacked) })
@@ -101,7 +101,7 @@ func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices
 			r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
 			continue
 		}
-		eps := c.slices[namespacedName(svcObject{svc})]
+		eps := c.EndpointSlices(svc)
 		if len(eps) == 0 {
 			noticeMissingEndpoints(dc, c, opts, notices)
 			if opts.UpstreamDNS != "" {
@@ -163,7 +163,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		return nil, err
 	}
 	// Contour watches the configured certificates' namespaces for Secrets
-	// too; newCache learns them from a configuration file.
+	// too; secretNamespaces learns them from a configuration file.
 	cacheOpts := opts
 	if cacheOpts.Config == nil && (s.fallbackCert != nil || s.clientCert != nil) {
 		shim := &loader.ContourConfig{}
@@ -175,13 +175,10 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		}
 		cacheOpts.Config = shim
 	}
-	c := opts.Memo.objectIndex(objs, cacheOpts)
-	c.settings = s
-	c.memo = opts.Memo
+	c := opts.Memo.indexMemo().Index(objs, indexOptions(cacheOpts, s))
 	opts.Memo.begin()
-	c.verdicts = opts.Memo.secretVerdicts()
-	c.checkServingSecretsAhead()
-	defer c.stopCheckingAhead()
+	c.CheckServingSecretsAhead()
+	defer c.StopCheckingAhead()
 	d := dag.NewDAG()
 	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController, opts.NoDefaultGateway)
 	if err != nil {
@@ -189,7 +186,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	}
 	res := &Result{Notices: append(append(configNotices(opts.Config), cfgNotices...), mainBranchNotices(allObjs)...), dag: d}
 	res.Notices = append(res.Notices, clusterNotices...)
-	routes := len(c.httpRoutes) + len(c.grpcRoutes) + len(c.tlsRoutes) + len(c.tcpRoutes)
+	routes := len(c.HTTPRoutes) + len(c.GRPCRoutes) + len(c.TLSRoutes) + len(c.TCPRoutes)
 	if gw != nil {
 		// About a host per route, as for HTTPProxies below: growing
 		// the maps was a fifth of attaching 20,000 HTTPRoutes, on one
@@ -203,18 +200,18 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 				l.Address = s.httpsAddress
 			}
 		}
-		name := namespacedName(gw)
+		name := index.NamespacedName(gw)
 		res.Gateway = &name
 	} else {
 		// About a host per HTTPProxy and Ingress: growing the maps
 		// to 5,000 of each was a third of replaying the HTTPProxy
 		// processor at each reload.
-		defaultListenersFor(d, s, len(c.httpproxies)+len(c.ingresses))
+		defaultListenersFor(d, s, len(c.HTTPProxies)+len(c.Ingresses))
 	}
-	ingresses := &ingressProcessor{dag: d, cache: c, notices: &res.Notices}
+	ingresses := &ingressProcessor{dag: d, cache: c, settings: s, notices: &res.Notices}
 	ingresses.run()
-	status := make(statuses, len(c.httpproxies)+len(c.extensions))
-	extensions := &extensionProcessor{cache: c, status: status}
+	status := make(statuses, len(c.HTTPProxies)+len(c.Extensions))
+	extensions := &extensionProcessor{cache: c, settings: s, status: status}
 	extensions.run()
 	d.Extensions = extensions.clusters
 	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
@@ -222,9 +219,9 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	var gs *gatewayStatuses
 	if gw != nil {
 		gs = &gatewayStatuses{routes: make(map[statusKey]*routeStatus, routes)}
-		(&gatewayProcessor{dag: d, cache: c, status: gs, gateway: gw, inOrder: opts.httpRoutesInOrder}).run()
+		(&gatewayProcessor{dag: d, cache: c, settings: s, status: gs, gateway: gw, inOrder: opts.httpRoutesInOrder}).run()
 	}
-	c.stopCheckingAhead()
+	c.StopCheckingAhead()
 	// The statuses are listed on the side (6 ms at 5,000 HTTPProxies,
 	// while freezing the DAG leaves a CPU idle): building the resources
 	// reads neither the statuses nor what listing them reads but the cache.
@@ -242,7 +239,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 // ExtensionServices, the Ingresses' entries and, with a Gateway, the
 // statuses of the Gateway API objects, ordered by kind, namespace and
 // name.
-func listStatuses(proxies statuses, gateway *gatewayStatuses, ingresses []ObjectStatus, c *cache) []ObjectStatus {
+func listStatuses(proxies statuses, gateway *gatewayStatuses, ingresses []ObjectStatus, c *index.Index) []ObjectStatus {
 	out := proxies.objectStatuses(c)
 	if gateway == nil && len(ingresses) == 0 {
 		return out

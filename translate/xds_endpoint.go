@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // ClusterLoadAssignments from EndpointSlices, as Contour's EndpointSlice
@@ -84,24 +85,8 @@ func slicePortMatches(p discoveryv1.EndpointPort, svcPort corev1.ServicePort) bo
 }
 
 // hasEndpoints says whether the input holds any EndpointSlice for svc.
-func hasEndpoints(c *cache, svc *dag.Service) bool {
-	return len(c.slices[namespacedName(svcObject{svc})]) > 0
-}
-
-// someServiceWithoutEndpoints says whether a Service without an
-// EndpointSlice may be routed to: only a route to one of them can lack
-// endpoints. Lookups say so (routedWithoutEndpoints), unless the Memo
-// replayed some of them; then any such Service counts.
-func (c *cache) someServiceWithoutEndpoints() bool {
-	if c.memo == nil {
-		return c.routedWithoutEndpoints.Load()
-	}
-	for key := range c.services {
-		if len(c.slices[key]) == 0 {
-			return true
-		}
-	}
-	return false
+func hasEndpoints(c *index.Index, svc *dag.Service) bool {
+	return len(c.EndpointSlices(svc)) > 0
 }
 
 type svcObject struct{ s *dag.Service }
@@ -117,14 +102,14 @@ func dnsTarget(svc *dag.Service, domain string) string {
 // extensionLoadAssignment has one locality per target Service of an
 // extension, weighted by the target's weight (all 1 when none is set; a
 // zero weight among others is left unset).
-func extensionLoadAssignment(e *dag.ExtensionCluster, c *cache) *endpointv3.ClusterLoadAssignment {
+func extensionLoadAssignment(e *dag.ExtensionCluster, c *index.Index) *endpointv3.ClusterLoadAssignment {
 	cla := &endpointv3.ClusterLoadAssignment{ClusterName: e.ClusterName()}
 	var total uint32
 	for _, t := range e.Targets {
 		total += t.Weight
 	}
 	for _, t := range e.Targets {
-		endpoints := loadAssignment(t.Service, c.slices[namespacedName(svcObject{t.Service})]).Endpoints
+		endpoints := loadAssignment(t.Service, c.EndpointSlices(t.Service)).Endpoints
 		if len(endpoints) == 0 {
 			continue
 		}

@@ -58,20 +58,20 @@ func hasPEMHeader(data []byte) bool {
 // back in messages, since it may be key material pasted into a BEGIN line.
 var pemLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z0-9 ]{1,40}$`) })
 
-func UnexpectedBlock(blockType string) error {
+func unexpectedBlock(blockType string) error {
 	if pemLabel().MatchString(blockType) {
 		return fmt.Errorf("unexpected block type '%s'", blockType)
 	}
 	return errors.New("unexpected block type")
 }
 
-// PEMBlocks calls visit for each PEM block in data.
-type PEMBlock = pem.Block
+// pemBlocks calls visit for each PEM block in data.
+type pemBlock = pem.Block
 
-func PEMBlocks(data []byte, visit func(*PEMBlock) error) error {
+func pemBlocks(data []byte, visit func(*pemBlock) error) error {
 	for hasPEMHeader(data) {
 		var block *pem.Block
-		block, data = DecodePEM(data)
+		block, data = decodePEM(data)
 		if block == nil {
 			return errors.New("failed to parse PEM block")
 		}
@@ -84,9 +84,9 @@ func PEMBlocks(data []byte, visit func(*PEMBlock) error) error {
 
 func validateServingBundle(data []byte) error {
 	n := 0
-	err := PEMBlocks(data, func(b *pem.Block) error {
+	err := pemBlocks(data, func(b *pem.Block) error {
 		if b.Type != "CERTIFICATE" {
-			return UnexpectedBlock(b.Type)
+			return unexpectedBlock(b.Type)
 		}
 		cert, err := x509.ParseCertificate(b.Bytes)
 		if err != nil {
@@ -108,7 +108,7 @@ var errECKey = errors.New("EC private key does not parse")
 
 func validatePrivateKey(data []byte) error {
 	keys := 0
-	err := PEMBlocks(data, func(b *pem.Block) error {
+	err := pemBlocks(data, func(b *pem.Block) error {
 		var err error
 		switch b.Type {
 		case "PRIVATE KEY":
@@ -122,7 +122,7 @@ func validatePrivateKey(data []byte) error {
 		case "EC PARAMETERS":
 			return nil
 		default:
-			return UnexpectedBlock(b.Type)
+			return unexpectedBlock(b.Type)
 		}
 		if err != nil {
 			// The parser's message can describe the key's bytes; keep it generic.
@@ -142,9 +142,9 @@ func validatePrivateKey(data []byte) error {
 	return nil
 }
 
-// ValidJWKSSecret checks a local JWKS Secret: type Opaque, and in key a
+// validJWKSSecret checks a local JWKS Secret: type Opaque, and in key a
 // JSON object with a "keys" array (RFC 7517), as Contour requires.
-func ValidJWKSSecret(s *corev1.Secret, key string) error {
+func validJWKSSecret(s *corev1.Secret, key string) error {
 	if s.Type != corev1.SecretTypeOpaque {
 		return fmt.Errorf("secret type is not %q", corev1.SecretTypeOpaque)
 	}

@@ -3,12 +3,21 @@ package index
 import (
 	"sort"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // SortByName sorts resources by the name key returns; Contour's caches hand
 // out every resource list sorted this way.
 func SortByName[T any](items []T, key func(T) string) {
 	sort.SliceStable(items, func(i, j int) bool { return key(items[i]) < key(items[j]) })
+}
+
+// sortByQualifiedName sorts objects by "namespace/name", Contour's order.
+func sortByQualifiedName[T metav1.Object](objs []T) {
+	sort.Slice(objs, func(i, j int) bool {
+		return LessQualified(objs[i].GetNamespace(), objs[i].GetName(), objs[j].GetNamespace(), objs[j].GetName())
+	})
 }
 
 // LessQualified reports whether ns1+"/"+name1 sorts before ns2+"/"+name2,

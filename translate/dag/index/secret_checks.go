@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"maps"
@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/contourc/contourc/translate/dag/index"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -38,7 +37,7 @@ type secretResult struct {
 	err  error
 }
 
-func (c *cache) checkSecret(s *corev1.Secret, name types.NamespacedName, validate func(*corev1.Secret) error) error {
+func (c *Index) checkSecret(s *corev1.Secret, name types.NamespacedName, validate func(*corev1.Secret) error) error {
 	validator := reflect.ValueOf(validate).Pointer()
 	r := c.secretChecks.result(secretCheck{name, validator})
 	r.once.Do(func() { r.err = c.verdicts.verdict(s, validator, validate) })
@@ -59,9 +58,9 @@ func (sc *secretChecks) result(key secretCheck) *secretResult {
 	return r
 }
 
-// checkServingSecretsAhead starts checking, on all CPUs but one, the
+// CheckServingSecretsAhead starts checking, on all CPUs but one, the
 // Secrets that HTTPProxies, Ingresses and Gateways name as serving
-// certificates. Call stopCheckingAhead once the DAG is built: what is left
+// certificates. Call StopCheckingAhead once the DAG is built: what is left
 // unchecked then is not needed. A Secret named some other way is checked
 // when the DAG build gets to it, as before.
 //
@@ -70,19 +69,19 @@ func (sc *secretChecks) result(key secretCheck) *secretResult {
 // HTTPProxies, listing them most of it, taken from the CPU that builds the
 // DAG's resources), and the few Secrets a reload changes are checked when
 // the DAG build gets to them.
-func (c *cache) checkServingSecretsAhead() {
+func (c *Index) CheckServingSecretsAhead() {
 	n := runtime.GOMAXPROCS(0) - 1
 	if n < 1 || c.verdicts.rememberSome() {
 		return
 	}
 	// Even listing them (7 ms at 5,000 HTTPProxies) is done off the
-	// translation's path: the cache is not written to once built.
+	// translation's path: the index is not written to once built.
 	c.secretChecks.workers.Go(func() {
 		names := c.servingSecretNames()
 		var next atomic.Int64
 		check := func() {
 			for i := next.Add(1) - 1; i < int64(len(names)) && !c.secretChecks.stop.Load(); i = next.Add(1) - 1 {
-				_ = c.checkSecret(c.secrets[names[i]], names[i], index.ValidTLSSecret)
+				_ = c.checkSecret(c.Secrets[names[i]], names[i], ValidTLSSecret)
 			}
 		}
 		for range n - 1 {
@@ -96,35 +95,35 @@ func (c *cache) checkServingSecretsAhead() {
 // the input that are named as serving certificates: a virtual host's tls.SecretName, an
 // Ingress's tls[].SecretName (both "name" or "namespace/name") and a Gateway
 // listener's certificateRefs.
-func (c *cache) servingSecretNames() []types.NamespacedName {
+func (c *Index) servingSecretNames() []types.NamespacedName {
 	// In the order they are first named, HTTPProxies and Ingresses by
 	// namespace and name, then Gateways: sorting them all cost 10 ms at
 	// 5,000 HTTPProxies, on the way to every translation.
-	seen := make(map[types.NamespacedName]bool, len(c.httpproxies)+len(c.ingresses))
-	names := make([]types.NamespacedName, 0, len(c.httpproxies)+len(c.ingresses))
+	seen := make(map[types.NamespacedName]bool, len(c.HTTPProxies)+len(c.Ingresses))
+	names := make([]types.NamespacedName, 0, len(c.HTTPProxies)+len(c.Ingresses))
 	add := func(ns, ref string) {
 		if before, after, found := strings.Cut(ref, "/"); found {
 			ns, ref = before, after
 		}
 		name := types.NamespacedName{Namespace: ns, Name: ref}
-		if s, ok := c.secrets[name]; ok && s.Type == corev1.SecretTypeTLS && !seen[name] {
+		if s, ok := c.Secrets[name]; ok && s.Type == corev1.SecretTypeTLS && !seen[name] {
 			seen[name] = true
 			names = append(names, name)
 		}
 	}
-	for _, p := range c.httpproxies {
+	for _, p := range c.HTTPProxies {
 		if vh := p.Spec.VirtualHost; vh != nil && vh.TLS != nil && vh.TLS.SecretName != "" {
 			add(p.Namespace, vh.TLS.SecretName)
 		}
 	}
-	for _, ing := range c.ingresses {
+	for _, ing := range c.Ingresses {
 		for _, t := range ing.Spec.TLS {
 			add(ing.Namespace, t.SecretName)
 		}
 	}
 	byName := func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) }
-	for _, key := range slices.SortedFunc(maps.Keys(c.gateways), byName) {
-		gw := c.gateways[key]
+	for _, key := range slices.SortedFunc(maps.Keys(c.Gateways), byName) {
+		gw := c.Gateways[key]
 		for _, l := range gw.Spec.Listeners {
 			if l.TLS == nil {
 				continue
@@ -141,8 +140,8 @@ func (c *cache) servingSecretNames() []types.NamespacedName {
 	return names
 }
 
-// stopCheckingAhead ends the checks started by checkServingSecretsAhead.
-func (c *cache) stopCheckingAhead() {
+// StopCheckingAhead ends the checks started by CheckServingSecretsAhead.
+func (c *Index) StopCheckingAhead() {
 	c.secretChecks.stop.Store(true)
 	c.secretChecks.workers.Wait()
 }

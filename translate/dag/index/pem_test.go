@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"bytes"
@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
-
-	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // TestDecodePEMMatchesPEMDecode decodes many layouts, plain and not, and
-// random edits of them, block after block with DecodePEM and with
+// random edits of them, block after block with decodePEM and with
 // pem.Decode, and compares every block and what is left.
 func TestDecodePEMMatchesPEMDecode(t *testing.T) {
 	c := testCerts(t)
@@ -49,14 +47,14 @@ func TestDecodePEMMatchesPEMDecode(t *testing.T) {
 	}
 	fast := 0
 	for _, in := range inputs {
-		if _, _, ok := index.DecodePlainPEM([]byte(in)); ok {
+		if _, _, ok := decodePlainPEM([]byte(in)); ok {
 			fast++
 		}
-		if got, want := decodedBlocks([]byte(in), index.DecodePEM), decodedBlocks([]byte(in), pem.Decode); got != want {
+		if got, want := decodedBlocks([]byte(in), decodePEM), decodedBlocks([]byte(in), pem.Decode); got != want {
 			t.Fatalf("input %q:\ndecodePEM: %s\npem.Decode: %s", in, got, want)
 		}
 	}
-	if _, _, ok := index.DecodePlainPEM(c.CertPEM); !ok || fast < 1000 {
+	if _, _, ok := decodePlainPEM(c.CertPEM); !ok || fast < 1000 {
 		t.Fatalf("the fast path took %d inputs (a certificate: %v): the test compares little", fast, ok)
 	}
 }

@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"runtime"
@@ -30,15 +30,14 @@ func TestServingSecretNames(t *testing.T) {
 			VirtualHost: &contourv1.VirtualHost{Fqdn: "b.example.com", TLS: &contourv1.TLS{SecretName: "other/delegated-cert"}}}},
 		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: contourv1.HTTPProxySpec{
 			VirtualHost: &contourv1.VirtualHost{Fqdn: "c.example.com", TLS: &contourv1.TLS{SecretName: "opaque"}}}},
-		mkIngress("ns", "ing", func(i *networkingv1.Ingress) {
-			i.Spec.TLS = append(i.Spec.TLS, networkingv1.IngressTLS{SecretName: "ingress-cert"}, networkingv1.IngressTLS{SecretName: "missing"})
-		}),
+		&networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ing"}, Spec: networkingv1.IngressSpec{
+			TLS: []networkingv1.IngressTLS{{SecretName: "ingress-cert"}, {SecretName: "missing"}}}},
 		&gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "gw", Name: "edge"}, Spec: gatewayv1.GatewaySpec{
 			Listeners: []gatewayv1.Listener{{Name: "https", TLS: &gatewayv1.ListenerTLSConfig{
 				CertificateRefs: []gatewayv1.SecretObjectReference{{Namespace: &other, Name: "gateway-cert"}},
 			}}}}},
 	}
-	c := newCache(mkObjects(t, objs...), Options{})
+	c := New(mkObjects(t, objs...), Options{})
 	want := []types.NamespacedName{ // in the order they are first named
 		{Namespace: "ns", Name: "proxy-cert"},
 		{Namespace: "other", Name: "delegated-cert"},
@@ -55,24 +54,24 @@ func TestServingSecretNames(t *testing.T) {
 // same Memo, whose verdicts are remembered.
 func TestCheckingAheadOnlyWithoutVerdicts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	objs := mkObjects(t, mkTLSSecret(t, "ns", "cert"), mkService("ns", "app", mkPort("http", 80)),
+	objs := mkObjects(t, mkTLSSecret(t, "ns", "cert"),
 		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: contourv1.HTTPProxySpec{
-			VirtualHost: &contourv1.VirtualHost{Fqdn: "a.example.com", TLS: &contourv1.TLS{SecretName: "cert"}},
-			Routes:      []contourv1.Route{{Services: []contourv1.Service{{Name: "app", Port: 80}}}}}})
-	memo := NewMemo()
+			VirtualHost: &contourv1.VirtualHost{Fqdn: "a.example.com", TLS: &contourv1.TLS{SecretName: "cert"}}}})
+	memo := &Memo{}
 	checkedAhead := func() int {
 		t.Helper()
-		memo.begin()
-		c := newCache(objs, Options{})
-		c.memo, c.verdicts = memo, memo.secretVerdicts()
-		c.checkServingSecretsAhead()
+		c := memo.Index(objs, Options{})
+		c.CheckServingSecretsAhead()
 		c.secretChecks.workers.Wait() // every check, none stopped
 		return len(c.secretChecks.results)
 	}
 	if n := checkedAhead(); n != 1 {
 		t.Fatalf("a first translation checked %d Secrets ahead, want 1", n)
 	}
-	if _, err := Translate(objs, Options{Memo: memo}); err != nil {
+	// The next translation with the same Memo looks the certificate up,
+	// as the HTTPProxy processor does.
+	c := memo.Index(objs, Options{})
+	if _, err := c.LookupTLSSecret(types.NamespacedName{Namespace: "ns", Name: "cert"}, "ns"); err != nil {
 		t.Fatal(err)
 	}
 	if n := checkedAhead(); n != 0 {

@@ -1,4 +1,4 @@
-package translate
+package index
 
 import (
 	"fmt"
@@ -15,14 +15,14 @@ import (
 	"github.com/contourc/contourc/loader"
 )
 
-// TestPatchedIndexIsNewCache patches one Memo's object index through
+// TestPatchedIndexIsBuilt patches one Memo's object index through
 // every golden input and the Gateway API example changed every way one
 // object can change (gone, changed, and back), and merged with the next
 // input, under options that hide Secrets and Ingresses or not: each time
-// the index must be what newCache builds from the same objects.
-func TestPatchedIndexIsNewCache(t *testing.T) {
-	inputs, _ := filepath.Glob("../testdata/golden/*/input")
-	inputs = append(inputs, "../testdata/routetest/gateway/routes.yaml")
+// the index must be what build makes of the same objects.
+func TestPatchedIndexIsBuilt(t *testing.T) {
+	inputs, _ := filepath.Glob("../../../testdata/golden/*/input")
+	inputs = append(inputs, "../../../testdata/routetest/gateway/routes.yaml")
 	var all [][]loader.Object
 	for _, in := range inputs {
 		loaded, err := loader.Load([]string{in}, loader.Options{})
@@ -31,13 +31,13 @@ func TestPatchedIndexIsNewCache(t *testing.T) {
 		}
 		all = append(all, loaded.Objects)
 	}
-	optionSets := []Options{{}, {RootNamespaces: []string{"default"}, IngressClassNames: []string{"contour"}}}
+	optionSets := []Options{{}, {SecretNamespaces: []string{"default"}, IngressClassNames: []string{"contour"}}}
 	for _, opts := range optionSets {
-		memo := NewMemo()
+		memo := &Memo{}
 		check := func(what string, objs []loader.Object) {
 			t.Helper()
-			if got, want := memo.objectIndex(objs, opts), newCache(objs, opts); !sameIndex(t, got, want) {
-				t.Fatalf("%s: the patched index differs from newCache's", what)
+			if got, want := memo.objectIndex(objs, opts), build(objs, opts); !sameIndex(t, got, want) {
+				t.Fatalf("%s: the patched index differs from build's", what)
 			}
 		}
 		for n, objs := range all {
@@ -66,17 +66,17 @@ func TestPatchedIndexIsNewCache(t *testing.T) {
 // TestObjectIndexOutOfOrder checks that objects out of the loader's order
 // are indexed anew, and that the Memo then keeps nothing to patch.
 func TestObjectIndexOutOfOrder(t *testing.T) {
-	loaded, err := loader.Load([]string{"../testdata/golden/basic-routing/input"}, loader.Options{})
+	loaded, err := loader.Load([]string{"../../../testdata/golden/basic-routing/input"}, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	objs := loaded.Objects
-	memo := NewMemo()
+	memo := &Memo{}
 	memo.objectIndex(objs, Options{})
 	reversed := slices.Clone(objs)
 	slices.Reverse(reversed)
-	if !sameIndex(t, memo.objectIndex(reversed, Options{}), newCache(reversed, Options{})) {
-		t.Fatal("the index of reversed objects differs from newCache's")
+	if !sameIndex(t, memo.objectIndex(reversed, Options{}), build(reversed, Options{})) {
+		t.Fatal("the index of reversed objects differs from build's")
 	}
 	if memo.patchedIndexes.Load() != 0 || memo.objects != nil {
 		t.Fatalf("objects out of order were patched (%d) or kept (%v)", memo.patchedIndexes.Load(), memo.objects != nil)
@@ -91,20 +91,20 @@ func mergedInLoaderOrder(a, b []loader.Object) []loader.Object {
 	return slices.CompactFunc(out, func(x, y loader.Object) bool { return loader.Compare(x, y) == 0 })
 }
 
-// sameIndex compares what two caches index, leaving out what a
+// sameIndex compares what two indexes hold, leaving out what a
 // translation sets afterwards.
-func sameIndex(t *testing.T, a, b *cache) bool {
+func sameIndex(t *testing.T, a, b *Index) bool {
 	t.Helper()
-	view := func(c *cache) []any {
-		return []any{c.services, c.secrets, c.slices, c.delegations, c.ingresses, c.httpproxies, c.extensions,
-			c.sources, c.classNames, c.httpproxyByName, c.httpproxyExt, c.gateways, c.gatewayClasses,
-			c.httpRoutes, c.grpcRoutes, c.tlsRoutes, c.tcpRoutes, c.referenceGrants, c.backendTLSPolicies,
-			c.namespaces, c.configMaps}
+	view := func(c *Index) []any {
+		return []any{c.services, c.Secrets, c.slices, c.delegations, c.Ingresses, c.HTTPProxies, c.Extensions,
+			c.sources, c.opts, c.HTTPProxyByName, c.HTTPProxyExt, c.Gateways, c.GatewayClasses,
+			c.HTTPRoutes, c.GRPCRoutes, c.TLSRoutes, c.TCPRoutes, c.ReferenceGrants, c.BackendTLSPolicies,
+			c.Namespaces, c.configMaps}
 	}
-	// secretChecks, memo, verdicts, settings and routedWithoutEndpoints
-	// are not the index.
-	if n := reflect.TypeFor[cache]().NumField(); n != len(view(a))+5 {
-		t.Fatalf("cache has %d fields: add the new ones to sameIndex", n)
+	// secretChecks, verdicts, memoized and routedWithoutEndpoints are
+	// not the index.
+	if n := reflect.TypeFor[Index]().NumField(); n != len(view(a))+4 {
+		t.Fatalf("Index has %d fields: add the new ones to sameIndex", n)
 	}
 	x, y := view(a), view(b)
 	for i := range x {
@@ -118,7 +118,7 @@ func sameIndex(t *testing.T, a, b *cache) bool {
 
 // TestPatchSorted: objects removed by identity and added in qualified
 // name order, one by one or, past patchedInserts, sorted in; nil when none
-// is left, as newCache lists none.
+// is left, as build lists none.
 func TestPatchSorted(t *testing.T) {
 	proxy := func(ns, name string) *contourv1.HTTPProxy {
 		return &contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}

@@ -1,8 +1,9 @@
-package translate
+package index
 
 import (
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
@@ -14,14 +15,64 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
-	"github.com/contourc/contourc/translate/dag/index"
 )
 
-// Patching the object index (Memo).
+// Memo is the object index's part of translate's Memo: what one
+// translation's index leaves for the next. It holds the verdicts of
+// Secret validations, by the Secret's content: checking 5,000 serving
+// certificates (parsing them) took 80 ms of CPU in every reload at 5,000
+// HTTPProxies, though a one-file change changes none of them. It also
+// holds the last index with the objects it indexes, which the next one
+// patches. Its zero value is ready to use; a nil *Memo keeps nothing.
+type Memo struct {
+	verdicts verdicts
+	// objects is the last translation's object index, which the next
+	// patches; patchedIndexes counts the times it was patched, for tests.
+	objects        *indexedObjects
+	patchedIndexes atomic.Int64
+}
+
+// Index starts a translation of objs: it returns their index, the last
+// translation's patched when it can, and drops the Secret verdicts of the
+// translation before the last. With a nil Memo it is New(objs, opts).
+func (m *Memo) Index(objs []loader.Object, opts Options) *Index {
+	c := m.objectIndex(objs, opts)
+	c.memoized = m != nil
+	c.verdicts = m.begin()
+	return c
+}
+
+// begin starts a translation's verdicts: in m, or, without a Memo, its
+// own for its length. While the objects are the last ones patched, the
+// verdicts on the Secrets still there are kept (verdicts.begin).
+func (m *Memo) begin() *verdicts {
+	if m == nil {
+		v := &verdicts{}
+		v.begin(nil)
+		return v
+	}
+	var kept *indexedObjects
+	if m.objects != nil && m.objects.patched {
+		kept = m.objects
+	}
+	m.verdicts.begin(kept)
+	return &m.verdicts
+}
+
+// Objects are the objects of the index m keeps for the next translation
+// to patch, nil when it keeps none.
+func (m *Memo) Objects() []loader.Object {
+	if m == nil || m.objects == nil {
+		return nil
+	}
+	return m.objects.objs
+}
+
+// Patching the object index.
 //
-// Building the cache hashes every object's name into a map or two: 12-14
+// Building the index hashes every object's name into a map or two: 12-14
 // ms at every reload of 5,000 HTTPProxies (20,000 objects), though a
-// one-file change changes a few. So the Memo keeps the cache with the
+// one-file change changes a few. So the Memo keeps the index with the
 // objects it indexes, and the next translation patches it with the
 // objects that differ: the loader's cache hands unchanged objects out
 // again as the same values, so comparing the two lists in step is a
@@ -30,20 +81,18 @@ import (
 // Both lists must be in the loader's order (kind, namespace, name, each
 // key once), which says which side of a difference is the removed object
 // and which the added one; a list in any other order, a large change, or
-// other options, build the cache anew. The maps are patched, and so are
-// the lists newCache sorts by qualified name (HTTPProxies, Ingresses,
+// other options, build the index anew. The maps are patched, and so are
+// the lists build sorts by qualified name (HTTPProxies, Ingresses,
 // ExtensionServices); the lists it keeps in the objects' order (Gateway
 // API routes...) are listed again from the objects when their kind
-// changed. The result is the cache newCache builds (cache_memo_test.go
+// changed. The result is the index build builds (memo_test.go
 // compares them).
 
-// indexedObjects is a cache with the objects and options it indexes.
+// indexedObjects is an index with the objects and options it indexes.
 type indexedObjects struct {
-	objs       []loader.Object
-	classNames []string
-	// secretNamespaces are the Secret namespaces it sees, nil for all.
-	secretNamespaces []string
-	c                *cache
+	objs []loader.Object
+	opts Options
+	c    *Index
 	// patched says c is the last translation's index patched, without
 	// the objects removed.
 	patched bool
@@ -57,19 +106,19 @@ const (
 	patchedAnyway = 64
 )
 
-// objectIndex returns newCache(objs, opts), patching the one the last
+// objectIndex returns build(objs, opts), patching the one the last
 // translation built when it can.
-func (m *Memo) objectIndex(objs []loader.Object, opts Options) *cache {
+func (m *Memo) objectIndex(objs []loader.Object, opts Options) *Index {
 	if m == nil {
-		return newCache(objs, opts)
+		return build(objs, opts)
 	}
-	next := &indexedObjects{objs: objs, classNames: opts.IngressClassNames, secretNamespaces: secretNamespaces(opts)}
+	next := &indexedObjects{objs: objs, opts: opts}
 	last := m.objects
 	m.objects = nil
 	if last != nil && last.sameOptions(next) {
 		if removed, added, ok := objectChanges(last.objs, objs); ok {
 			if n := len(removed) + len(added); n <= patchedAnyway || n*patchedShare <= len(objs) {
-				next.c = last.c.patched(objs, removed, added, visibleFilter(opts))
+				next.c = last.c.patched(objs, removed, added, opts)
 				next.patched, next.removed = true, removed
 				m.patchedIndexes.Add(1)
 				m.objects = next
@@ -77,19 +126,21 @@ func (m *Memo) objectIndex(objs []loader.Object, opts Options) *cache {
 			}
 			m.objects = next // in order, though changed too much
 		}
-	} else if inLoaderOrder(objs) {
+	} else if InLoaderOrder(objs) {
 		m.objects = next
 	}
-	next.c = newCache(objs, opts)
+	next.c = build(objs, opts)
 	return next.c
 }
 
+// sameOptions says whether x and y index the same objects alike: the
+// other options change lookups, not the index.
 func (x *indexedObjects) sameOptions(y *indexedObjects) bool {
-	return slices.Equal(x.classNames, y.classNames) && slices.Equal(x.secretNamespaces, y.secretNamespaces)
+	return slices.Equal(x.opts.IngressClassNames, y.opts.IngressClassNames) && slices.Equal(x.opts.SecretNamespaces, y.opts.SecretNamespaces)
 }
 
-// inLoaderOrder says whether objs are in the loader's order, each key once.
-func inLoaderOrder(objs []loader.Object) bool {
+// InLoaderOrder says whether objs are in the loader's order, each key once.
+func InLoaderOrder(objs []loader.Object) bool {
 	for i := 1; i < len(objs); i++ {
 		if loader.Compare(objs[i-1], objs[i]) >= 0 {
 			return false
@@ -136,29 +187,30 @@ func objectChanges(prev, cur []loader.Object) (removed, added []loader.Object, o
 	return removed, added, true
 }
 
-// patched returns the cache of objs, which are the objects c indexes
-// without removed and with added. It takes c's maps over, which c's
-// translation no longer reads.
-func (c *cache) patched(objs, removed, added []loader.Object, visible func(loader.Object) bool) *cache {
-	next := &cache{
-		services: c.services, secrets: c.secrets, slices: c.slices, delegations: c.delegations,
-		ingresses: c.ingresses, httpproxies: c.httpproxies, extensions: c.extensions,
-		sources: c.sources, classNames: c.classNames,
-		httpproxyByName: c.httpproxyByName, httpproxyExt: c.httpproxyExt,
-		gateways: c.gateways, gatewayClasses: c.gatewayClasses,
-		httpRoutes: c.httpRoutes, grpcRoutes: c.grpcRoutes, tlsRoutes: c.tlsRoutes, tcpRoutes: c.tcpRoutes,
-		referenceGrants: c.referenceGrants, backendTLSPolicies: c.backendTLSPolicies,
-		namespaces: c.namespaces, configMaps: c.configMaps,
+// patched returns the index of objs, which are the objects c indexes
+// without removed and with added, under opts, which index them as c's
+// did. It takes c's maps over, which c's translation no longer reads.
+func (c *Index) patched(objs, removed, added []loader.Object, opts Options) *Index {
+	visible := visibleFilter(opts.SecretNamespaces)
+	next := &Index{
+		services: c.services, Secrets: c.Secrets, slices: c.slices, delegations: c.delegations,
+		Ingresses: c.Ingresses, HTTPProxies: c.HTTPProxies, Extensions: c.Extensions,
+		sources: c.sources, opts: opts,
+		HTTPProxyByName: c.HTTPProxyByName, HTTPProxyExt: c.HTTPProxyExt,
+		Gateways: c.Gateways, GatewayClasses: c.GatewayClasses,
+		HTTPRoutes: c.HTTPRoutes, GRPCRoutes: c.GRPCRoutes, TLSRoutes: c.TLSRoutes, TCPRoutes: c.TCPRoutes,
+		ReferenceGrants: c.ReferenceGrants, BackendTLSPolicies: c.BackendTLSPolicies,
+		Namespaces: c.Namespaces, configMaps: c.configMaps,
 	}
 	var relisted [numLists]bool
 	var gone sortedLists
 	// The added objects of the sorted lists go through insert, which
-	// admits them (and indexes HTTPProxies by name) as newCache does, into
+	// admits them (and indexes HTTPProxies by name) as build does, into
 	// lists of their own that are then sorted in.
-	fresh := &cache{classNames: next.classNames, httpproxyByName: next.httpproxyByName, httpproxyExt: next.httpproxyExt}
+	fresh := &Index{opts: next.opts, HTTPProxyByName: next.HTTPProxyByName, HTTPProxyExt: next.HTTPProxyExt}
 	touchedServices := map[types.NamespacedName]bool{}
 	for _, o := range removed {
-		delete(next.sources, objectKey{o.Kind, namespacedName(o.Obj)})
+		delete(next.sources, objectKey{o.Kind, NamespacedName(o.Obj)})
 		switch l := listOf(o); l {
 		case sortedList:
 			gone.remove(next, o)
@@ -172,7 +224,7 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 		if !visible(o) {
 			continue
 		}
-		next.sources[objectKey{o.Kind, namespacedName(o.Obj)}] = o.Source
+		next.sources[objectKey{o.Kind, NamespacedName(o.Obj)}] = o.Source
 		switch l := listOf(o); l {
 		case sortedList:
 			fresh.insert(o)
@@ -182,9 +234,9 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 			relisted[l] = true
 		}
 	}
-	next.httpproxies = patchSorted(next.httpproxies, gone.proxies, fresh.httpproxies)
-	next.ingresses = patchSorted(next.ingresses, gone.ingresses, fresh.ingresses)
-	next.extensions = patchSorted(next.extensions, gone.extensions, fresh.extensions)
+	next.HTTPProxies = patchSorted(next.HTTPProxies, gone.proxies, fresh.HTTPProxies)
+	next.Ingresses = patchSorted(next.Ingresses, gone.ingresses, fresh.Ingresses)
+	next.Extensions = patchSorted(next.Extensions, gone.extensions, fresh.Extensions)
 	next.relist(objs, relisted)
 	for name := range touchedServices {
 		eps := next.slices[name]
@@ -193,7 +245,7 @@ func (c *cache) patched(objs, removed, added []loader.Object, visible func(loade
 	return next
 }
 
-// sortedLists are the objects removed from the lists newCache sorts by
+// sortedLists are the objects removed from the lists build sorts by
 // qualified name, which are patched: relisting them sorted 5,000
 // HTTPProxies again at every reload that changed one.
 type sortedLists struct {
@@ -204,13 +256,13 @@ type sortedLists struct {
 
 // remove records that o, of a sorted list's kind, is gone, and unindexes
 // an HTTPProxy's name.
-func (sl *sortedLists) remove(c *cache, o loader.Object) {
+func (sl *sortedLists) remove(c *Index, o loader.Object) {
 	switch obj := o.Obj.(type) {
 	case *contourv1.HTTPProxy:
 		sl.proxies = append(sl.proxies, obj)
-		name := namespacedName(obj)
-		deleteIf(c.httpproxyByName, name, obj)
-		deleteIf(c.httpproxyExt, name, o.Extensions)
+		name := NamespacedName(obj)
+		deleteIf(c.HTTPProxyByName, name, obj)
+		deleteIf(c.HTTPProxyExt, name, o.Extensions)
 	case *networkingv1.Ingress:
 		sl.ingresses = append(sl.ingresses, obj)
 	case *contourv1alpha1.ExtensionService:
@@ -220,7 +272,7 @@ func (sl *sortedLists) remove(c *cache, o loader.Object) {
 
 // patchSorted returns list, sorted by qualified name, without the
 // objects removed and with those added, as a new slice: list may be the
-// previous cache's.
+// previous index's.
 func patchSorted[T interface {
 	comparable
 	metav1.Object
@@ -235,7 +287,7 @@ func patchSorted[T interface {
 		}
 	}
 	if len(out)+len(added) == 0 {
-		return nil // as newCache lists none
+		return nil // as build lists none
 	}
 	if len(added) > patchedInserts {
 		out = append(out, added...)
@@ -244,7 +296,7 @@ func patchSorted[T interface {
 	}
 	for _, a := range added {
 		at, _ := slices.BinarySearchFunc(out, a, func(x, a T) int {
-			return index.CompareQualified(x.GetNamespace(), x.GetName(), a.GetNamespace(), a.GetName())
+			return CompareQualified(x.GetNamespace(), x.GetName(), a.GetNamespace(), a.GetName())
 		})
 		out = slices.Insert(out, at, a)
 	}
@@ -255,7 +307,7 @@ func patchSorted[T interface {
 // are sorted in.
 const patchedInserts = 32
 
-// listID names a list of objects the cache keeps in the objects' order
+// listID names a list of objects the index keeps in the objects' order
 // (for TLSCertificateDelegations, lists by namespace), which patched
 // lists again rather than patching; sortedList stands for the lists sorted
 // by qualified name, which it patches, and notListed for the kinds kept in
@@ -300,12 +352,12 @@ func listOf(o loader.Object) listID {
 
 // index adds o, of a kind kept in maps only, as insert does; touched
 // collects the Services whose EndpointSlices changed.
-func (c *cache) index(o loader.Object, touched map[types.NamespacedName]bool) {
+func (c *Index) index(o loader.Object, touched map[types.NamespacedName]bool) {
 	if eps, ok := o.Obj.(*discoveryv1.EndpointSlice); ok {
 		if svc := eps.Labels[discoveryv1.LabelServiceName]; svc != "" {
 			key := types.NamespacedName{Namespace: eps.Namespace, Name: svc}
 			// Clipped, so that appending copies: the list may be
-			// the previous cache's.
+			// the previous index's.
 			c.slices[key] = append(slices.Clip(c.slices[key]), eps)
 			touched[key] = true
 		}
@@ -315,13 +367,13 @@ func (c *cache) index(o loader.Object, touched map[types.NamespacedName]bool) {
 }
 
 // unindex removes o, of a kind kept in maps only.
-func (c *cache) unindex(o loader.Object, touched map[types.NamespacedName]bool) {
-	name := namespacedName(o.Obj)
+func (c *Index) unindex(o loader.Object, touched map[types.NamespacedName]bool) {
+	name := NamespacedName(o.Obj)
 	switch obj := o.Obj.(type) {
 	case *corev1.Service:
 		deleteIf(c.services, name, obj)
 	case *corev1.Secret:
-		deleteIf(c.secrets, name, obj)
+		deleteIf(c.Secrets, name, obj)
 	case *discoveryv1.EndpointSlice:
 		svc := obj.Labels[discoveryv1.LabelServiceName]
 		if svc == "" {
@@ -336,11 +388,11 @@ func (c *cache) unindex(o loader.Object, touched map[types.NamespacedName]bool) 
 		}
 		touched[key] = true
 	case *gatewayv1.Gateway:
-		deleteIf(c.gateways, name, obj)
+		deleteIf(c.Gateways, name, obj)
 	case *gatewayv1.GatewayClass:
-		deleteIf(c.gatewayClasses, obj.Name, obj)
+		deleteIf(c.GatewayClasses, obj.Name, obj)
 	case *corev1.Namespace:
-		deleteIf(c.namespaces, obj.Name, obj)
+		deleteIf(c.Namespaces, obj.Name, obj)
 	case *corev1.ConfigMap:
 		deleteIf(c.configMaps, name, obj)
 	}
@@ -353,9 +405,9 @@ func deleteIf[K, V comparable](m map[K]V, k K, v V) {
 	}
 }
 
-// relist lists the objects of the lists marked again, as newCache lists
+// relist lists the objects of the lists marked again, as build lists
 // them: in the objects' order.
-func (c *cache) relist(objs []loader.Object, lists [numLists]bool) {
+func (c *Index) relist(objs []loader.Object, lists [numLists]bool) {
 	if lists == ([numLists]bool{}) {
 		return
 	}
@@ -363,22 +415,22 @@ func (c *cache) relist(objs []loader.Object, lists [numLists]bool) {
 		c.delegations = map[string][]*contourv1.TLSCertificateDelegation{}
 	}
 	if lists[httpRouteList] {
-		c.httpRoutes = nil
+		c.HTTPRoutes = nil
 	}
 	if lists[grpcRouteList] {
-		c.grpcRoutes = nil
+		c.GRPCRoutes = nil
 	}
 	if lists[tlsRouteList] {
-		c.tlsRoutes = nil
+		c.TLSRoutes = nil
 	}
 	if lists[tcpRouteList] {
-		c.tcpRoutes = nil
+		c.TCPRoutes = nil
 	}
 	if lists[referenceGrantList] {
-		c.referenceGrants = nil
+		c.ReferenceGrants = nil
 	}
 	if lists[backendTLSPolicyList] {
-		c.backendTLSPolicies = nil
+		c.BackendTLSPolicies = nil
 	}
 	for _, o := range objs {
 		if lists[listOf(o)] {
