@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"sigs.k8s.io/yaml"
 
+	"github.com/contourc/contourc/internal/prototest"
 	"github.com/contourc/contourc/loader"
 	fastjson "github.com/contourc/contourc/render/internal/protojson"
 	"github.com/contourc/contourc/render/internal/protowalk"
@@ -340,7 +341,7 @@ func TestBootstrapInvalidWritesNothing(t *testing.T) {
 					authz := &extauthzv3.ExtAuthz{Services: &extauthzv3.ExtAuthz_GrpcService{GrpcService: &corev3.GrpcService{
 						TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: "missing-authz"}},
 					}}}
-					f := &hcmv3.HttpFilter{Name: "envoy.filters.http.ext_authz", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(t, authz)}}
+					f := &hcmv3.HttpFilter{Name: "envoy.filters.http.ext_authz", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: prototest.Any(t, authz)}}
 					hcm.HttpFilters = append([]*hcmv3.HttpFilter{f}, hcm.HttpFilters...)
 				})
 			},

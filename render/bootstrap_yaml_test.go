@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/contourc/contourc/internal/prototest"
 	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/render/internal/protojson"
 	"github.com/contourc/contourc/render/internal/protowalk"
@@ -166,7 +167,7 @@ func TestBootstrapFallbackPacksACopy(t *testing.T) {
 	l := r.Listeners[1] // ingress_http, its routes inlined by RDS name
 	l.ListenerFilters = []*listenerv3.ListenerFilter{{
 		Name:       "x-empty",
-		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(t, &emptypb.Empty{})},
+		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: prototest.Any(t, &emptypb.Empty{})},
 	}}
 	if _, err := protojson.Compact().Marshal(nil, l); err != nil {
 		t.Fatal(err)

@@ -19,12 +19,11 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/internal/prototest"
 	"github.com/contourc/contourc/translate"
 )
 
@@ -61,7 +60,7 @@ func testResources(t testing.TB) *translate.Resources {
 		Secrets: []*tlsv3.Secret{tlsSecret(t, wwwSecret)},
 		Runtimes: []*runtimev3.Runtime{{
 			Name: "dynamic",
-			Layer: mustStruct(t, map[string]any{
+			Layer: prototest.Struct(t, map[string]any{
 				"re2.max_program_size.error_level": 1 << 20,
 				"re2.max_program_size.warn_level":  1000,
 			}),
@@ -103,14 +102,14 @@ func httpsListener(t testing.TB) *listenerv3.Listener {
 		Address: socketAddress("0.0.0.0", 8443),
 		ListenerFilters: []*listenerv3.ListenerFilter{{
 			Name:       "envoy.filters.listener.tls_inspector",
-			ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(t, &tlsinspectorv3.TlsInspector{})},
+			ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: prototest.Any(t, &tlsinspectorv3.TlsInspector{})},
 		}},
 		FilterChains: []*listenerv3.FilterChain{{
 			FilterChainMatch: &listenerv3.FilterChainMatch{ServerNames: []string{"www.example.com"}},
 			Filters:          []*listenerv3.Filter{rdsHCM(t, "ingress_https", "https/www.example.com")},
 			TransportSocket: &corev3.TransportSocket{
 				Name: "envoy.transport_sockets.tls",
-				ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(t, &tlsv3.DownstreamTlsContext{
+				ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: prototest.Any(t, &tlsv3.DownstreamTlsContext{
 					CommonTlsContext: &tlsv3.CommonTlsContext{
 						TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: wwwSecret, SdsConfig: xdsSource()}},
 						AlpnProtocols:                  []string{"h2", "http/1.1"},
@@ -254,24 +253,6 @@ func tlsSecret(t testing.TB, name string) *tlsv3.Secret {
 	}
 }
 
-func mustAny(t testing.TB, m proto.Message) *anypb.Any {
-	t.Helper()
-	a, err := anypb.New(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
-func mustStruct(t testing.TB, m map[string]any) *structpb.Struct {
-	t.Helper()
-	s, err := structpb.NewStruct(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // largeResources is n EDS clusters, each with a two-endpoint assignment and
 // a virtual host routing to it in one route configuration, behind the
 // fixture's listeners: the size of a big cluster's Contour.
@@ -301,7 +282,7 @@ func largeResources(t testing.TB, n int) *translate.Resources {
 func upstreamTLS(t testing.TB, secret string) *corev3.TransportSocket {
 	return &corev3.TransportSocket{
 		Name: "envoy.transport_sockets.tls",
-		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(t, &tlsv3.UpstreamTlsContext{
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: prototest.Any(t, &tlsv3.UpstreamTlsContext{
 			Sni: "www.example.com",
 			CommonTlsContext: &tlsv3.CommonTlsContext{
 				TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: secret, SdsConfig: xdsSource()}},

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/contourc/contourc/internal/prototest"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/render/internal/jsontext"
 	"github.com/contourc/contourc/render/internal/protojson"
@@ -144,12 +145,12 @@ func resourcesWithFallback(t *testing.T) (*translate.Resources, *routev3.RouteCo
 	fallback := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
 	fallback.Name = "zz-fallback"
 	// An Any of a well-known type is printed by protojson, resource and all.
-	fallback.TypedPerFilterConfig = map[string]*anypb.Any{"x": mustAny(t, &emptypb.Empty{})}
+	fallback.TypedPerFilterConfig = map[string]*anypb.Any{"x": prototest.Any(t, &emptypb.Empty{})}
 	// The same in the last piece of the long list: the pieces before it
 	// are handed on before the resource falls back.
 	inList := proto.Clone(r.RouteConfigs[0]).(*routev3.RouteConfiguration)
 	inList.Name = "zz-fallback-in-list"
-	inList.VirtualHosts[len(inList.VirtualHosts)-1].TypedPerFilterConfig = map[string]*anypb.Any{"x": mustAny(t, &emptypb.Empty{})}
+	inList.VirtualHosts[len(inList.VirtualHosts)-1].TypedPerFilterConfig = map[string]*anypb.Any{"x": prototest.Any(t, &emptypb.Empty{})}
 	r.RouteConfigs = append(r.RouteConfigs, fallback, inList)
 	return r, fallback
 }

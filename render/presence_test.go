@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/internal/prototest"
 	"github.com/contourc/contourc/render/internal/presence"
 )
 
@@ -112,7 +113,7 @@ func TestPresenceEdges(t *testing.T) {
 		"uint32 and int64":           &corev3.SocketOption{Level: 1, Name: 2, Value: &corev3.SocketOption_IntValue{IntValue: 0}},
 		"bytes":                      &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: nil}},
 		"struct null value":          &structpb.Value{Kind: &structpb.Value_NullValue{}},
-		"packed config":              &clusterv3.Cluster{Name: "c", TypedExtensionProtocolOptions: map[string]*anypb.Any{"x": mustAny(t, &typev3.Percent{Value: 1})}},
+		"packed config":              &clusterv3.Cluster{Name: "c", TypedExtensionProtocolOptions: map[string]*anypb.Any{"x": prototest.Any(t, &typev3.Percent{Value: 1})}},
 	}
 	for name, m := range cases {
 		t.Run(name, func(t *testing.T) { samePresence(t, m) })

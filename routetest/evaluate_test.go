@@ -12,29 +12,20 @@ import (
 	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/internal/prototest"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
 
-func mustAny(t *testing.T, m proto.Message) *anypb.Any {
-	t.Helper()
-	a, err := anypb.New(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
 // hcmChain is a filter chain holding an HTTP connection manager.
 func hcmChain(t *testing.T, hcm *hcmv3.HttpConnectionManager) *listenerv3.FilterChain {
 	return &listenerv3.FilterChain{Filters: []*listenerv3.Filter{{
-		Name: "envoy.filters.network.http_connection_manager", ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(t, hcm)},
+		Name: "envoy.filters.network.http_connection_manager", ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: prototest.Any(t, hcm)},
 	}}}
 }
 
@@ -50,7 +41,7 @@ func clusterRoute(m *routev3.RouteMatch, cluster string) *routev3.Route {
 }
 
 func ipRules(t *testing.T, action rbacv3.RBAC_Action, cidr string, prefixLen uint32) *anypb.Any {
-	return mustAny(t, &rbacfilterv3.RBACPerRoute{Rbac: &rbacfilterv3.RBAC{Rules: &rbacv3.RBAC{
+	return prototest.Any(t, &rbacfilterv3.RBACPerRoute{Rbac: &rbacfilterv3.RBAC{Rules: &rbacv3.RBAC{
 		Action: action,
 		Policies: map[string]*rbacv3.Policy{"ip-rules": {
 			Permissions: []*rbacv3.Permission{{Rule: &rbacv3.Permission_Any{Any: true}}},
@@ -64,7 +55,7 @@ func ipRules(t *testing.T, action rbacv3.RBAC_Action, cidr string, prefixLen uin
 // policyConfig is one plain HTTP listener with an inline route
 // configuration whose routes exercise the per-route filters.
 func policyConfig(t *testing.T) *Config {
-	disabled := mustAny(t, &extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
+	disabled := prototest.Any(t, &extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
 	public := clusterRoute(matchPrefix("/public"), "c")
 	public.TypedPerFilterConfig = map[string]*anypb.Any{"envoy.filters.http.ext_authz": disabled}
 	office := clusterRoute(matchPrefix("/office"), "c")
@@ -80,8 +71,8 @@ func policyConfig(t *testing.T) *Config {
 	ra.RetryPolicy = &routev3.RetryPolicy{RetryOn: "5xx"}
 	hcm := &hcmv3.HttpConnectionManager{
 		HttpFilters: []*hcmv3.HttpFilter{
-			{Name: "envoy.filters.http.rbac", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(t, &rbacfilterv3.RBAC{})}},
-			{Name: "envoy.filters.http.ext_authz", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(t, &extauthzv3.ExtAuthz{})}},
+			{Name: "envoy.filters.http.rbac", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: prototest.Any(t, &rbacfilterv3.RBAC{})}},
+			{Name: "envoy.filters.http.ext_authz", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: prototest.Any(t, &extauthzv3.ExtAuthz{})}},
 		},
 		RouteSpecifier: &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: &routev3.RouteConfiguration{
 			Name: "inline",
@@ -162,7 +153,7 @@ func TestForwardingDetails(t *testing.T) {
 }
 
 func TestTCPProxyAndMissingRDS(t *testing.T) {
-	tcp := mustAny(t, &tcpproxyv3.TcpProxy{StatPrefix: "tls", ClusterSpecifier: &tcpproxyv3.TcpProxy_Cluster{Cluster: "passthrough"}})
+	tcp := prototest.Any(t, &tcpproxyv3.TcpProxy{StatPrefix: "tls", ClusterSpecifier: &tcpproxyv3.TcpProxy_Cluster{Cluster: "passthrough"}})
 	rds := &hcmv3.HttpConnectionManager{RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{RouteConfigName: "gone"}}}
 	c := New(&translate.Resources{Listeners: []*listenerv3.Listener{
 		listener("tls", 8443, true, &listenerv3.FilterChain{

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/internal/prototest"
 	"github.com/contourc/contourc/render/internal/jsontext"
 )
 
@@ -72,7 +73,7 @@ func sameAsProtojson(t *testing.T, enc *Encoder, m proto.Message) {
 }
 
 func TestFastJSONScalars(t *testing.T) {
-	st := mustStruct(t, map[string]any{"b": 1.5, "a": "x", "n": nil})
+	st := prototest.Struct(t, map[string]any{"b": 1.5, "a": "x", "n": nil})
 	for name, m := range map[string]proto.Message{
 		"double":         &typev3.Percent{Value: 12.5},
 		"tiny double":    &typev3.Percent{Value: 1e-7},
@@ -95,8 +96,8 @@ func TestFastJSONScalars(t *testing.T) {
 			10: {}, 2: {}, 300: {},
 		}},
 		"string map and struct":    &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{"z": st, "a": st, "B": {}}},
-		"any of a well-known type": &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, st)},
-		"any":                      &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})},
+		"any of a well-known type": &corev3.TypedExtensionConfig{Name: "x", TypedConfig: prototest.Any(t, st)},
+		"any":                      &corev3.TypedExtensionConfig{Name: "x", TypedConfig: prototest.Any(t, &typev3.Percent{Value: 3})},
 		"empty any":                &corev3.TypedExtensionConfig{Name: "x", TypedConfig: &anypb.Any{}},
 		"zero duration":            &durationpb.Duration{},
 		"duration":                 &durationpb.Duration{Seconds: 1, Nanos: 500000000},
@@ -111,7 +112,7 @@ func TestFastJSONScalars(t *testing.T) {
 		"float wrapper":            wrapperspb.Float(3.25),
 		"bytes wrapper":            wrapperspb.Bytes([]byte("hi")),
 		"string wrapper":           wrapperspb.String("a\"b"),
-		"nested struct":            mustStruct(t, map[string]any{"l": []any{1, "x", true, nil, map[string]any{"k": 2.5}}, "e": map[string]any{}}),
+		"nested struct":            prototest.Struct(t, map[string]any{"l": []any{1, "x", true, nil, map[string]any{"k": 2.5}}, "e": map[string]any{}}),
 		"NaN value":                structpb.NewNumberValue(math.NaN()),
 		"empty value":              &structpb.Value{},
 		"empty list":               &structpb.ListValue{},
@@ -128,7 +129,7 @@ func TestFastJSONScalars(t *testing.T) {
 		// The maps and lists the encoder reads from the struct.
 		"string to string map":  &extauthzv3.CheckSettings{ContextExtensions: map[string]string{"b": "x", "a": "q\"", "": "e"}},
 		"invalid utf-8 map key": &extauthzv3.CheckSettings{ContextExtensions: map[string]string{"\xff": "x"}},
-		"any map":               &corev3.Metadata{TypedFilterMetadata: map[string]*anypb.Any{"z": mustAny(t, &typev3.Percent{Value: 3}), "a": mustAny(t, st)}},
+		"any map":               &corev3.Metadata{TypedFilterMetadata: map[string]*anypb.Any{"z": prototest.Any(t, &typev3.Percent{Value: 3}), "a": prototest.Any(t, st)}},
 		"any map with a nil":    &corev3.Metadata{TypedFilterMetadata: map[string]*anypb.Any{"a": nil}},
 		"struct map with a nil": &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{"a": nil, "b": st}},
 		"many struct map keys":  &corev3.Metadata{FilterMetadata: manyStructs(st, 20)},
@@ -153,7 +154,7 @@ func manyStructs(st *structpb.Struct, n int) map[string]*structpb.Struct {
 // is, and the copy is the same; a changed one is printed afresh.
 func TestFastJSONCachesAnys(t *testing.T) {
 	enc := Compact()
-	a := &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 3})}
+	a := &corev3.TypedExtensionConfig{Name: "x", TypedConfig: prototest.Any(t, &typev3.Percent{Value: 3})}
 	sameAsProtojson(t, enc, a)
 	if n := len(enc.anys.m); n != 0 {
 		t.Fatalf("%d cached Anys after one print, want 0", n)
@@ -164,7 +165,7 @@ func TestFastJSONCachesAnys(t *testing.T) {
 			t.Fatalf("%d cached Anys, want 1", n)
 		}
 	}
-	sameAsProtojson(t, enc, &corev3.TypedExtensionConfig{Name: "x", TypedConfig: mustAny(t, &typev3.Percent{Value: 4})})
+	sameAsProtojson(t, enc, &corev3.TypedExtensionConfig{Name: "x", TypedConfig: prototest.Any(t, &typev3.Percent{Value: 4})})
 }
 
 // A resource left to protojson after pieces of it were passed on gets the
@@ -191,7 +192,7 @@ func TestSegmentPasserRest(t *testing.T) {
 func TestFastJSONSharedMessages(t *testing.T) {
 	meta := func(name string) *corev3.Metadata {
 		return &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{
-			"envoy.access_loggers.file": mustStruct(t, map[string]any{"io.projectcontour.name": name}),
+			"envoy.access_loggers.file": prototest.Struct(t, map[string]any{"io.projectcontour.name": name}),
 		}}
 	}
 	common := meta("common")
@@ -266,28 +267,10 @@ func TestPiecesPassedInOrder(t *testing.T) {
 func TestFallbackOnWellKnownAny(t *testing.T) {
 	l := &listenerv3.Listener{Name: "l", ListenerFilters: []*listenerv3.ListenerFilter{{
 		Name:       "x-empty",
-		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(t, &emptypb.Empty{})},
+		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: prototest.Any(t, &emptypb.Empty{})},
 	}}}
 	if _, err := Compact().message(nil, l.ProtoReflect(), 0); err != errFallback {
 		t.Fatalf("the fast encoder printed the listener itself (%v)", err)
 	}
 	sameAsProtojson(t, Compact(), l)
-}
-
-func mustAny(t testing.TB, m proto.Message) *anypb.Any {
-	t.Helper()
-	a, err := anypb.New(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
-func mustStruct(t testing.TB, m map[string]any) *structpb.Struct {
-	t.Helper()
-	s, err := structpb.NewStruct(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
