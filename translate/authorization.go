@@ -26,7 +26,7 @@ func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *conto
 		// The configuration's global authorization server, if any,
 		// checks the virtual host instead.
 		if g := p.globalAuth(); g != nil {
-			return p.resolveAuthorization(st, proxy, g, p.settings.extAuthExt)
+			return p.resolveAuthorization(st, proxy, g, p.settings.GlobalExtAuthExtensions)
 		}
 		return nil, true
 	}
@@ -38,7 +38,7 @@ func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
 	if p.settings == nil {
 		return nil
 	}
-	return p.settings.extAuth
+	return p.settings.GlobalExtAuth
 }
 
 // resolveAuthorization resolves an authorization server, with its

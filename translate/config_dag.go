@@ -27,13 +27,13 @@ import (
 // global policy to a virtual host that has no global policy of its own and
 // does not opt out.
 func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *settings) (*dag.RateLimitPolicy, error) {
-	if s == nil || s.rateLimit == nil || s.rateLimit.defaultPolicy == nil {
+	if s == nil || s.RateLimitService == nil || s.RateLimitService.DefaultGlobalRateLimitPolicy == nil {
 		return rl, nil
 	}
 	if spec != nil && spec.Global != nil && (spec.Global.Disabled || len(spec.Global.Descriptors) > 0) {
 		return rl, nil // opted out, or its own policy
 	}
-	def := s.rateLimit.defaultPolicy
+	def := s.RateLimitService.DefaultGlobalRateLimitPolicy
 	if def.Disabled {
 		return rl, nil
 	}
@@ -129,32 +129,32 @@ func withDefaultHeaders(def, user *dag.HeadersPolicy, allowHost bool, dynamic ma
 // clientCertificate is the configuration's Envoy client certificate, nil
 // when none is configured; admins configure it, so no delegation applies.
 func (c *cache) clientCertificate() (*dag.Secret, error) {
-	if c.settings == nil || c.settings.clientCert == nil {
+	if c.settings == nil || c.settings.ClientCertificate == nil {
 		return nil, nil
 	}
-	return c.lookupTLSSecret(*c.settings.clientCert, c.settings.clientCert.Namespace)
+	return c.lookupTLSSecret(*c.settings.ClientCertificate, c.settings.ClientCertificate.Namespace)
 }
 
 // resolveExtensionRefs finds the ExtensionServices the configuration's rate
 // limit service, tracing and global authorization name. Contour reads them
 // at start-up and refuses to start without them.
 func resolveExtensionRefs(objs []loader.Object, s *settings) error {
-	find := func(key string, name types.NamespacedName) (*extensionRef, error) {
+	find := func(key string, name types.NamespacedName) (*ExtensionRef, error) {
 		for _, o := range objs {
 			ext, ok := o.Obj.(*contourv1alpha1.ExtensionService)
 			if !ok || ext.Namespace != name.Namespace || ext.Name != name.Name {
 				continue
 			}
-			ref := &extensionRef{clusterName: "extension/" + name.Namespace + "/" + name.Name}
+			ref := &ExtensionRef{ClusterName: "extension/" + name.Namespace + "/" + name.Name}
 			if tp := ext.Spec.TimeoutPolicy; tp != nil {
 				t, err := parseConfigTimeoutOrEmpty(tp.Response)
 				if err != nil {
 					return nil, fmt.Errorf("%s: error parsing extension service %s response timeout: %v", key, name, err)
 				}
-				ref.timeout = t
+				ref.Timeout = t
 			}
 			if uv := ext.Spec.UpstreamValidation; uv != nil {
-				ref.sni = uv.SubjectName
+				ref.SNI = uv.SubjectName
 			}
 			return ref, nil
 		}
@@ -162,17 +162,17 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 	}
 	var errs []error
 	var err error
-	if r := s.rateLimit; r != nil {
-		if s.rateLimitExtension, err = find("rateLimitService.extensionService", r.extension); err != nil {
+	if r := s.RateLimitService; r != nil {
+		if s.RateLimitExtension, err = find("rateLimitService.extensionService", r.ExtensionService); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if t := s.tracing; t != nil {
-		if s.tracingExtension, err = find("tracing.extensionService", t.extension); err != nil {
+	if t := s.Tracing; t != nil {
+		if s.TracingExtension, err = find("tracing.extensionService", t.ExtensionService); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if a := s.extAuth; a != nil {
+	if a := s.GlobalExtAuth; a != nil {
 		name := types.NamespacedName{Namespace: a.ExtensionServiceRef.Namespace, Name: a.ExtensionServiceRef.Name}
 		ref, err := find("globalExtAuth.extensionService", name)
 		if err != nil {
@@ -183,20 +183,20 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 				errs = append(errs, fmt.Errorf("globalExtAuth.responseTimeout: %w", err))
 			}
 			if !timeout.Set {
-				timeout = ref.timeout
+				timeout = ref.Timeout
 			}
 			g := &dag.ExternalAuthorization{
-				Extension:       &dag.ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.sni},
+				Extension:       &dag.ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.SNI},
 				FailOpen:        a.FailOpen,
 				ResponseTimeout: timeout,
 			}
 			// Its problems were reported with the settings
 			// (validateGlobalAuth), which then are not used.
-			_ = applyServiceType(g, a.AuthPolicy, s.extAuthExt)
+			_ = applyServiceType(g, a.AuthPolicy, s.GlobalExtAuthExtensions)
 			if b := a.WithRequestBody; b != nil {
 				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 			}
-			s.globalAuth = g
+			s.ResolvedGlobalExtAuth = g
 		}
 	}
 	return errors.Join(errs...)
@@ -216,7 +216,7 @@ func (c *cache) validateExternalName(svc *corev1.Service) error {
 	if svc.Spec.Type != corev1.ServiceTypeExternalName {
 		return nil
 	}
-	if c.settings == nil || !c.settings.enableExternalNameService {
+	if c.settings == nil || !c.settings.EnableExternalNameService {
 		return fmt.Errorf("%s/%s is an ExternalName service, these are not currently enabled. See the config.enableExternalNameService config file setting", svc.Namespace, svc.Name)
 	}
 	name := strings.TrimSuffix(svc.Spec.ExternalName, ".")
@@ -233,10 +233,10 @@ func (c *cache) validateExternalName(svc *corev1.Service) error {
 // withDefaultCircuitBreakers fills a Service's unset thresholds from the
 // configuration's cluster.circuit-breakers.
 func (c *cache) withDefaultCircuitBreakers(s *dag.Service) *dag.Service {
-	if s == nil || c.settings == nil || c.settings.circuitBreakers == nil {
+	if s == nil || c.settings == nil || c.settings.CircuitBreakers == nil {
 		return s
 	}
-	d := c.settings.circuitBreakers
+	d := c.settings.CircuitBreakers
 	cb := &s.CircuitBreakers
 	cb.MaxConnections = orDefault(cb.MaxConnections, d.MaxConnections)
 	cb.MaxPendingRequests = orDefault(cb.MaxPendingRequests, d.MaxPendingRequests)

@@ -45,10 +45,10 @@ func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespac
 				return nil, errors.New("not all root namespaces are being watched")
 			}
 		}
-		if fc := s.fallbackCert; fc != nil && !slices.Contains(f.WatchNamespaces, fc.Namespace) {
+		if fc := s.FallbackCertificate; fc != nil && !slices.Contains(f.WatchNamespaces, fc.Namespace) {
 			return nil, fmt.Errorf("the fallbackCertificate namespace (%s) must be watched", fc.Namespace)
 		}
-		if cc := s.clientCert; cc != nil && !slices.Contains(f.WatchNamespaces, cc.Namespace) {
+		if cc := s.ClientCertificate; cc != nil && !slices.Contains(f.WatchNamespaces, cc.Namespace) {
 			return nil, fmt.Errorf("the clientCertificate namespace (%s) must be watched", cc.Namespace)
 		}
 	}

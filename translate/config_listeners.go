@@ -99,8 +99,8 @@ func validateCRDListeners(e *contourv1alpha1.EnvoyConfig, s *settings) error {
 		}
 	}
 	if len(errs) == 0 {
-		http := listenAddress(s.httpAddress, int(s.httpPort), defaultHTTPPort)
-		if https := listenAddress(s.httpsAddress, int(s.httpsPort), defaultHTTPSPort); http == https {
+		http := listenAddress(s.HTTPAddress, int(s.HTTPPort), defaultHTTPPort)
+		if https := listenAddress(s.HTTPSAddress, int(s.HTTPSPort), defaultHTTPSPort); http == https {
 			errs = append(errs, field.Invalid(envoy.Child("https"), https, "must not be the address and port of spec.envoy.http"))
 		}
 	}

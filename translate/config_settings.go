@@ -23,127 +23,129 @@ import (
 // settings are the resolved configuration of one translation.
 type settings struct {
 	// Listeners: ingress_http / ingress_https.
-	httpAddress, httpsAddress       string
-	httpPort, httpsPort             uint32
-	httpAccessLogPath, httpsLogPath string
-	useProxyProtocol                bool
+	HTTPAddress, HTTPSAddress     string
+	HTTPPort, HTTPSPort           uint32
+	HTTPAccessLog, HTTPSAccessLog string
+	UseProxyProtocol              bool
 
 	// Access logs.
-	accessLogFormat       string   // "envoy" or "json"
-	accessLogFormatString string   // envoy format only
-	accessLogJSONFields   []string // json format only; nil is Contour's default list
-	accessLogLevel        string   // info, error, critical, disabled
+	AccessLogFormat       string   // "envoy" or "json"
+	AccessLogFormatString string   // envoy format only
+	AccessLogJSONFields   []string // json format only; nil is Contour's default list
+	AccessLogLevel        string   // info, error, critical, disabled
 
 	// Downstream TLS.
-	tls           tlsParams
-	ja3, ja4      bool
-	fallbackCert  *types.NamespacedName
-	clientCert    *types.NamespacedName
-	upstreamTLS   tlsParams
-	defaultHTTP   []string // "http/1.1" and/or "http/2"; empty is both
-	compression   string   // gzip, brotli, zstd, disabled
-	serverHeader  string   // overwrite, append_if_absent, pass_through
-	allowChunked  bool
-	mergeSlashes  bool
-	trustedHops   uint32
-	stripHostDot  bool
-	adminPort     int
-	timeouts      listenerTimeouts
-	connectTimout time.Duration // 0: Envoy cluster default of Contour (2s)
+	TLS                        TLSParams
+	JA3, JA4                   bool
+	FallbackCertificate        *types.NamespacedName
+	ClientCertificate          *types.NamespacedName
+	UpstreamTLS                TLSParams
+	DefaultHTTPVersions        []string // "http/1.1" and/or "http/2"; empty is both
+	Compression                string   // gzip, brotli, zstd, disabled
+	ServerHeaderTransformation string   // overwrite, append_if_absent, pass_through
+	AllowChunkedLength         bool
+	MergeSlashes               bool
+	XffNumTrustedHops          uint32
+	StripTrailingHostDot       bool
+	EnvoyAdminPort             int
+	Timeouts                   ListenerTimeouts
+	ConnectTimeout             time.Duration // 0: Envoy cluster default of Contour (2s)
 
 	// Listener tuning.
-	connectionBalancer          string
-	maxRequestsPerConnection    *uint32
-	listenerBufferLimit         *uint32
-	tos, trafficClass           int32
-	maxRequestsPerIOCycle       *uint32
-	http2MaxConcurrentStreams   *uint32
-	maxConnectionsPerListener   *uint32
-	maxConnectionsPerSocketEvnt *uint32
-	runtimeSettings             map[string]string
+	ConnectionBalancer                   string
+	MaxRequestsPerConnection             *uint32
+	PerConnectionBufferLimitBytes        *uint32
+	TOS, TrafficClass                    int32
+	MaxRequestsPerIOCycle                *uint32
+	HTTP2MaxConcurrentStreams            *uint32
+	MaxConnectionsPerListener            *uint32
+	MaxConnectionsToAcceptPerSocketEvent *uint32
+	RuntimeSettings                      map[string]string
 
 	// Clusters.
-	dnsLookupFamily                 string
-	clusterMaxRequestsPerConnection *uint32
-	clusterBufferLimit              *uint32
-	circuitBreakers                 *dag.CircuitBreakers
+	DNSLookupFamily                      string
+	ClusterMaxRequestsPerConnection      *uint32
+	ClusterPerConnectionBufferLimitBytes *uint32
+	CircuitBreakers                      *dag.CircuitBreakers
 
-	// DAG behaviour. gateway, rootNamespaces and ingressClassNames come
+	// DAG behaviour. Gateway, RootNamespaces and IngressClassNames come
 	// from a ContourConfiguration (the file's gateway is applied by
 	// withConfig; the others are flags there).
-	gateway                   *types.NamespacedName
-	rootNamespaces            []string
-	ingressClassNames         []string
-	enableExternalNameService bool
-	disablePermitInsecure     bool
-	requestHeaders            *dag.HeadersPolicy
-	responseHeaders           *dag.HeadersPolicy
-	applyToIngress            bool
+	Gateway                   *types.NamespacedName
+	RootNamespaces            []string
+	IngressClassNames         []string
+	EnableExternalNameService bool
+	DisablePermitInsecure     bool
+	RequestHeaders            *dag.HeadersPolicy
+	ResponseHeaders           *dag.HeadersPolicy
+	ApplyToIngress            bool
 
 	// Extension services, and the ExtensionServices they resolve to.
-	rateLimit          *rateLimitSettings
-	extAuth            *contourv1.AuthorizationServer
-	tracing            *tracingSettings
-	rateLimitExtension *extensionRef
-	tracingExtension   *extensionRef
-	// extAuthExt are extAuth's serviceType and httpSettings, which
+	RateLimitService   *RateLimitSettings
+	GlobalExtAuth      *contourv1.AuthorizationServer
+	Tracing            *TracingSettings
+	RateLimitExtension *ExtensionRef
+	TracingExtension   *ExtensionRef
+	// GlobalExtAuthExtensions are GlobalExtAuth's serviceType and httpSettings, which
 	// contourv1.AuthorizationServer lacks (nil: gRPC).
-	extAuthExt *loader.AuthorizationExtensions
-	// globalAuth is extAuth resolved against its ExtensionService.
-	globalAuth *dag.ExternalAuthorization
+	GlobalExtAuthExtensions *loader.AuthorizationExtensions
+	// ResolvedGlobalExtAuth is GlobalExtAuth resolved against its ExtensionService.
+	ResolvedGlobalExtAuth *dag.ExternalAuthorization
 
 	// Static listeners.
-	metrics          metricsSettings
-	health           addressPort
-	omEnforcedHealth *addressPort
-	// ads: resources refer to one another over ADS (Options.ADS).
-	ads bool
+	Metrics          MetricsSettings
+	Health           AddressPort
+	OMEnforcedHealth *AddressPort
+	// ADS: resources refer to one another over ADS (Options.ADS).
+	ADS bool
 }
 
-// tlsParams are TLS versions ("1.2"/"1.3"), ciphers and curves.
-type tlsParams struct {
-	min, max     string
-	cipherSuites []string
-	ecdhCurves   []string
+// TLSParams are TLS versions ("1.2"/"1.3"), ciphers and curves.
+type TLSParams struct {
+	MinimumProtocolVersion, MaximumProtocolVersion string
+	CipherSuites                                   []string
+	ECDHCurves                                     []string
 }
 
-// listenerTimeouts are the HTTP connection manager timeouts.
-type listenerTimeouts struct {
-	request, connectionIdle, streamIdle, maxConnectionDuration, delayedClose, shutdownGrace dag.Timeout
+// ListenerTimeouts are the HTTP connection manager timeouts.
+type ListenerTimeouts struct {
+	RequestTimeout, ConnectionIdleTimeout, StreamIdleTimeout, MaxConnectionDuration, DelayedCloseTimeout, ConnectionShutdownGracePeriod dag.Timeout
 }
 
-type addressPort struct {
-	address string
-	port    int
+type AddressPort struct {
+	Address string
+	Port    int
 }
 
-type metricsSettings struct {
-	addressPort
-	certFile, keyFile, caFile string
-	tls                       bool
+type MetricsSettings struct {
+	AddressPort
+	CertFile, KeyFile, CAFile string
+	TLS                       bool
 }
 
-// rateLimitSettings are the global rate limit service's.
-type rateLimitSettings struct {
-	extension                   types.NamespacedName
-	domain                      string
-	failOpen                    bool
-	enableXRateLimitHeaders     bool
-	enableResourceExhaustedCode bool
-	defaultPolicy               *contourv1.GlobalRateLimitPolicy
+// RateLimitSettings are the global rate limit service's.
+type RateLimitSettings struct {
+	ExtensionService             types.NamespacedName
+	Domain                       string
+	FailOpen                     bool
+	EnableXRateLimitHeaders      bool
+	EnableResourceExhaustedCode  bool
+	DefaultGlobalRateLimitPolicy *contourv1.GlobalRateLimitPolicy
 }
 
-// tracingSettings are the OpenTelemetry tracing settings.
-type tracingSettings struct {
-	extension                                       types.NamespacedName
-	serviceName                                     string
-	overallSampling, clientSampling, randomSampling float64
-	maxPathTagLength                                uint32
-	includePodDetail                                bool
-	customTags                                      []tracingTag
+// TracingSettings are the OpenTelemetry tracing settings.
+type TracingSettings struct {
+	ExtensionService                                types.NamespacedName
+	ServiceName                                     string
+	OverallSampling, ClientSampling, RandomSampling float64
+	MaxPathTagLength                                uint32
+	IncludePodDetail                                bool
+	CustomTags                                      []TracingTag
 }
 
-type tracingTag struct{ name, literal, environment, requestHeader string }
+type TracingTag struct {
+	TagName, Literal, Environment, RequestHeaderName string
+}
 
 // Contour's defaults for `contour serve` without a configuration.
 const (
@@ -161,22 +163,22 @@ const (
 // include a 60s connection idle timeout and a 2s connect timeout.
 func defaultSettings() *settings {
 	return &settings{
-		httpAddress: defaultHTTPAddress, httpPort: defaultHTTPPort,
-		httpsAddress: defaultHTTPAddress, httpsPort: defaultHTTPSPort,
-		httpAccessLogPath: defaultAccessLog, httpsLogPath: defaultAccessLog,
-		accessLogFormat: "envoy", accessLogLevel: "info",
-		tls:             tlsParams{min: "1.2", max: "1.3", cipherSuites: contourv1alpha1.DefaultTLSCiphers},
-		upstreamTLS:     tlsParams{min: "1.2", max: "1.3", cipherSuites: contourv1alpha1.DefaultTLSCiphers},
-		compression:     "gzip",
-		serverHeader:    "overwrite",
-		allowChunked:    true,
-		mergeSlashes:    true,
-		adminPort:       defaultAdminPort,
-		timeouts:        listenerTimeouts{connectionIdle: dag.Timeout{Set: true, Duration: 60 * time.Second}},
-		connectTimout:   defaultConnectTimeo,
-		dnsLookupFamily: "auto",
-		metrics:         metricsSettings{addressPort: addressPort{defaultHTTPAddress, defaultStatsPort}},
-		health:          addressPort{defaultHTTPAddress, defaultStatsPort},
+		HTTPAddress: defaultHTTPAddress, HTTPPort: defaultHTTPPort,
+		HTTPSAddress: defaultHTTPAddress, HTTPSPort: defaultHTTPSPort,
+		HTTPAccessLog: defaultAccessLog, HTTPSAccessLog: defaultAccessLog,
+		AccessLogFormat: "envoy", AccessLogLevel: "info",
+		TLS:                        TLSParams{MinimumProtocolVersion: "1.2", MaximumProtocolVersion: "1.3", CipherSuites: contourv1alpha1.DefaultTLSCiphers},
+		UpstreamTLS:                TLSParams{MinimumProtocolVersion: "1.2", MaximumProtocolVersion: "1.3", CipherSuites: contourv1alpha1.DefaultTLSCiphers},
+		Compression:                "gzip",
+		ServerHeaderTransformation: "overwrite",
+		AllowChunkedLength:         true,
+		MergeSlashes:               true,
+		EnvoyAdminPort:             defaultAdminPort,
+		Timeouts:                   ListenerTimeouts{ConnectionIdleTimeout: dag.Timeout{Set: true, Duration: 60 * time.Second}},
+		ConnectTimeout:             defaultConnectTimeo,
+		DNSLookupFamily:            "auto",
+		Metrics:                    MetricsSettings{AddressPort: AddressPort{defaultHTTPAddress, defaultStatsPort}},
+		Health:                     AddressPort{defaultHTTPAddress, defaultStatsPort},
 	}
 }
 
@@ -189,118 +191,118 @@ func settingsFromFile(cfg *loader.ContourConfig) (*settings, error) {
 	}
 	var errs []error
 	if cfg.AccessLogFormat != "" {
-		s.accessLogFormat = cfg.AccessLogFormat
+		s.AccessLogFormat = cfg.AccessLogFormat
 	}
-	s.accessLogFormatString = cfg.AccessLogFormatString
+	s.AccessLogFormatString = cfg.AccessLogFormatString
 	if len(cfg.AccessLogFields) > 0 {
-		s.accessLogJSONFields = cfg.AccessLogFields
+		s.AccessLogJSONFields = cfg.AccessLogFields
 	}
 	if cfg.AccessLogLevel != "" {
-		s.accessLogLevel = cfg.AccessLogLevel
+		s.AccessLogLevel = cfg.AccessLogLevel
 	}
-	s.tls = mergeTLS(s.tls, cfg.TLS.ConfigTLSProtocol)
+	s.TLS = mergeTLS(s.TLS, cfg.TLS.ConfigTLSProtocol)
 	if fp := cfg.TLS.Fingerprint; fp != nil {
-		s.ja3 = fp.JA3 != nil && *fp.JA3
-		s.ja4 = fp.JA4 != nil && *fp.JA4
+		s.JA3 = fp.JA3 != nil && *fp.JA3
+		s.JA4 = fp.JA4 != nil && *fp.JA4
 	}
 	if n := cfg.TLS.FallbackCertificate; n.Name != "" {
-		s.fallbackCert = &types.NamespacedName{Namespace: n.Namespace, Name: n.Name}
+		s.FallbackCertificate = &types.NamespacedName{Namespace: n.Namespace, Name: n.Name}
 	}
 	if n := cfg.TLS.ClientCertificate; n.Name != "" {
-		s.clientCert = &types.NamespacedName{Namespace: n.Namespace, Name: n.Name}
+		s.ClientCertificate = &types.NamespacedName{Namespace: n.Namespace, Name: n.Name}
 	}
-	s.disablePermitInsecure = cfg.DisablePermitInsecure
-	s.allowChunked = !cfg.DisableAllowChunkedLength
-	s.mergeSlashes = !cfg.DisableMergeSlashes
+	s.DisablePermitInsecure = cfg.DisablePermitInsecure
+	s.AllowChunkedLength = !cfg.DisableAllowChunkedLength
+	s.MergeSlashes = !cfg.DisableMergeSlashes
 	if cfg.Compression.Algorithm != "" {
-		s.compression = cfg.Compression.Algorithm
+		s.Compression = cfg.Compression.Algorithm
 	}
 	if cfg.ServerHeaderTransformation != "" {
-		s.serverHeader = cfg.ServerHeaderTransformation
+		s.ServerHeaderTransformation = cfg.ServerHeaderTransformation
 	}
-	s.enableExternalNameService = cfg.EnableExternalNameService
+	s.EnableExternalNameService = cfg.EnableExternalNameService
 	t := cfg.Timeouts
-	errs = append(errs, parseTimeouts(&s.timeouts, &s.connectTimout, map[string]string{
+	errs = append(errs, parseTimeouts(&s.Timeouts, &s.ConnectTimeout, map[string]string{
 		"request-timeout": t.RequestTimeout, "connection-idle-timeout": t.ConnectionIdleTimeout,
 		"stream-idle-timeout": t.StreamIdleTimeout, "max-connection-duration": t.MaxConnectionDuration,
 		"delayed-close-timeout": t.DelayedCloseTimeout, "connection-shutdown-grace-period": t.ConnectionShutdownGracePeriod,
 		"connect-timeout": t.ConnectTimeout,
 	}, "timeouts."))
-	s.requestHeaders = configHeadersPolicy(cfg.Policy.RequestHeaders.Set, cfg.Policy.RequestHeaders.Remove)
-	s.responseHeaders = configHeadersPolicy(cfg.Policy.ResponseHeaders.Set, cfg.Policy.ResponseHeaders.Remove)
-	s.applyToIngress = cfg.Policy.ApplyToIngress
+	s.RequestHeaders = configHeadersPolicy(cfg.Policy.RequestHeaders.Set, cfg.Policy.RequestHeaders.Remove)
+	s.ResponseHeaders = configHeadersPolicy(cfg.Policy.ResponseHeaders.Set, cfg.Policy.ResponseHeaders.Remove)
+	s.ApplyToIngress = cfg.Policy.ApplyToIngress
 	for _, v := range cfg.DefaultHTTPVersions {
-		s.defaultHTTP = append(s.defaultHTTP, strings.ToLower(v))
+		s.DefaultHTTPVersions = append(s.DefaultHTTPVersions, strings.ToLower(v))
 	}
 	c := cfg.Cluster
 	if c.DNSLookupFamily != "" {
-		s.dnsLookupFamily = c.DNSLookupFamily
+		s.DNSLookupFamily = c.DNSLookupFamily
 	}
-	s.clusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
-	s.clusterBufferLimit = c.PerConnectionBufferLimitBytes
-	s.circuitBreakers = configCircuitBreakers(c.CircuitBreakers.API())
-	s.upstreamTLS = mergeTLS(s.upstreamTLS, c.UpstreamTLS)
-	s.trustedHops = cfg.Network.XffNumTrustedHops
+	s.ClusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
+	s.ClusterPerConnectionBufferLimitBytes = c.PerConnectionBufferLimitBytes
+	s.CircuitBreakers = configCircuitBreakers(c.CircuitBreakers.API())
+	s.UpstreamTLS = mergeTLS(s.UpstreamTLS, c.UpstreamTLS)
+	s.XffNumTrustedHops = cfg.Network.XffNumTrustedHops
 	if cfg.Network.EnvoyAdminPort != 0 {
-		s.adminPort = cfg.Network.EnvoyAdminPort
+		s.EnvoyAdminPort = cfg.Network.EnvoyAdminPort
 	}
-	s.stripHostDot = cfg.Network.StripTrailingHostDot
+	s.StripTrailingHostDot = cfg.Network.StripTrailingHostDot
 	l := cfg.Listener
-	s.connectionBalancer = l.ConnectionBalancer
-	s.maxRequestsPerConnection = l.MaxRequestsPerConnection
-	s.listenerBufferLimit = l.PerConnectionBufferLimitBytes
-	s.tos, s.trafficClass = l.SocketOptions.TOS, l.SocketOptions.TrafficClass
-	s.maxRequestsPerIOCycle = l.MaxRequestsPerIOCycle
-	s.http2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
-	s.maxConnectionsPerListener = l.MaxConnectionsPerListener
-	s.maxConnectionsPerSocketEvnt = l.MaxConnectionsToAcceptPerSocketEvent
-	s.runtimeSettings = cfg.RuntimeSettings
+	s.ConnectionBalancer = l.ConnectionBalancer
+	s.MaxRequestsPerConnection = l.MaxRequestsPerConnection
+	s.PerConnectionBufferLimitBytes = l.PerConnectionBufferLimitBytes
+	s.TOS, s.TrafficClass = l.SocketOptions.TOS, l.SocketOptions.TrafficClass
+	s.MaxRequestsPerIOCycle = l.MaxRequestsPerIOCycle
+	s.HTTP2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
+	s.MaxConnectionsPerListener = l.MaxConnectionsPerListener
+	s.MaxConnectionsToAcceptPerSocketEvent = l.MaxConnectionsToAcceptPerSocketEvent
+	s.RuntimeSettings = cfg.RuntimeSettings
 	if r := cfg.RateLimitService; r.ExtensionService != "" {
-		s.rateLimit = &rateLimitSettings{
-			extension: namespacedNameFrom(r.ExtensionService), domain: r.Domain, failOpen: r.FailOpen,
-			enableXRateLimitHeaders: r.EnableXRateLimitHeaders, enableResourceExhaustedCode: r.EnableResourceExhaustedCode,
-			defaultPolicy: r.DefaultGlobalRateLimitPolicy,
+		s.RateLimitService = &RateLimitSettings{
+			ExtensionService: namespacedNameFrom(r.ExtensionService), Domain: r.Domain, FailOpen: r.FailOpen,
+			EnableXRateLimitHeaders: r.EnableXRateLimitHeaders, EnableResourceExhaustedCode: r.EnableResourceExhaustedCode,
+			DefaultGlobalRateLimitPolicy: r.DefaultGlobalRateLimitPolicy,
 		}
 	}
 	if a := cfg.GlobalExtAuth; a.ExtensionService != "" {
 		n := namespacedNameFrom(a.ExtensionService)
-		s.extAuth = &contourv1.AuthorizationServer{
+		s.GlobalExtAuth = &contourv1.AuthorizationServer{
 			ExtensionServiceRef: contourv1.ExtensionServiceReference{Namespace: n.Namespace, Name: n.Name},
 			ResponseTimeout:     a.ResponseTimeout,
 			FailOpen:            a.FailOpen,
 			WithRequestBody:     a.WithRequestBody,
 		}
 		if a.AuthPolicy != nil {
-			s.extAuth.AuthPolicy = &contourv1.AuthorizationPolicy{Disabled: a.AuthPolicy.Disabled, Context: a.AuthPolicy.Context}
+			s.GlobalExtAuth.AuthPolicy = &contourv1.AuthorizationPolicy{Disabled: a.AuthPolicy.Disabled, Context: a.AuthPolicy.Context}
 		}
-		s.extAuthExt = &loader.AuthorizationExtensions{ServiceType: a.ServiceType, HTTPSettings: a.HTTPSettings}
-		errs = append(errs, validateGlobalAuth(s.extAuth, s.extAuthExt))
+		s.GlobalExtAuthExtensions = &loader.AuthorizationExtensions{ServiceType: a.ServiceType, HTTPSettings: a.HTTPSettings}
+		errs = append(errs, validateGlobalAuth(s.GlobalExtAuth, s.GlobalExtAuthExtensions))
 	}
 	if tr := cfg.Tracing; tr != nil {
-		ts := &tracingSettings{
-			extension:        namespacedNameFrom(tr.ExtensionService),
-			serviceName:      "contour",
-			overallSampling:  samplingRate(tr.OverallSampling),
-			clientSampling:   samplingRate(tr.ClientSampling),
-			randomSampling:   samplingRate(tr.RandomSampling),
-			maxPathTagLength: 256,
-			includePodDetail: tr.IncludePodDetail == nil || *tr.IncludePodDetail,
+		ts := &TracingSettings{
+			ExtensionService: namespacedNameFrom(tr.ExtensionService),
+			ServiceName:      "contour",
+			OverallSampling:  samplingRate(tr.OverallSampling),
+			ClientSampling:   samplingRate(tr.ClientSampling),
+			RandomSampling:   samplingRate(tr.RandomSampling),
+			MaxPathTagLength: 256,
+			IncludePodDetail: tr.IncludePodDetail == nil || *tr.IncludePodDetail,
 		}
 		if tr.ServiceName != nil {
-			ts.serviceName = *tr.ServiceName
+			ts.ServiceName = *tr.ServiceName
 		}
 		if tr.MaxPathTagLength != nil {
-			ts.maxPathTagLength = *tr.MaxPathTagLength
+			ts.MaxPathTagLength = *tr.MaxPathTagLength
 		}
 		for _, ct := range tr.CustomTags {
-			ts.customTags = append(ts.customTags, tracingTag{name: ct.TagName, literal: ct.Literal, requestHeader: ct.RequestHeaderName})
+			ts.CustomTags = append(ts.CustomTags, TracingTag{TagName: ct.TagName, Literal: ct.Literal, RequestHeaderName: ct.RequestHeaderName})
 		}
-		errs = append(errs, validateTracing(true, map[string]*string{"sampling": tr.OverallSampling, "client sampling": tr.ClientSampling, "random sampling": tr.RandomSampling}, ts.customTags))
-		s.tracing = ts
+		errs = append(errs, validateTracing(true, map[string]*string{"sampling": tr.OverallSampling, "client sampling": tr.ClientSampling, "random sampling": tr.RandomSampling}, ts.CustomTags))
+		s.Tracing = ts
 	}
-	applyMetricsServer(&s.metrics, cfg.Metrics.Envoy)
+	applyMetricsServer(&s.Metrics, cfg.Metrics.Envoy)
 	if h := cfg.OMEnforcedHealthListener; h != nil {
-		s.omEnforcedHealth = &addressPort{h.Address, h.Port}
+		s.OMEnforcedHealth = &AddressPort{h.Address, h.Port}
 	}
 	errs = append(errs, s.validate())
 	return s, errors.Join(errs...)
@@ -319,33 +321,33 @@ func validateGlobalAuth(auth *contourv1.AuthorizationServer, ext *loader.Authori
 // applyMetricsServer overrides the Envoy metrics listener with the
 // configuration file's metrics.envoy, as Contour does (the file wins over
 // --stats-address/--stats-port for metrics, not for health).
-func applyMetricsServer(m *metricsSettings, src loader.ConfigMetricsServer) {
+func applyMetricsServer(m *MetricsSettings, src loader.ConfigMetricsServer) {
 	if src.Address != "" {
-		m.address = src.Address
+		m.Address = src.Address
 	}
 	if src.Port > 0 {
-		m.port = src.Port
+		m.Port = src.Port
 	}
 	if src.ServerCert != "" && src.ServerKey != "" {
-		m.tls, m.certFile, m.keyFile, m.caFile = true, src.ServerCert, src.ServerKey, src.CABundle
+		m.TLS, m.CertFile, m.KeyFile, m.CAFile = true, src.ServerCert, src.ServerKey, src.CABundle
 	}
 }
 
 // mergeTLS overlays a configuration's TLS protocol settings on defaults:
 // ciphers deduplicated in order, curves likewise.
-func mergeTLS(def tlsParams, c loader.ConfigTLSProtocol) tlsParams {
+func mergeTLS(def TLSParams, c loader.ConfigTLSProtocol) TLSParams {
 	out := def
 	if c.MinimumProtocolVersion != "" {
-		out.min = c.MinimumProtocolVersion
+		out.MinimumProtocolVersion = c.MinimumProtocolVersion
 	}
 	if c.MaximumProtocolVersion != "" {
-		out.max = c.MaximumProtocolVersion
+		out.MaximumProtocolVersion = c.MaximumProtocolVersion
 	}
 	if len(c.CipherSuites) > 0 {
-		out.cipherSuites = dedupe(c.CipherSuites)
+		out.CipherSuites = dedupe(c.CipherSuites)
 	}
 	if len(c.ECDHCurves) > 0 {
-		out.ecdhCurves = dedupe(c.ECDHCurves)
+		out.ECDHCurves = dedupe(c.ECDHCurves)
 	}
 	return out
 }
@@ -385,7 +387,7 @@ func samplingRate(s *string) float64 {
 
 // parseTimeouts parses the connection manager and connect timeouts; a key
 // that is not set keeps the default already in place.
-func parseTimeouts(t *listenerTimeouts, connect *time.Duration, values map[string]string, prefix string) error {
+func parseTimeouts(t *ListenerTimeouts, connect *time.Duration, values map[string]string, prefix string) error {
 	var errs []error
 	set := func(key string, dst *dag.Timeout) {
 		v, ok := values[key]
@@ -399,12 +401,12 @@ func parseTimeouts(t *listenerTimeouts, connect *time.Duration, values map[strin
 		}
 		*dst = parsed
 	}
-	set("request-timeout", &t.request)
-	set("connection-idle-timeout", &t.connectionIdle)
-	set("stream-idle-timeout", &t.streamIdle)
-	set("max-connection-duration", &t.maxConnectionDuration)
-	set("delayed-close-timeout", &t.delayedClose)
-	set("connection-shutdown-grace-period", &t.shutdownGrace)
+	set("request-timeout", &t.RequestTimeout)
+	set("connection-idle-timeout", &t.ConnectionIdleTimeout)
+	set("stream-idle-timeout", &t.StreamIdleTimeout)
+	set("max-connection-duration", &t.MaxConnectionDuration)
+	set("delayed-close-timeout", &t.DelayedCloseTimeout)
+	set("connection-shutdown-grace-period", &t.ConnectionShutdownGracePeriod)
 	if v := values["connect-timeout"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -456,34 +458,34 @@ func (s *settings) validate() error {
 	var errs []error
 	for _, p := range []struct {
 		name string
-		tls  tlsParams
-	}{{"tls", s.tls}, {"cluster.upstream-tls", s.upstreamTLS}} {
-		t := contourv1alpha1.EnvoyTLS{MinimumProtocolVersion: p.tls.min, MaximumProtocolVersion: p.tls.max, CipherSuites: p.tls.cipherSuites}
+		tls  TLSParams
+	}{{"tls", s.TLS}, {"cluster.upstream-tls", s.UpstreamTLS}} {
+		t := contourv1alpha1.EnvoyTLS{MinimumProtocolVersion: p.tls.MinimumProtocolVersion, MaximumProtocolVersion: p.tls.MaximumProtocolVersion, CipherSuites: p.tls.CipherSuites}
 		if err := t.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
 		}
-		for _, c := range p.tls.ecdhCurves {
+		for _, c := range p.tls.ECDHCurves {
 			if !validECDHCurve(c) {
 				errs = append(errs, fmt.Errorf("%s: invalid ECDH curve %q", p.name, c))
 			}
 		}
 	}
-	if s.accessLogFormat == "json" {
-		if err := contourv1alpha1.AccessLogJSONFields(s.accessLogJSONFields).Validate(); err != nil {
+	if s.AccessLogFormat == "json" {
+		if err := contourv1alpha1.AccessLogJSONFields(s.AccessLogJSONFields).Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("json-fields: %w", err))
 		}
 	}
-	if err := contourv1alpha1.AccessLogFormatString(s.accessLogFormatString).Validate(); err != nil {
+	if err := contourv1alpha1.AccessLogFormatString(s.AccessLogFormatString).Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("accesslog-format-string: %w", err))
 	}
-	if s.metrics.tls && s.metrics.addressPort == s.health {
+	if s.Metrics.TLS && s.Metrics.AddressPort == s.Health {
 		errs = append(errs, errors.New("invalid contour configuration: cannot use single port for health over HTTP and metrics over HTTPS"))
 	}
-	if h := s.omEnforcedHealth; h != nil {
+	if h := s.OMEnforcedHealth; h != nil {
 		switch {
-		case *h == s.health:
+		case *h == s.Health:
 			errs = append(errs, errors.New("cannot use the same port for health checks and overload-manager enforced health checks"))
-		case *h == s.metrics.addressPort:
+		case *h == s.Metrics.AddressPort:
 			errs = append(errs, errors.New("cannot use the same port for metrics and overload-manager enforced health checks"))
 		}
 	}
@@ -500,7 +502,7 @@ func validECDHCurve(curve string) bool {
 }
 
 // validateTracing is Contour's TracingConfig.Validate.
-func validateTracing(hasExtension bool, sampling map[string]*string, tags []tracingTag) error {
+func validateTracing(hasExtension bool, sampling map[string]*string, tags []TracingTag) error {
 	if !hasExtension {
 		return errors.New("tracing.extensionService must be defined")
 	}
@@ -513,18 +515,18 @@ func validateTracing(hasExtension bool, sampling map[string]*string, tags []trac
 	}
 	names := map[string]bool{}
 	for _, t := range tags {
-		if t.name == "" {
+		if t.TagName == "" {
 			return errors.New("tracing.customTag.tagName must be defined")
 		}
-		if names[t.name] {
-			return fmt.Errorf("tagName %s is duplicate", t.name)
+		if names[t.TagName] {
+			return fmt.Errorf("tagName %s is duplicate", t.TagName)
 		}
-		names[t.name] = true
+		names[t.TagName] = true
 		n := 0
-		if t.literal != "" {
+		if t.Literal != "" {
 			n++
 		}
-		if t.requestHeader != "" {
+		if t.RequestHeaderName != "" {
 			n++
 		}
 		if n != 1 {

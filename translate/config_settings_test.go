@@ -95,7 +95,7 @@ func TestConfigPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := want{s.httpPort, s.useProxyProtocol, s.accessLogFormat, s.timeouts.connectionIdle, s.connectTimout, s.adminPort, ""}
+			got := want{s.HTTPPort, s.UseProxyProtocol, s.AccessLogFormat, s.Timeouts.ConnectionIdleTimeout, s.ConnectTimeout, s.EnvoyAdminPort, ""}
 			for _, n := range notices {
 				if c.want.notice != "" && strings.Contains(n.String(), c.want.notice) {
 					got.notice = c.want.notice

@@ -99,19 +99,19 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	}
 	f := opts.Flags
 	if f.HTTPAddress != "" {
-		s.httpAddress = f.HTTPAddress
+		s.HTTPAddress = f.HTTPAddress
 	}
 	if f.HTTPPort != 0 {
-		s.httpPort = uint32(f.HTTPPort)
+		s.HTTPPort = uint32(f.HTTPPort)
 	}
 	if f.HTTPSAddress != "" {
-		s.httpsAddress = f.HTTPSAddress
+		s.HTTPSAddress = f.HTTPSAddress
 	}
 	if f.HTTPSPort != 0 {
-		s.httpsPort = uint32(f.HTTPSPort)
+		s.HTTPSPort = uint32(f.HTTPSPort)
 	}
 	if f.UseProxyProtocol {
-		s.useProxyProtocol = true
+		s.UseProxyProtocol = true
 	}
 	if f.AccessLogFormat != "" {
 		if cfg != nil {
@@ -122,7 +122,7 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 			if f.AccessLogFormat != "envoy" && f.AccessLogFormat != "json" {
 				return nil, nil, nil, fmt.Errorf("--accesslog-format: invalid access log format %q", f.AccessLogFormat)
 			}
-			s.accessLogFormat = f.AccessLogFormat
+			s.AccessLogFormat = f.AccessLogFormat
 		}
 	}
 	return s, cfg, notices, nil
@@ -249,76 +249,76 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 		return nil, err
 	}
 	s := defaultSettings()
-	s.timeouts.connectionIdle = dag.Timeout{}
-	s.connectTimout = 0
+	s.Timeouts.ConnectionIdleTimeout = dag.Timeout{}
+	s.ConnectTimeout = 0
 	var errs []error
 	if e := spec.Envoy; e != nil {
 		if l := e.Listener; l != nil {
-			s.useProxyProtocol = l.UseProxyProto != nil && *l.UseProxyProto
+			s.UseProxyProtocol = l.UseProxyProto != nil && *l.UseProxyProto
 			if l.Compression != nil && l.Compression.Algorithm != "" {
-				s.compression = string(l.Compression.Algorithm)
+				s.Compression = string(l.Compression.Algorithm)
 			}
-			s.allowChunked = l.DisableAllowChunkedLength == nil || !*l.DisableAllowChunkedLength
-			s.mergeSlashes = l.DisableMergeSlashes == nil || !*l.DisableMergeSlashes
+			s.AllowChunkedLength = l.DisableAllowChunkedLength == nil || !*l.DisableAllowChunkedLength
+			s.MergeSlashes = l.DisableMergeSlashes == nil || !*l.DisableMergeSlashes
 			if l.ServerHeaderTransformation != "" {
-				s.serverHeader = string(l.ServerHeaderTransformation)
+				s.ServerHeaderTransformation = string(l.ServerHeaderTransformation)
 			}
-			s.connectionBalancer = l.ConnectionBalancer
-			s.maxRequestsPerConnection = l.MaxRequestsPerConnection
-			s.listenerBufferLimit = l.PerConnectionBufferLimitBytes
+			s.ConnectionBalancer = l.ConnectionBalancer
+			s.MaxRequestsPerConnection = l.MaxRequestsPerConnection
+			s.PerConnectionBufferLimitBytes = l.PerConnectionBufferLimitBytes
 			if t := l.TLS; t != nil {
-				s.tls = mergeTLS(s.tls, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
+				s.TLS = mergeTLS(s.TLS, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
 			}
 			if so := l.SocketOptions; so != nil {
-				s.tos, s.trafficClass = so.TOS, so.TrafficClass
+				s.TOS, s.TrafficClass = so.TOS, so.TrafficClass
 			}
-			s.maxRequestsPerIOCycle = l.MaxRequestsPerIOCycle
-			s.http2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
-			s.maxConnectionsPerListener = l.MaxConnectionsPerListener
+			s.MaxRequestsPerIOCycle = l.MaxRequestsPerIOCycle
+			s.HTTP2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
+			s.MaxConnectionsPerListener = l.MaxConnectionsPerListener
 		}
-		overrideListener(e.HTTPListener, &s.httpAddress, &s.httpPort, &s.httpAccessLogPath)
-		overrideListener(e.HTTPSListener, &s.httpsAddress, &s.httpsPort, &s.httpsLogPath)
+		overrideListener(e.HTTPListener, &s.HTTPAddress, &s.HTTPPort, &s.HTTPAccessLog)
+		overrideListener(e.HTTPSListener, &s.HTTPSAddress, &s.HTTPSPort, &s.HTTPSAccessLog)
 		errs = append(errs, validateCRDListeners(e, s))
 		if h := e.Health; h != nil {
 			if h.Address != "" {
-				s.health.address = h.Address
+				s.Health.Address = h.Address
 			}
 			if h.Port != 0 {
-				s.health.port = h.Port
+				s.Health.Port = h.Port
 			}
 		}
 		if m := e.Metrics; m != nil {
 			if m.Address != "" {
-				s.metrics.address = m.Address
+				s.Metrics.Address = m.Address
 			}
 			if m.Port != 0 {
-				s.metrics.port = m.Port
+				s.Metrics.Port = m.Port
 			}
 			if t := m.TLS; t != nil {
-				s.metrics.tls, s.metrics.certFile, s.metrics.keyFile, s.metrics.caFile = true, t.CertFile, t.KeyFile, t.CAFile
+				s.Metrics.TLS, s.Metrics.CertFile, s.Metrics.KeyFile, s.Metrics.CAFile = true, t.CertFile, t.KeyFile, t.CAFile
 			}
 		}
 		if c := e.ClientCertificate; c != nil && c.Name != "" {
-			s.clientCert = &types.NamespacedName{Namespace: c.Namespace, Name: c.Name}
+			s.ClientCertificate = &types.NamespacedName{Namespace: c.Namespace, Name: c.Name}
 		}
 		if lg := e.Logging; lg != nil {
 			if lg.AccessLogFormat != "" {
-				s.accessLogFormat = string(lg.AccessLogFormat)
+				s.AccessLogFormat = string(lg.AccessLogFormat)
 			}
-			s.accessLogFormatString = lg.AccessLogFormatString
+			s.AccessLogFormatString = lg.AccessLogFormatString
 			if len(lg.AccessLogJSONFields) > 0 {
-				s.accessLogJSONFields = lg.AccessLogJSONFields
+				s.AccessLogJSONFields = lg.AccessLogJSONFields
 			}
 			if lg.AccessLogLevel != "" {
-				s.accessLogLevel = string(lg.AccessLogLevel)
+				s.AccessLogLevel = string(lg.AccessLogLevel)
 			}
 		}
 		for _, v := range e.DefaultHTTPVersions {
 			switch v {
 			case contourv1alpha1.HTTPVersion1:
-				s.defaultHTTP = append(s.defaultHTTP, "http/1.1")
+				s.DefaultHTTPVersions = append(s.DefaultHTTPVersions, "http/1.1")
 			case contourv1alpha1.HTTPVersion2:
-				s.defaultHTTP = append(s.defaultHTTP, "http/2")
+				s.DefaultHTTPVersions = append(s.DefaultHTTPVersions, "http/2")
 			}
 		}
 		if t := e.Timeouts; t != nil {
@@ -328,7 +328,7 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 				}
 				return *p
 			}
-			errs = append(errs, parseTimeouts(&s.timeouts, &s.connectTimout, map[string]string{
+			errs = append(errs, parseTimeouts(&s.Timeouts, &s.ConnectTimeout, map[string]string{
 				"request-timeout": str(t.RequestTimeout), "connection-idle-timeout": str(t.ConnectionIdleTimeout),
 				"stream-idle-timeout": str(t.StreamIdleTimeout), "max-connection-duration": str(t.MaxConnectionDuration),
 				"delayed-close-timeout": str(t.DelayedCloseTimeout), "connection-shutdown-grace-period": str(t.ConnectionShutdownGracePeriod),
@@ -340,88 +340,88 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 				if err := c.DNSLookupFamily.Validate(); err != nil {
 					errs = append(errs, err)
 				}
-				s.dnsLookupFamily = string(c.DNSLookupFamily)
+				s.DNSLookupFamily = string(c.DNSLookupFamily)
 			}
-			s.clusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
-			s.clusterBufferLimit = c.PerConnectionBufferLimitBytes
-			s.circuitBreakers = configCircuitBreakers(c.GlobalCircuitBreakerDefaults)
+			s.ClusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
+			s.ClusterPerConnectionBufferLimitBytes = c.PerConnectionBufferLimitBytes
+			s.CircuitBreakers = configCircuitBreakers(c.GlobalCircuitBreakerDefaults)
 			if t := c.UpstreamTLS; t != nil {
-				s.upstreamTLS = mergeTLS(s.upstreamTLS, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
+				s.UpstreamTLS = mergeTLS(s.UpstreamTLS, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
 			}
 		}
 		if n := e.Network; n != nil {
 			if n.XffNumTrustedHops != nil {
-				s.trustedHops = *n.XffNumTrustedHops
+				s.XffNumTrustedHops = *n.XffNumTrustedHops
 			}
 			if n.EnvoyAdminPort != nil && *n.EnvoyAdminPort != 0 {
-				s.adminPort = *n.EnvoyAdminPort
+				s.EnvoyAdminPort = *n.EnvoyAdminPort
 			}
-			s.stripHostDot = n.EnvoyStripTrailingHostDot != nil && *n.EnvoyStripTrailingHostDot
+			s.StripTrailingHostDot = n.EnvoyStripTrailingHostDot != nil && *n.EnvoyStripTrailingHostDot
 		}
 		if h := e.OMEnforcedHealth; h != nil {
-			s.omEnforcedHealth = &addressPort{h.Address, h.Port}
+			s.OMEnforcedHealth = &AddressPort{h.Address, h.Port}
 		}
 	}
 	if g := spec.Gateway; g != nil {
-		s.gateway = &types.NamespacedName{Namespace: g.GatewayRef.Namespace, Name: g.GatewayRef.Name}
+		s.Gateway = &types.NamespacedName{Namespace: g.GatewayRef.Namespace, Name: g.GatewayRef.Name}
 	}
 	if i := spec.Ingress; i != nil {
-		s.ingressClassNames = i.ClassNames
+		s.IngressClassNames = i.ClassNames
 	}
 	if h := spec.HTTPProxy; h != nil {
-		s.rootNamespaces = h.RootNamespaces
-		s.disablePermitInsecure = h.DisablePermitInsecure != nil && *h.DisablePermitInsecure
+		s.RootNamespaces = h.RootNamespaces
+		s.DisablePermitInsecure = h.DisablePermitInsecure != nil && *h.DisablePermitInsecure
 		if f := h.FallbackCertificate; f != nil && f.Name != "" {
-			s.fallbackCert = &types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+			s.FallbackCertificate = &types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
 		}
 	}
-	s.enableExternalNameService = spec.EnableExternalNameService != nil && *spec.EnableExternalNameService
+	s.EnableExternalNameService = spec.EnableExternalNameService != nil && *spec.EnableExternalNameService
 	if a := spec.GlobalExternalAuthorization; a != nil {
-		s.extAuth, s.extAuthExt = a, ext.AuthorizationOf()
-		errs = append(errs, validateGlobalAuth(a, s.extAuthExt))
+		s.GlobalExtAuth, s.GlobalExtAuthExtensions = a, ext.AuthorizationOf()
+		errs = append(errs, validateGlobalAuth(a, s.GlobalExtAuthExtensions))
 	}
 	if r := spec.RateLimitService; r != nil {
-		s.rateLimit = &rateLimitSettings{
-			extension: types.NamespacedName{Namespace: r.ExtensionService.Namespace, Name: r.ExtensionService.Name},
-			domain:    r.Domain, failOpen: r.FailOpen != nil && *r.FailOpen,
-			enableXRateLimitHeaders:     r.EnableXRateLimitHeaders != nil && *r.EnableXRateLimitHeaders,
-			enableResourceExhaustedCode: r.EnableResourceExhaustedCode != nil && *r.EnableResourceExhaustedCode,
-			defaultPolicy:               r.DefaultGlobalRateLimitPolicy,
+		s.RateLimitService = &RateLimitSettings{
+			ExtensionService: types.NamespacedName{Namespace: r.ExtensionService.Namespace, Name: r.ExtensionService.Name},
+			Domain:           r.Domain, FailOpen: r.FailOpen != nil && *r.FailOpen,
+			EnableXRateLimitHeaders:      r.EnableXRateLimitHeaders != nil && *r.EnableXRateLimitHeaders,
+			EnableResourceExhaustedCode:  r.EnableResourceExhaustedCode != nil && *r.EnableResourceExhaustedCode,
+			DefaultGlobalRateLimitPolicy: r.DefaultGlobalRateLimitPolicy,
 		}
 	}
 	if p := spec.Policy; p != nil {
 		if h := p.RequestHeadersPolicy; h != nil {
-			s.requestHeaders = configHeadersPolicy(h.Set, h.Remove)
+			s.RequestHeaders = configHeadersPolicy(h.Set, h.Remove)
 		}
 		if h := p.ResponseHeadersPolicy; h != nil {
-			s.responseHeaders = configHeadersPolicy(h.Set, h.Remove)
+			s.ResponseHeaders = configHeadersPolicy(h.Set, h.Remove)
 		}
-		s.applyToIngress = p.ApplyToIngress != nil && *p.ApplyToIngress
+		s.ApplyToIngress = p.ApplyToIngress != nil && *p.ApplyToIngress
 	}
 	if tr := spec.Tracing; tr != nil {
-		ts := &tracingSettings{
-			serviceName:      "contour",
-			overallSampling:  samplingRate(tr.OverallSampling),
-			clientSampling:   100,
-			randomSampling:   100,
-			maxPathTagLength: 256,
-			includePodDetail: tr.IncludePodDetail == nil || *tr.IncludePodDetail,
+		ts := &TracingSettings{
+			ServiceName:      "contour",
+			OverallSampling:  samplingRate(tr.OverallSampling),
+			ClientSampling:   100,
+			RandomSampling:   100,
+			MaxPathTagLength: 256,
+			IncludePodDetail: tr.IncludePodDetail == nil || *tr.IncludePodDetail,
 		}
 		if tr.ExtensionService != nil {
-			ts.extension = types.NamespacedName{Namespace: tr.ExtensionService.Namespace, Name: tr.ExtensionService.Name}
+			ts.ExtensionService = types.NamespacedName{Namespace: tr.ExtensionService.Namespace, Name: tr.ExtensionService.Name}
 		}
 		if tr.ServiceName != nil {
-			ts.serviceName = *tr.ServiceName
+			ts.ServiceName = *tr.ServiceName
 		}
 		if tr.MaxPathTagLength != nil {
-			ts.maxPathTagLength = *tr.MaxPathTagLength
+			ts.MaxPathTagLength = *tr.MaxPathTagLength
 		}
 		for _, ct := range tr.CustomTags {
 			if ct != nil {
-				ts.customTags = append(ts.customTags, tracingTag{name: ct.TagName, literal: ct.Literal, requestHeader: ct.RequestHeaderName})
+				ts.CustomTags = append(ts.CustomTags, TracingTag{TagName: ct.TagName, Literal: ct.Literal, RequestHeaderName: ct.RequestHeaderName})
 			}
 		}
-		s.tracing = ts
+		s.Tracing = ts
 	}
 	errs = append(errs, s.validate())
 	return s, errors.Join(errs...)

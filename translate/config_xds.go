@@ -32,27 +32,27 @@ import (
 // filters and tuning, the global rate limit filter, tracing, the static
 // listeners and the runtime layer.
 
-// extensionRef is an ExtensionService as the configuration's rate limit and
+// ExtensionRef is an ExtensionService as the configuration's rate limit and
 // tracing settings use it: its cluster, SNI and response timeout.
-type extensionRef struct {
-	clusterName, sni string
-	timeout          dag.Timeout
+type ExtensionRef struct {
+	ClusterName, SNI string
+	Timeout          dag.Timeout
 }
 
 // hcmAccessLogs are the HTTP (or, secure, HTTPS) connection managers' and
 // TCP proxies' access logs: none when disabled.
 func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
-	if s.accessLogLevel == "disabled" {
+	if s.AccessLogLevel == "disabled" {
 		return nil
 	}
-	path := s.httpAccessLogPath
+	path := s.HTTPAccessLog
 	if secure {
-		path = s.httpsLogPath
+		path = s.HTTPSAccessLog
 	}
 	fal := &fileaccesslogv3.FileAccessLog{Path: path}
-	switch s.accessLogFormat {
+	switch s.AccessLogFormat {
 	case "json":
-		fields := s.accessLogJSONFields
+		fields := s.AccessLogJSONFields
 		if fields == nil {
 			fields = contourv1alpha1.DefaultAccessLogJSONFields
 		}
@@ -66,10 +66,10 @@ func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
 			Formatters:      accessLogFormatters(s),
 		}}
 	default:
-		if s.accessLogFormatString != "" {
+		if s.AccessLogFormatString != "" {
 			fal.AccessLogFormat = &fileaccesslogv3.FileAccessLog_LogFormat{LogFormat: &corev3.SubstitutionFormatString{
 				Format: &corev3.SubstitutionFormatString_TextFormatSource{TextFormatSource: &corev3.DataSource{
-					Specifier: &corev3.DataSource_InlineString{InlineString: s.accessLogFormatString},
+					Specifier: &corev3.DataSource_InlineString{InlineString: s.AccessLogFormatString},
 				}},
 				Formatters: accessLogFormatters(s),
 			}}
@@ -79,7 +79,7 @@ func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
 		Name:       listenerFileAccessLogName,
 		ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: mustAny(fal)},
 	}
-	switch s.accessLogLevel {
+	switch s.AccessLogLevel {
 	case "error":
 		al.Filter = accessLogErrorsOnly(300)
 	case "critical":
@@ -92,9 +92,9 @@ func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
 // need. Contour lists them in map order; contourc sorts them by name.
 func accessLogFormatters(s *settings) []*corev3.TypedExtensionConfig {
 	logging := contourv1alpha1.EnvoyLogging{
-		AccessLogFormat:       contourv1alpha1.AccessLogType(s.accessLogFormat),
-		AccessLogFormatString: s.accessLogFormatString,
-		AccessLogJSONFields:   s.accessLogJSONFields,
+		AccessLogFormat:       contourv1alpha1.AccessLogType(s.AccessLogFormat),
+		AccessLogFormatString: s.AccessLogFormatString,
+		AccessLogJSONFields:   s.AccessLogJSONFields,
 	}
 	if logging.AccessLogFormat == contourv1alpha1.JSONAccessLog && logging.AccessLogJSONFields == nil {
 		logging.AccessLogJSONFields = contourv1alpha1.DefaultAccessLogJSONFields
@@ -131,58 +131,58 @@ func accessLogErrorsOnly(min uint32) *accesslogv3.AccessLogFilter {
 
 // globalRateLimitFilter is the envoy.filters.http.ratelimit filter of the
 // configuration's rate limit service, on every HTTP connection manager.
-func globalRateLimitFilter(r *rateLimitSettings, ext *extensionRef) *hcmv3.HttpFilter {
+func globalRateLimitFilter(r *RateLimitSettings, ext *ExtensionRef) *hcmv3.HttpFilter {
 	if r == nil || ext == nil {
 		return nil
 	}
 	headers := ratelimitv3.RateLimit_OFF
-	if r.enableXRateLimitHeaders {
+	if r.EnableXRateLimitHeaders {
 		headers = ratelimitv3.RateLimit_DRAFT_VERSION_03
 	}
 	return hcmHTTPFilter("envoy.filters.http.ratelimit", &ratelimitv3.RateLimit{
-		Domain:          r.domain,
-		Timeout:         envoyTimeout(ext.timeout),
-		FailureModeDeny: !r.failOpen,
+		Domain:          r.Domain,
+		Timeout:         envoyTimeout(ext.Timeout),
+		FailureModeDeny: !r.FailOpen,
 		RateLimitService: &ratelimitconfv3.RateLimitServiceConfig{
-			GrpcService:         grpcService(ext.clusterName, ext.sni, dag.Timeout{}),
+			GrpcService:         grpcService(ext.ClusterName, ext.SNI, dag.Timeout{}),
 			TransportApiVersion: corev3.ApiVersion_V3,
 		},
 		EnableXRatelimitHeaders:        headers,
-		RateLimitedAsResourceExhausted: r.enableResourceExhaustedCode,
+		RateLimitedAsResourceExhausted: r.EnableResourceExhaustedCode,
 	})
 }
 
 // hcmTracing is the OpenTelemetry tracing of every HTTP connection manager.
-func hcmTracing(t *tracingSettings, ext *extensionRef) *hcmv3.HttpConnectionManager_Tracing {
+func hcmTracing(t *TracingSettings, ext *ExtensionRef) *hcmv3.HttpConnectionManager_Tracing {
 	if t == nil || ext == nil {
 		return nil
 	}
 	var tags []*tracingtypev3.CustomTag
-	all := t.customTags
-	if t.includePodDetail {
-		all = append([]tracingTag{{name: "podName", environment: "HOSTNAME"}, {name: "podNamespace", environment: "CONTOUR_NAMESPACE"}}, all...)
+	all := t.CustomTags
+	if t.IncludePodDetail {
+		all = append([]TracingTag{{TagName: "podName", Environment: "HOSTNAME"}, {TagName: "podNamespace", Environment: "CONTOUR_NAMESPACE"}}, all...)
 	}
 	for _, tag := range all {
 		switch {
-		case tag.literal != "":
-			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.name, Type: &tracingtypev3.CustomTag_Literal_{Literal: &tracingtypev3.CustomTag_Literal{Value: tag.literal}}})
-		case tag.environment != "":
-			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.name, Type: &tracingtypev3.CustomTag_Environment_{Environment: &tracingtypev3.CustomTag_Environment{Name: tag.environment}}})
-		case tag.requestHeader != "":
-			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.name, Type: &tracingtypev3.CustomTag_RequestHeader{RequestHeader: &tracingtypev3.CustomTag_Header{Name: tag.requestHeader}}})
+		case tag.Literal != "":
+			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.TagName, Type: &tracingtypev3.CustomTag_Literal_{Literal: &tracingtypev3.CustomTag_Literal{Value: tag.Literal}}})
+		case tag.Environment != "":
+			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.TagName, Type: &tracingtypev3.CustomTag_Environment_{Environment: &tracingtypev3.CustomTag_Environment{Name: tag.Environment}}})
+		case tag.RequestHeaderName != "":
+			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.TagName, Type: &tracingtypev3.CustomTag_RequestHeader{RequestHeader: &tracingtypev3.CustomTag_Header{Name: tag.RequestHeaderName}}})
 		}
 	}
 	return &hcmv3.HttpConnectionManager_Tracing{
-		OverallSampling:  &typev3.Percent{Value: t.overallSampling},
-		ClientSampling:   &typev3.Percent{Value: t.clientSampling},
-		RandomSampling:   &typev3.Percent{Value: t.randomSampling},
-		MaxPathTagLength: wrapperspb.UInt32(t.maxPathTagLength),
+		OverallSampling:  &typev3.Percent{Value: t.OverallSampling},
+		ClientSampling:   &typev3.Percent{Value: t.ClientSampling},
+		RandomSampling:   &typev3.Percent{Value: t.RandomSampling},
+		MaxPathTagLength: wrapperspb.UInt32(t.MaxPathTagLength),
 		CustomTags:       tags,
 		Provider: &tracev3.Tracing_Http{
 			Name: "envoy.tracers.opentelemetry",
 			ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: mustAny(&tracev3.OpenTelemetryConfig{
-				GrpcService: grpcService(ext.clusterName, ext.sni, ext.timeout),
-				ServiceName: t.serviceName,
+				GrpcService: grpcService(ext.ClusterName, ext.SNI, ext.Timeout),
+				ServiceName: t.ServiceName,
 			})},
 		},
 		SpawnUpstreamSpan: wrapperspb.Bool(true),
@@ -225,13 +225,13 @@ const (
 // configured TOS and traffic class.
 func dynamicListenerSocketOptions(s *settings) []*corev3.SocketOption {
 	out := listenerKeepaliveSocketOptions()
-	if s.tos != 0 {
+	if s.TOS != 0 {
 		out = append(out, &corev3.SocketOption{Description: "Set IPv4 TOS field", Level: listenerIPProtoIP, Name: listenerIPTOS,
-			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.tos)}})
+			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.TOS)}})
 	}
-	if s.trafficClass != 0 {
+	if s.TrafficClass != 0 {
 		out = append(out, &corev3.SocketOption{Description: "Set IPv6 Traffic Class field", Level: listenerIPProtoIPv6, Name: listenerIPv6TClass,
-			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.trafficClass)}})
+			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.TrafficClass)}})
 	}
 	return out
 }
@@ -240,16 +240,16 @@ func dynamicListenerSocketOptions(s *settings) []*corev3.SocketOption {
 // options, buffer limit, connection balancer, connections per socket event.
 func tuneListener(l *listenerv3.Listener, s *settings) *listenerv3.Listener {
 	l.SocketOptions = dynamicListenerSocketOptions(s)
-	if s.listenerBufferLimit != nil {
-		l.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.listenerBufferLimit)
+	if s.PerConnectionBufferLimitBytes != nil {
+		l.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.PerConnectionBufferLimitBytes)
 	}
-	if s.connectionBalancer == "exact" {
+	if s.ConnectionBalancer == "exact" {
 		l.ConnectionBalanceConfig = &listenerv3.Listener_ConnectionBalanceConfig{
 			BalanceType: &listenerv3.Listener_ConnectionBalanceConfig_ExactBalance_{ExactBalance: &listenerv3.Listener_ConnectionBalanceConfig_ExactBalance{}},
 		}
 	}
-	if s.maxConnectionsPerSocketEvnt != nil {
-		l.MaxConnectionsToAcceptPerSocketEvent = wrapperspb.UInt32(*s.maxConnectionsPerSocketEvnt)
+	if s.MaxConnectionsToAcceptPerSocketEvent != nil {
+		l.MaxConnectionsToAcceptPerSocketEvent = wrapperspb.UInt32(*s.MaxConnectionsToAcceptPerSocketEvent)
 	}
 	return l
 }
@@ -258,29 +258,29 @@ func tuneListener(l *listenerv3.Listener, s *settings) *listenerv3.Listener {
 // listener for the settings, sorted by name.
 func staticListenersFor(s *settings) []*listenerv3.Listener {
 	var out []*listenerv3.Listener
-	m, h := s.metrics, s.health
+	m, h := s.Metrics, s.Health
 	switch {
-	case m.tls:
-		l := adminProxyListener("stats", "stats", m.address, uint32(m.port), []string{"/stats", "/stats/prometheus"})
+	case m.TLS:
+		l := adminProxyListener("stats", "stats", m.Address, uint32(m.Port), []string{"/stats", "/stats/prometheus"})
 		l.FilterChains[0].TransportSocket = &corev3.TransportSocket{
 			Name:       listenerTLSTransportSocketName,
-			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(s, m.caFile != ""))},
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(s, m.CAFile != ""))},
 		}
-		out = append(out, l, adminProxyListener("health", "stats", h.address, uint32(h.port), []string{"/ready"}))
-	case m.addressPort == h:
-		out = append(out, adminProxyListener("stats-health", "stats", m.address, uint32(m.port), statsHealthPaths))
+		out = append(out, l, adminProxyListener("health", "stats", h.Address, uint32(h.Port), []string{"/ready"}))
+	case m.AddressPort == h:
+		out = append(out, adminProxyListener("stats-health", "stats", m.Address, uint32(m.Port), statsHealthPaths))
 	default:
 		out = append(out,
-			adminProxyListener("stats", "stats", m.address, uint32(m.port), []string{"/stats", "/stats/prometheus"}),
-			adminProxyListener("health", "stats", h.address, uint32(h.port), []string{"/ready"}))
+			adminProxyListener("stats", "stats", m.Address, uint32(m.Port), []string{"/stats", "/stats/prometheus"}),
+			adminProxyListener("health", "stats", h.Address, uint32(h.Port), []string{"/ready"}))
 	}
-	if om := s.omEnforcedHealth; om != nil {
-		l := adminProxyListener("health-om-enforced", "stats", om.address, uint32(om.port), []string{"/ready"})
+	if om := s.OMEnforcedHealth; om != nil {
+		l := adminProxyListener("health-om-enforced", "stats", om.Address, uint32(om.Port), []string{"/ready"})
 		l.IgnoreGlobalConnLimit = false
 		out = append(out, l)
 	}
-	if s.adminPort > 0 {
-		out = append(out, adminProxyListener("envoy-admin", "envoy-admin", "127.0.0.1", uint32(s.adminPort), envoyAdminPaths))
+	if s.EnvoyAdminPort > 0 {
+		out = append(out, adminProxyListener("envoy-admin", "envoy-admin", "127.0.0.1", uint32(s.EnvoyAdminPort), envoyAdminPaths))
 	}
 	index.SortByName(out, func(l *listenerv3.Listener) string { return l.Name })
 	return out
@@ -312,22 +312,22 @@ func metricsTLSContext(s *settings, clientValidation bool) *tlsv3.DownstreamTlsC
 }
 
 // metricsSecrets are the file-backed SDS secrets of the metrics listener.
-func metricsSecrets(m metricsSettings) []*tlsv3.Secret {
-	if !m.tls {
+func metricsSecrets(m MetricsSettings) []*tlsv3.Secret {
+	if !m.TLS {
 		return nil
 	}
 	file := func(name string) *corev3.DataSource {
 		return &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: name}}
 	}
 	var out []*tlsv3.Secret
-	if m.certFile != "" && m.keyFile != "" {
+	if m.CertFile != "" && m.KeyFile != "" {
 		out = append(out, &tlsv3.Secret{Name: metricsServerCertSDSName, Type: &tlsv3.Secret_TlsCertificate{TlsCertificate: &tlsv3.TlsCertificate{
-			CertificateChain: file(m.certFile), PrivateKey: file(m.keyFile),
+			CertificateChain: file(m.CertFile), PrivateKey: file(m.KeyFile),
 		}}})
 	}
-	if m.caFile != "" {
+	if m.CAFile != "" {
 		out = append(out, &tlsv3.Secret{Name: metricsCABundleSDSName, Type: &tlsv3.Secret_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
-			TrustedCa: file(m.caFile),
+			TrustedCa: file(m.CAFile),
 		}}})
 	}
 	return out
@@ -340,18 +340,18 @@ func metricsSecrets(m metricsSettings) []*tlsv3.Secret {
 func runtimeLayerFor(s *settings, listenerNames []string) *runtimev3.Runtime {
 	rt := runtimeLayer()
 	managed := map[string]bool{}
-	if v := s.maxRequestsPerIOCycle; v != nil && *v > 0 {
+	if v := s.MaxRequestsPerIOCycle; v != nil && *v > 0 {
 		rt.Layer.Fields["http.max_requests_per_io_cycle"] = structpb.NewNumberValue(float64(*v))
 		managed["http.max_requests_per_io_cycle"] = true
 	}
-	if v := s.maxConnectionsPerListener; v != nil && *v > 0 {
+	if v := s.MaxConnectionsPerListener; v != nil && *v > 0 {
 		for _, n := range listenerNames {
 			key := "envoy.resource_limits.listener." + n + ".connection_limit"
 			rt.Layer.Fields[key] = structpb.NewNumberValue(float64(*v))
 			managed[key] = true
 		}
 	}
-	for k, v := range s.runtimeSettings {
+	for k, v := range s.RuntimeSettings {
 		if !managed[k] {
 			rt.Layer.Fields[k] = structpb.NewStringValue(v)
 		}
@@ -364,8 +364,8 @@ func runtimeLayerFor(s *settings, listenerNames []string) *runtimev3.Runtime {
 func downstreamTLSContextFor(s *settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
 	ctx := downstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
 	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = s.configSource()
-	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.tls.cipherSuites...)
-	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.tls.ecdhCurves
+	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.TLS.CipherSuites...)
+	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.TLS.ECDHCurves
 	return ctx
 }
 
@@ -383,8 +383,8 @@ func tlsProtocol(v string) tlsv3.TlsParameters_TlsProtocol {
 // globalTLSRange is the configuration's downstream TLS range: the minimum
 // at least 1.2, the maximum 1.3 unless a valid version is set.
 func globalTLSRange(s *settings) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
-	lo := max(tlsProtocol(s.tls.min), tlsv3.TlsParameters_TLSv1_2)
-	hi := tlsProtocol(s.tls.max)
+	lo := max(tlsProtocol(s.TLS.MinimumProtocolVersion), tlsv3.TlsParameters_TLSv1_2)
+	hi := tlsProtocol(s.TLS.MaximumProtocolVersion)
 	if hi < tlsv3.TlsParameters_TLSv1_2 {
 		hi = tlsv3.TlsParameters_TLSv1_3
 	}

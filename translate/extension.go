@@ -50,15 +50,15 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 			out.ResponseTimeout, out.IdleConnection = response, idleConn
 		}
 	}
-	if p.cache.settings != nil && p.cache.settings.clientCert != nil {
+	if p.cache.settings != nil && p.cache.settings.ClientCertificate != nil {
 		sec, err := p.cache.clientCertificate()
 		if err != nil {
-			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.cache.settings.clientCert, err)
+			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.cache.settings.ClientCertificate, err)
 		}
 		out.ClientCertificate = sec
 	}
-	if s := p.cache.settings; s != nil && s.circuitBreakers != nil {
-		out.CircuitBreakers = *s.circuitBreakers
+	if s := p.cache.settings; s != nil && s.CircuitBreakers != nil {
+		out.CircuitBreakers = *s.CircuitBreakers
 	}
 	if cb := ext.Spec.CircuitBreakerPolicy; cb != nil {
 		out.CircuitBreakers = dag.CircuitBreakers{

@@ -21,7 +21,7 @@ import (
 func TestHCMPackerMatchesWholeMarshal(t *testing.T) {
 	s := defaultSettings()
 	other := defaultSettings()
-	other.mergeSlashes = false
+	other.MergeSlashes = false
 	p := newHCMPacker(s)
 	variants := map[string]hcmOptions{
 		"secure":              {secure: true, settings: s},

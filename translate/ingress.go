@@ -178,16 +178,16 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	if cluster.ClientCertificate, err = p.cache.clientCertificate(); err != nil {
 		return nil, fmt.Errorf("tls.envoy-client-certificate contains unresolved secret reference: %w", err)
 	}
-	if s := p.cache.settings; s != nil && s.applyToIngress {
+	if s := p.cache.settings; s != nil && s.ApplyToIngress {
 		dynamic := map[string]string{
 			"CONTOUR_NAMESPACE":    ing.Namespace,
 			"CONTOUR_SERVICE_NAME": backend.Name,
 			"CONTOUR_SERVICE_PORT": strconv.Itoa(int(backend.Port.Number)),
 		}
-		if cluster.RequestHeaders, err = withDefaultHeaders(s.requestHeaders, nil, true, dynamic); err != nil {
+		if cluster.RequestHeaders, err = withDefaultHeaders(s.RequestHeaders, nil, true, dynamic); err != nil {
 			return nil, err
 		}
-		if cluster.ResponseHeaders, err = withDefaultHeaders(s.responseHeaders, nil, false, dynamic); err != nil {
+		if cluster.ResponseHeaders, err = withDefaultHeaders(s.ResponseHeaders, nil, false, dynamic); err != nil {
 			return nil, err
 		}
 	}

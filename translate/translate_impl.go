@@ -27,8 +27,8 @@ func defaultListeners(d *dag.DAG) { defaultListenersFor(d, defaultSettings(), 0)
 // configured addresses and ports, with room for about hosts virtual hosts
 // each.
 func defaultListenersFor(d *dag.DAG, s *settings, hosts int) {
-	d.AddListener(&dag.Listener{Name: httpListenerName, Protocol: "http", Address: s.httpAddress, Port: s.httpPort, RouteConfigName: "ingress_http"}).SizeFor(hosts)
-	d.AddListener(&dag.Listener{Name: httpsListenerName, Protocol: "https", Address: s.httpsAddress, Port: s.httpsPort, RouteConfigName: "https"}).SizeFor(hosts)
+	d.AddListener(&dag.Listener{Name: httpListenerName, Protocol: "http", Address: s.HTTPAddress, Port: s.HTTPPort, RouteConfigName: "ingress_http"}).SizeFor(hosts)
+	d.AddListener(&dag.Listener{Name: httpsListenerName, Protocol: "https", Address: s.HTTPSAddress, Port: s.HTTPSPort, RouteConfigName: "https"}).SizeFor(hosts)
 }
 
 // buildResources walks the DAG into Envoy resources.
@@ -90,7 +90,7 @@ func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices
 	wg.Go(func() { r.Listeners = listenersFor(d, s, built, r.Unpacked) })
 	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
 	wg.Go(func() {
-		r.Secrets = append(secrets(d, built), metricsSecrets(s.metrics)...)
+		r.Secrets = append(secrets(d, built), metricsSecrets(s.Metrics)...)
 		index.SortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
 	})
 	claSeen := map[string]bool{}
@@ -138,17 +138,17 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.ads = opts.ADS
+	s.ADS = opts.ADS
 	opts.Config = cfg
 	opts = withConfig(opts)
 	if opts.Gateway == nil {
-		opts.Gateway = s.gateway
+		opts.Gateway = s.Gateway
 	}
 	if len(opts.RootNamespaces) == 0 {
-		opts.RootNamespaces = s.rootNamespaces
+		opts.RootNamespaces = s.RootNamespaces
 	}
 	if len(opts.IngressClassNames) == 0 {
-		opts.IngressClassNames = s.ingressClassNames
+		opts.IngressClassNames = s.IngressClassNames
 	}
 	if opts.NoIngress {
 		opts.IngressClassNames = noIngressClass
@@ -165,12 +165,12 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	// Contour watches the configured certificates' namespaces for Secrets
 	// too; newCache learns them from a configuration file.
 	cacheOpts := opts
-	if cacheOpts.Config == nil && (s.fallbackCert != nil || s.clientCert != nil) {
+	if cacheOpts.Config == nil && (s.FallbackCertificate != nil || s.ClientCertificate != nil) {
 		shim := &loader.ContourConfig{}
-		if f := s.fallbackCert; f != nil {
+		if f := s.FallbackCertificate; f != nil {
 			shim.TLS.FallbackCertificate = loader.ConfigNamespacedName{Namespace: f.Namespace, Name: f.Name}
 		}
-		if cc := s.clientCert; cc != nil {
+		if cc := s.ClientCertificate; cc != nil {
 			shim.TLS.ClientCertificate = loader.ConfigNamespacedName{Namespace: cc.Namespace, Name: cc.Name}
 		}
 		cacheOpts.Config = shim
@@ -198,9 +198,9 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		// Gateway listeners bind the configured HTTP (or, for HTTPS,
 		// HTTPS) address; their ports are the Gateway's.
 		for _, l := range d.Listeners {
-			l.Address = s.httpAddress
+			l.Address = s.HTTPAddress
 			if l.Protocol == "https" {
-				l.Address = s.httpsAddress
+				l.Address = s.HTTPSAddress
 			}
 		}
 		name := namespacedName(gw)
@@ -218,7 +218,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	extensions.run()
 	d.Extensions = extensions.clusters
 	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
-		disablePermitInsecure: s.disablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
+		disablePermitInsecure: s.DisablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
 	var gs *gatewayStatuses
 	if gw != nil {
 		gs = &gatewayStatuses{routes: make(map[statusKey]*routeStatus, routes)}

@@ -66,14 +66,14 @@ func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Clust
 	out := &clusterv3.Cluster{
 		Name:           dag.ClusterName(c),
 		AltStatName:    dag.AltStatName(svc),
-		ConnectTimeout: durationpb.New(durationOrDefault(s.connectTimout, defaultConnectTimeo)),
+		ConnectTimeout: durationpb.New(durationOrDefault(s.ConnectTimeout, defaultConnectTimeo)),
 		// Contour disables Envoy's panic mode: unhealthy hosts are never used.
 		CommonLbConfig:  &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
 		LbPolicy:        lbPolicy(c.LoadBalancerPolicy),
 		DnsLookupFamily: dnsLookupFamily(c.DNSLookupFamily),
 	}
-	if !c.HTTPProxyTCP && s.clusterBufferLimit != nil && *s.clusterBufferLimit > 0 {
-		out.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.clusterBufferLimit)
+	if !c.HTTPProxyTCP && s.ClusterPerConnectionBufferLimitBytes != nil && *s.ClusterPerConnectionBufferLimitBytes > 0 {
+		out.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.ClusterPerConnectionBufferLimitBytes)
 	}
 	switch {
 	case svc.ExternalName != "":
@@ -135,7 +135,7 @@ func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Clust
 	}
 	var maxRequests *uint32
 	if !c.HTTPProxyTCP {
-		maxRequests = s.clusterMaxRequestsPerConnection
+		maxRequests = s.ClusterMaxRequestsPerConnection
 	}
 	out.TypedExtensionProtocolOptions = httpProtocolOptionsWith(http2, c.IdleConnectionTimeout, maxRequests)
 	if ss := c.SlowStart; ss != nil {
@@ -158,10 +158,10 @@ func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Clust
 // and curves.
 func upstreamTLSParams(s *settings) *tlsv3.TlsParameters {
 	return &tlsv3.TlsParameters{
-		TlsMinimumProtocolVersion: tlsProtocol(s.upstreamTLS.min),
-		TlsMaximumProtocolVersion: tlsProtocol(s.upstreamTLS.max),
-		CipherSuites:              append([]string(nil), s.upstreamTLS.cipherSuites...),
-		EcdhCurves:                s.upstreamTLS.ecdhCurves,
+		TlsMinimumProtocolVersion: tlsProtocol(s.UpstreamTLS.MinimumProtocolVersion),
+		TlsMaximumProtocolVersion: tlsProtocol(s.UpstreamTLS.MaximumProtocolVersion),
+		CipherSuites:              append([]string(nil), s.UpstreamTLS.CipherSuites...),
+		EcdhCurves:                s.UpstreamTLS.ECDHCurves,
 	}
 }
 
@@ -376,7 +376,7 @@ func extensionClusterWith(e *dag.ExtensionCluster, s *settings) *clusterv3.Clust
 	out := &clusterv3.Cluster{
 		Name:                 name,
 		AltStatName:          strings.ReplaceAll(name, "/", "_"),
-		ConnectTimeout:       durationpb.New(durationOrDefault(s.connectTimout, defaultConnectTimeo)),
+		ConnectTimeout:       durationpb.New(durationOrDefault(s.ConnectTimeout, defaultConnectTimeo)),
 		CommonLbConfig:       &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
 		LbPolicy:             lbPolicy(e.LoadBalancerPolicy),
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},

@@ -32,12 +32,12 @@ func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.
 		case "http":
 			if len(l.VirtualHosts()) > 0 {
 				opts := hcmOptions{websockets: l.EnableWebsockets, settings: s, unpacked: u}
-				if s.globalAuth != nil {
-					opts.extraFilters = append(opts.extraFilters, extAuthzFilter(s.globalAuth))
+				if s.ResolvedGlobalExtAuth != nil {
+					opts.extraFilters = append(opts.extraFilters, extAuthzFilter(s.ResolvedGlobalExtAuth))
 				}
 				hcm := httpConnectionManagerWith(l.Name, l.RouteConfigName, opts)
 				pl := tuneListener(plainListener(l.Name, l.Address, l.Port, hcm), s)
-				if s.useProxyProtocol {
+				if s.UseProxyProtocol {
 					pl.ListenerFilters = []*listenerv3.ListenerFilter{proxyProtocolFilter()}
 				}
 				out = append(out, pl)
@@ -49,8 +49,8 @@ func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.
 		case "https":
 			if chains := secureFilterChainsFor(l, s, b, u, newHCMPacker(s)); len(chains) > 0 {
 				tl := tuneListener(tlsListener(l.Name, l.Address, l.Port, chains), s)
-				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.ja3, s.ja4)}
-				if s.useProxyProtocol {
+				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.JA3, s.JA4)}
+				if s.UseProxyProtocol {
 					tl.ListenerFilters = append([]*listenerv3.ListenerFilter{proxyProtocolFilter()}, tl.ListenerFilters...)
 				}
 				out = append(out, tl)
@@ -74,7 +74,7 @@ func secureFilterChains(l *dag.Listener) []*listenerv3.FilterChain {
 func secureFilterChainsFor(l *dag.Listener, s *settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
-	alpn := alpnForVersions(s.defaultHTTP)
+	alpn := alpnForVersions(s.DefaultHTTPVersions)
 	for _, svh := range l.SecureVirtualHosts() {
 		var chainALPN []string
 		var forward *dag.ForwardClientCert
