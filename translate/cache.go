@@ -19,6 +19,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -57,7 +58,7 @@ type cache struct {
 	verdicts           *secretVerdicts
 
 	// settings are the configuration's (nil: Contour's defaults).
-	settings *settings
+	settings *config.Settings
 	// routedWithoutEndpoints is set when a lookup found a Service port
 	// of a Service without EndpointSlices: only then can a cluster lack
 	// endpoints. The cluster's default/kubernetes, in every translation

@@ -15,18 +15,19 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
 // How the configuration changes what the DAG processors do: default header
 // policies, the default global rate limit policy, the global authorization
 // server and the Envoy client certificate (which objects are seen at all
-// is config_filter.go).
+// is translate/config's filter.go).
 
 // withDefaultGlobalRateLimit attaches the rate limit service's default
 // global policy to a virtual host that has no global policy of its own and
 // does not opt out.
-func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *settings) (*dag.RateLimitPolicy, error) {
+func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *config.Settings) (*dag.RateLimitPolicy, error) {
 	if s == nil || s.RateLimitService == nil || s.RateLimitService.DefaultGlobalRateLimitPolicy == nil {
 		return rl, nil
 	}
@@ -138,14 +139,14 @@ func (c *cache) clientCertificate() (*dag.Secret, error) {
 // resolveExtensionRefs finds the ExtensionServices the configuration's rate
 // limit service, tracing and global authorization name. Contour reads them
 // at start-up and refuses to start without them.
-func resolveExtensionRefs(objs []loader.Object, s *settings) error {
-	find := func(key string, name types.NamespacedName) (*ExtensionRef, error) {
+func resolveExtensionRefs(objs []loader.Object, s *config.Settings) error {
+	find := func(key string, name types.NamespacedName) (*config.ExtensionRef, error) {
 		for _, o := range objs {
 			ext, ok := o.Obj.(*contourv1alpha1.ExtensionService)
 			if !ok || ext.Namespace != name.Namespace || ext.Name != name.Name {
 				continue
 			}
-			ref := &ExtensionRef{ClusterName: "extension/" + name.Namespace + "/" + name.Name}
+			ref := &config.ExtensionRef{ClusterName: "extension/" + name.Namespace + "/" + name.Name}
 			if tp := ext.Spec.TimeoutPolicy; tp != nil {
 				t, err := parseConfigTimeoutOrEmpty(tp.Response)
 				if err != nil {
@@ -192,7 +193,7 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 			}
 			// Its problems were reported with the settings
 			// (validateGlobalAuth), which then are not used.
-			_ = applyServiceType(g, a.AuthPolicy, s.GlobalExtAuthExtensions)
+			_ = config.ApplyAuthorizationServiceType(g, a.AuthPolicy, s.GlobalExtAuthExtensions)
 			if b := a.WithRequestBody; b != nil {
 				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 			}
@@ -207,7 +208,7 @@ func parseConfigTimeoutOrEmpty(v string) (dag.Timeout, error) {
 	if v == "" {
 		return dag.Timeout{}, nil
 	}
-	return parseConfigTimeout(v)
+	return config.ParseTimeout(v)
 }
 
 // validateExternalName refuses ExternalName Services unless the

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -32,16 +33,9 @@ import (
 // filters and tuning, the global rate limit filter, tracing, the static
 // listeners and the runtime layer.
 
-// ExtensionRef is an ExtensionService as the configuration's rate limit and
-// tracing settings use it: its cluster, SNI and response timeout.
-type ExtensionRef struct {
-	ClusterName, SNI string
-	Timeout          dag.Timeout
-}
-
 // hcmAccessLogs are the HTTP (or, secure, HTTPS) connection managers' and
 // TCP proxies' access logs: none when disabled.
-func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
+func hcmAccessLogs(s *config.Settings, secure bool) []*accesslogv3.AccessLog {
 	if s.AccessLogLevel == "disabled" {
 		return nil
 	}
@@ -90,7 +84,7 @@ func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
 
 // accessLogFormatters are the formatter extensions the format's operators
 // need. Contour lists them in map order; contourc sorts them by name.
-func accessLogFormatters(s *settings) []*corev3.TypedExtensionConfig {
+func accessLogFormatters(s *config.Settings) []*corev3.TypedExtensionConfig {
 	logging := contourv1alpha1.EnvoyLogging{
 		AccessLogFormat:       contourv1alpha1.AccessLogType(s.AccessLogFormat),
 		AccessLogFormatString: s.AccessLogFormatString,
@@ -131,7 +125,7 @@ func accessLogErrorsOnly(min uint32) *accesslogv3.AccessLogFilter {
 
 // globalRateLimitFilter is the envoy.filters.http.ratelimit filter of the
 // configuration's rate limit service, on every HTTP connection manager.
-func globalRateLimitFilter(r *RateLimitSettings, ext *ExtensionRef) *hcmv3.HttpFilter {
+func globalRateLimitFilter(r *config.RateLimitSettings, ext *config.ExtensionRef) *hcmv3.HttpFilter {
 	if r == nil || ext == nil {
 		return nil
 	}
@@ -153,14 +147,14 @@ func globalRateLimitFilter(r *RateLimitSettings, ext *ExtensionRef) *hcmv3.HttpF
 }
 
 // hcmTracing is the OpenTelemetry tracing of every HTTP connection manager.
-func hcmTracing(t *TracingSettings, ext *ExtensionRef) *hcmv3.HttpConnectionManager_Tracing {
+func hcmTracing(t *config.TracingSettings, ext *config.ExtensionRef) *hcmv3.HttpConnectionManager_Tracing {
 	if t == nil || ext == nil {
 		return nil
 	}
 	var tags []*tracingtypev3.CustomTag
 	all := t.CustomTags
 	if t.IncludePodDetail {
-		all = append([]TracingTag{{TagName: "podName", Environment: "HOSTNAME"}, {TagName: "podNamespace", Environment: "CONTOUR_NAMESPACE"}}, all...)
+		all = append([]config.TracingTag{{TagName: "podName", Environment: "HOSTNAME"}, {TagName: "podNamespace", Environment: "CONTOUR_NAMESPACE"}}, all...)
 	}
 	for _, tag := range all {
 		switch {
@@ -223,7 +217,7 @@ const (
 
 // dynamicListenerSocketOptions are the keep-alive options plus the
 // configured TOS and traffic class.
-func dynamicListenerSocketOptions(s *settings) []*corev3.SocketOption {
+func dynamicListenerSocketOptions(s *config.Settings) []*corev3.SocketOption {
 	out := listenerKeepaliveSocketOptions()
 	if s.TOS != 0 {
 		out = append(out, &corev3.SocketOption{Description: "Set IPv4 TOS field", Level: listenerIPProtoIP, Name: listenerIPTOS,
@@ -238,7 +232,7 @@ func dynamicListenerSocketOptions(s *settings) []*corev3.SocketOption {
 
 // tuneListener applies the settings every dynamic listener gets: socket
 // options, buffer limit, connection balancer, connections per socket event.
-func tuneListener(l *listenerv3.Listener, s *settings) *listenerv3.Listener {
+func tuneListener(l *listenerv3.Listener, s *config.Settings) *listenerv3.Listener {
 	l.SocketOptions = dynamicListenerSocketOptions(s)
 	if s.PerConnectionBufferLimitBytes != nil {
 		l.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.PerConnectionBufferLimitBytes)
@@ -256,7 +250,7 @@ func tuneListener(l *listenerv3.Listener, s *settings) *listenerv3.Listener {
 
 // staticListenersFor are Contour's stats/health listeners and the admin
 // listener for the settings, sorted by name.
-func staticListenersFor(s *settings) []*listenerv3.Listener {
+func staticListenersFor(s *config.Settings) []*listenerv3.Listener {
 	var out []*listenerv3.Listener
 	m, h := s.Metrics, s.Health
 	switch {
@@ -294,17 +288,17 @@ const (
 
 // metricsTLSContext serves the metrics listener over TLS 1.3 with the
 // certificate (and client CA) Envoy reads from files.
-func metricsTLSContext(s *settings, clientValidation bool) *tlsv3.DownstreamTlsContext {
+func metricsTLSContext(s *config.Settings, clientValidation bool) *tlsv3.DownstreamTlsContext {
 	ctx := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
 		TlsParams: &tlsv3.TlsParameters{
 			TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
 			TlsMaximumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
 		},
-		TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: metricsServerCertSDSName, SdsConfig: s.configSource()}},
+		TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: metricsServerCertSDSName, SdsConfig: configSource(s)}},
 	}}
 	if clientValidation {
 		ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContextSdsSecretConfig{
-			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: metricsCABundleSDSName, SdsConfig: s.configSource()},
+			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: metricsCABundleSDSName, SdsConfig: configSource(s)},
 		}
 		ctx.RequireClientCertificate = wrapperspb.Bool(true)
 	}
@@ -312,7 +306,7 @@ func metricsTLSContext(s *settings, clientValidation bool) *tlsv3.DownstreamTlsC
 }
 
 // metricsSecrets are the file-backed SDS secrets of the metrics listener.
-func metricsSecrets(m MetricsSettings) []*tlsv3.Secret {
+func metricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
 	if !m.TLS {
 		return nil
 	}
@@ -337,7 +331,7 @@ func metricsSecrets(m MetricsSettings) []*tlsv3.Secret {
 // the max requests per I/O cycle, per-listener connection limits for the
 // DAG's listeners, then the user's runtime-settings as strings (a key
 // Contour manages is not overridden; the base RE2 keys are).
-func runtimeLayerFor(s *settings, listenerNames []string) *runtimev3.Runtime {
+func runtimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runtime {
 	rt := runtimeLayer()
 	managed := map[string]bool{}
 	if v := s.MaxRequestsPerIOCycle; v != nil && *v > 0 {
@@ -361,9 +355,9 @@ func runtimeLayerFor(s *settings, listenerNames []string) *runtimev3.Runtime {
 
 // downstreamTLSParams is the DownstreamTlsContext of a secure virtual host
 // with the configuration's ciphers and curves.
-func downstreamTLSContextFor(s *settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
+func downstreamTLSContextFor(s *config.Settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
 	ctx := downstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
-	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = s.configSource()
+	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = configSource(s)
 	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.TLS.CipherSuites...)
 	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.TLS.ECDHCurves
 	return ctx
@@ -382,7 +376,7 @@ func tlsProtocol(v string) tlsv3.TlsParameters_TlsProtocol {
 
 // globalTLSRange is the configuration's downstream TLS range: the minimum
 // at least 1.2, the maximum 1.3 unless a valid version is set.
-func globalTLSRange(s *settings) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
+func globalTLSRange(s *config.Settings) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
 	lo := max(tlsProtocol(s.TLS.MinimumProtocolVersion), tlsv3.TlsParameters_TLSv1_2)
 	hi := tlsProtocol(s.TLS.MaximumProtocolVersion)
 	if hi < tlsv3.TlsParameters_TLSv1_2 {
@@ -394,7 +388,7 @@ func globalTLSRange(s *settings) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsPara
 // vhostTLSRange combines a virtual host's versions with the global range
 // (E.8): the higher minimum, the lower maximum, the global maximum when
 // the virtual host sets none.
-func vhostTLSRange(s *settings, vhMin, vhMax string) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
+func vhostTLSRange(s *config.Settings, vhMin, vhMax string) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
 	gMin, gMax := globalTLSRange(s)
 	lo := max(gMin, tlsProtocol(vhMin))
 	hi := min(gMax, tlsProtocol(vhMax))

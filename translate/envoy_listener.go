@@ -39,6 +39,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -83,7 +84,7 @@ const (
 
 // configSource is the ConfigSource the resources embed for RDS, EDS and
 // SDS: Contour's (xdsConfigSource), or ADS with Options.ADS.
-func (s *settings) configSource() *corev3.ConfigSource {
+func configSource(s *config.Settings) *corev3.ConfigSource {
 	if s != nil && s.ADS {
 		return adsConfigSource()
 	}
@@ -290,7 +291,7 @@ type hcmOptions struct {
 	// the selected client certificate details (HTTPProxy clientValidation).
 	forwardClientCert *dag.ForwardClientCert
 	// settings are the configuration's; nil is Contour's defaults.
-	settings *settings
+	settings *config.Settings
 	// unpacked remembers the manager packed in the filter.
 	unpacked *Unpacked
 	// packer packs it, nil to marshal it whole.
@@ -308,10 +309,10 @@ func httpConnectionManager(statPrefix, routeConfigName string, secure bool) *lis
 // hcmOptions and the configuration's settings.
 func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions) *listenerv3.Filter {
 	if o.settings == nil {
-		o.settings = defaultSettings()
+		o.settings = config.Defaults()
 	}
 	rds := &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
-		ConfigSource:    o.settings.configSource(),
+		ConfigSource:    configSource(o.settings),
 		RouteConfigName: routeConfigName,
 	}}
 	hcm, packed := o.packer.manager(statPrefix, o, rds)

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -19,8 +20,8 @@ import (
 // packer cannot key (extra filters, forwarded client certificates, other
 // settings) are built and marshalled whole.
 func TestHCMPackerMatchesWholeMarshal(t *testing.T) {
-	s := defaultSettings()
-	other := defaultSettings()
+	s := config.Defaults()
+	other := config.Defaults()
 	other.MergeSlashes = false
 	p := newHCMPacker(s)
 	variants := map[string]hcmOptions{

@@ -11,29 +11,30 @@ import (
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The listeners of `contour serve` with no configuration file.
 const (
-	httpListenerName  = "ingress_http"
-	httpsListenerName = "ingress_https"
+	httpListenerName  = config.HTTPListenerName
+	httpsListenerName = config.HTTPSListenerName
 )
 
-func defaultListeners(d *dag.DAG) { defaultListenersFor(d, defaultSettings(), 0) }
+func defaultListeners(d *dag.DAG) { defaultListenersFor(d, config.Defaults(), 0) }
 
 // defaultListenersFor adds ingress_http and ingress_https on the
 // configured addresses and ports, with room for about hosts virtual hosts
 // each.
-func defaultListenersFor(d *dag.DAG, s *settings, hosts int) {
+func defaultListenersFor(d *dag.DAG, s *config.Settings, hosts int) {
 	d.AddListener(&dag.Listener{Name: httpListenerName, Protocol: "http", Address: s.HTTPAddress, Port: s.HTTPPort, RouteConfigName: "ingress_http"}).SizeFor(hosts)
 	d.AddListener(&dag.Listener{Name: httpsListenerName, Protocol: "https", Address: s.HTTPSAddress, Port: s.HTTPSPort, RouteConfigName: "https"}).SizeFor(hosts)
 }
 
 // buildResources walks the DAG into Envoy resources.
 func buildResources(d *dag.DAG, c *cache, opts Options, notices *[]Notice) Resources {
-	return buildResourcesWith(d, c, opts, defaultSettings(), notices)
+	return buildResourcesWith(d, c, opts, config.Defaults(), notices)
 }
 
 // noticeMissingEndpoints tells the user that the Service behind cluster dc,
@@ -51,7 +52,7 @@ func noticeMissingEndpoints(dc *dag.Cluster, c *cache, opts Options, notices *[]
 
 // buildResourcesWith is buildResources with the configuration's settings;
 // with Options.StatusOnly it only finds the notices building them gives.
-func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *settings, notices *[]Notice) Resources {
+func buildResourcesWith(d *dag.DAG, c *cache, opts Options, s *config.Settings, notices *[]Notice) Resources {
 	if opts.StatusOnly {
 		// Only the notices: a cluster's name (a hash of its settings)
 		// is worked out only when its Service has no endpoints. The
@@ -159,7 +160,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		return nil, err
 	}
 	allObjs := objs
-	if objs, err = filterObjects(objs, opts.Flags, s, opts.RootNamespaces); err != nil {
+	if objs, err = config.FilterObjects(objs, opts.Flags, s, opts.RootNamespaces); err != nil {
 		return nil, err
 	}
 	// Contour watches the configured certificates' namespaces for Secrets
@@ -187,7 +188,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Notices: append(append(configNotices(opts.Config), cfgNotices...), mainBranchNotices(allObjs)...), dag: d}
+	res := &Result{Notices: append(append(fromConfig(config.UnappliedNotices(opts.Config)), cfgNotices...), fromConfig(config.MainBranchNotices(allObjs))...), dag: d}
 	res.Notices = append(res.Notices, clusterNotices...)
 	routes := len(c.httpRoutes) + len(c.grpcRoutes) + len(c.tlsRoutes) + len(c.tcpRoutes)
 	if gw != nil {

@@ -11,6 +11,7 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -19,13 +20,13 @@ import (
 // to serve; the stats/health and admin listeners always exist.
 
 func listeners(d *dag.DAG) []*listenerv3.Listener {
-	return listenersFor(d, defaultSettings(), nil, nil)
+	return listenersFor(d, config.Defaults(), nil, nil)
 }
 
 // listenersFor builds the listeners with the configuration's settings,
 // remembering in u the typed configs of the connection managers and filter
 // chains.
-func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
+func listenersFor(d *dag.DAG, s *config.Settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
 	out := staticListenersFor(s)
 	for _, l := range d.SortedListeners() {
 		switch l.Protocol {
@@ -64,14 +65,14 @@ func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.
 // secureFilterChains returns one SNI filter chain per valid secure virtual
 // host, ordered by server name.
 func secureFilterChains(l *dag.Listener) []*listenerv3.FilterChain {
-	return secureFilterChainsFor(l, defaultSettings(), nil, nil, nil)
+	return secureFilterChainsFor(l, config.Defaults(), nil, nil, nil)
 }
 
 // secureFilterChainsFor returns one SNI filter chain per valid secure
 // virtual host, ordered by server name, then the fallback-certificate chain
 // when a virtual host enables it. p, when set, packs their connection
 // managers.
-func secureFilterChainsFor(l *dag.Listener, s *settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
+func secureFilterChainsFor(l *dag.Listener, s *config.Settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
 	alpn := alpnForVersions(s.DefaultHTTPVersions)
@@ -119,7 +120,7 @@ func secureFilterChainsFor(l *dag.Listener, s *settings, b *reuse, u *Unpacked, 
 // secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
 // HTTP connection manager behind the virtual host's TLS context. It reads
 // nothing of svh's routes (see reuse.filterChain).
-func secureFilterChain(l *dag.Listener, svh *dag.SecureVirtualHost, s *settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
+func secureFilterChain(l *dag.Listener, svh *dag.SecureVirtualHost, s *config.Settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
 	var filter *listenerv3.Filter
 	if svh.TCPProxy != nil {
 		// No ALPN: the backend negotiates protocols in its ServerHello.

@@ -1,4 +1,4 @@
-package translate
+package config
 
 import (
 	"errors"
@@ -18,10 +18,10 @@ import (
 // The settings Contour derives from its configuration (file, or a
 // ContourConfiguration object) and its `contour serve` flags, in the form the
 // DAG processors and the Envoy builders use them. Every field's zero value is
-// not necessarily Contour's default: defaultSettings gives those.
+// not necessarily Contour's default: Defaults gives those.
 
-// settings are the resolved configuration of one translation.
-type settings struct {
+// Settings are the resolved configuration of one translation.
+type Settings struct {
 	// Listeners: ingress_http / ingress_https.
 	HTTPAddress, HTTPSAddress     string
 	HTTPPort, HTTPSPort           uint32
@@ -69,8 +69,8 @@ type settings struct {
 	CircuitBreakers                      *dag.CircuitBreakers
 
 	// DAG behaviour. Gateway, RootNamespaces and IngressClassNames come
-	// from a ContourConfiguration (the file's gateway is applied by
-	// withConfig; the others are flags there).
+	// from a ContourConfiguration (the file's gateway is FileGateway; the
+	// others are flags there).
 	Gateway                   *types.NamespacedName
 	RootNamespaces            []string
 	IngressClassNames         []string
@@ -96,8 +96,15 @@ type settings struct {
 	Metrics          MetricsSettings
 	Health           AddressPort
 	OMEnforcedHealth *AddressPort
-	// ADS: resources refer to one another over ADS (Options.ADS).
+	// ADS: resources refer to one another over ADS (translate's Options.ADS).
 	ADS bool
+}
+
+// ExtensionRef is an ExtensionService as the configuration's rate limit and
+// tracing settings use it: its cluster, SNI and response timeout.
+type ExtensionRef struct {
+	ClusterName, SNI string
+	Timeout          dag.Timeout
 }
 
 // TLSParams are TLS versions ("1.2"/"1.3"), ciphers and curves.
@@ -149,20 +156,20 @@ type TracingTag struct {
 
 // Contour's defaults for `contour serve` without a configuration.
 const (
-	defaultHTTPAddress  = "0.0.0.0"
-	defaultHTTPPort     = 8080
-	defaultHTTPSPort    = 8443
-	defaultStatsPort    = 8002
-	defaultAdminPort    = 9001
-	defaultAccessLog    = "/dev/stdout"
-	defaultConnectTimeo = 2 * time.Second
+	defaultHTTPAddress    = "0.0.0.0"
+	defaultHTTPPort       = 8080
+	defaultHTTPSPort      = 8443
+	defaultStatsPort      = 8002
+	defaultAdminPort      = 9001
+	defaultAccessLog      = "/dev/stdout"
+	DefaultConnectTimeout = 2 * time.Second
 )
 
-// defaultSettings are Contour's settings with a configuration file that
+// Defaults are Contour's settings with a configuration file that
 // sets nothing (or with no configuration at all): the file path's defaults
 // include a 60s connection idle timeout and a 2s connect timeout.
-func defaultSettings() *settings {
-	return &settings{
+func Defaults() *Settings {
+	return &Settings{
 		HTTPAddress: defaultHTTPAddress, HTTPPort: defaultHTTPPort,
 		HTTPSAddress: defaultHTTPAddress, HTTPSPort: defaultHTTPSPort,
 		HTTPAccessLog: defaultAccessLog, HTTPSAccessLog: defaultAccessLog,
@@ -175,7 +182,7 @@ func defaultSettings() *settings {
 		MergeSlashes:               true,
 		EnvoyAdminPort:             defaultAdminPort,
 		Timeouts:                   ListenerTimeouts{ConnectionIdleTimeout: dag.Timeout{Set: true, Duration: 60 * time.Second}},
-		ConnectTimeout:             defaultConnectTimeo,
+		ConnectTimeout:             DefaultConnectTimeout,
 		DNSLookupFamily:            "auto",
 		Metrics:                    MetricsSettings{AddressPort: AddressPort{defaultHTTPAddress, defaultStatsPort}},
 		Health:                     AddressPort{defaultHTTPAddress, defaultStatsPort},
@@ -184,8 +191,8 @@ func defaultSettings() *settings {
 
 // settingsFromFile applies a configuration file (already strictly read and
 // checked by the loader) on Contour's defaults.
-func settingsFromFile(cfg *loader.ContourConfig) (*settings, error) {
-	s := defaultSettings()
+func settingsFromFile(cfg *loader.ContourConfig) (*Settings, error) {
+	s := Defaults()
 	if cfg == nil {
 		return s, nil
 	}
@@ -312,8 +319,8 @@ func settingsFromFile(cfg *loader.ContourConfig) (*settings, error) {
 // not need its ExtensionService. Contour makes them on globalExtAuth at
 // start-up, where a problem stops it.
 func validateGlobalAuth(auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) error {
-	if err := applyServiceType(&dag.ExternalAuthorization{}, auth.AuthPolicy, ext); err != nil {
-		return fmt.Errorf("globalExtAuth: %s", err.msg)
+	if err := ApplyAuthorizationServiceType(&dag.ExternalAuthorization{}, auth.AuthPolicy, ext); err != nil {
+		return fmt.Errorf("globalExtAuth: %s", err.Msg)
 	}
 	return nil
 }
@@ -394,7 +401,7 @@ func parseTimeouts(t *ListenerTimeouts, connect *time.Duration, values map[strin
 		if !ok || v == "" {
 			return
 		}
-		parsed, err := parseConfigTimeout(v)
+		parsed, err := ParseTimeout(v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s%s: %w", prefix, key, err))
 			return
@@ -418,9 +425,9 @@ func parseTimeouts(t *ListenerTimeouts, connect *time.Duration, values map[strin
 	return errors.Join(errs...)
 }
 
-// parseConfigTimeout is Contour's timeout.Parse: "" and 0 are Envoy's
+// ParseTimeout is Contour's timeout.Parse: "" and 0 are Envoy's
 // default, "infinity"/"infinite" disable the timeout.
-func parseConfigTimeout(s string) (dag.Timeout, error) {
+func ParseTimeout(s string) (dag.Timeout, error) {
 	switch s {
 	case "infinity", "infinite":
 		return dag.Timeout{Set: true, Disabled: true}, nil
@@ -454,7 +461,7 @@ func configCircuitBreakers(cb *contourv1alpha1.CircuitBreakers) *dag.CircuitBrea
 
 // validate makes the checks Contour makes at start-up that the loader does
 // not: TLS versions and ciphers, access log formats, metrics/health ports.
-func (s *settings) validate() error {
+func (s *Settings) validate() error {
 	var errs []error
 	for _, p := range []struct {
 		name string

@@ -1,4 +1,4 @@
-package translate
+package config
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,10 +15,10 @@ import (
 	"github.com/contourc/contourc/translate/dag"
 )
 
-// Where the configuration comes from: the configuration file (Options.Config),
-// a ContourConfiguration object among the inputs (Options.ContourConfiguration),
+// Where the configuration comes from: the configuration file (Sources.Config),
+// a ContourConfiguration object among the inputs (Sources.ContourConfiguration),
 // or, when neither is given, a `contour` ConfigMap among the inputs holding
-// contour.yaml. `contour serve` flags (Options.Flags) are then applied.
+// contour.yaml. `contour serve` flags (Sources.Flags) are then applied.
 
 // ServeFlags are the `contour serve` flags that change Envoy's configuration.
 // Zero values are "not given".
@@ -36,53 +35,74 @@ type ServeFlags struct {
 	DisabledFeatures []string
 }
 
-// configMapName and configMapKey locate Contour's configuration file in a
+// Sources are where a translation's configuration comes from (translate's
+// Options of the same names).
+type Sources struct {
+	// Config is Contour's configuration file, when given.
+	Config *loader.ContourConfig
+	// ContourConfiguration names a ContourConfiguration among the inputs
+	// whose spec is the configuration instead; exclusive with Config.
+	ContourConfiguration *types.NamespacedName
+	// ConfigMap, without Config and ContourConfiguration, is the ConfigMap
+	// whose key is the configuration file, instead of the `contour` one.
+	ConfigMap *ConfigMapRef
+	// RuntimeSettings, without the others, is a ContourDeployment's
+	// runtimeSettings, the configuration of the Gateway's Contour.
+	RuntimeSettings *contourv1alpha1.ContourConfigurationSpec
+	// Gateway names the Gateway in RuntimeSettings' errors.
+	Gateway *types.NamespacedName
+	// Flags are the `contour serve` flags; given ones override the file.
+	Flags ServeFlags
+}
+
+// ConfigMapName and ConfigMapKey locate Contour's configuration file in a
 // ConfigMap, as Contour's deployment mounts it.
 const (
-	configMapName = "contour"
-	configMapKey  = "contour.yaml"
+	ConfigMapName = "contour"
+	ConfigMapKey  = "contour.yaml"
 )
 
-// resolveSettings picks the configuration source, applies flags and
-// returns the settings with the notices they call for.
-func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.ContourConfig, []Notice, error) {
-	if err := opts.Flags.Validate(); err != nil {
+// Resolve picks the configuration source, applies flags and returns the
+// settings, the configuration file they came from (nil: none, or a
+// ContourConfiguration) and the notices they call for.
+func Resolve(objs []loader.Object, src Sources) (*Settings, *loader.ContourConfig, []Notice, error) {
+	if err := src.Flags.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
 	var notices []Notice
-	cfg := opts.Config
-	var s *settings
+	cfg := src.Config
+	var s *Settings
 	var err error
 	switch {
-	case opts.RuntimeSettings != nil && cfg == nil && opts.ContourConfiguration == nil:
+	case src.RuntimeSettings != nil && cfg == nil && src.ContourConfiguration == nil:
 		// The provisioner's ContourConfiguration for a Gateway is the
 		// ContourDeployment's runtimeSettings.
-		if s, err = settingsFromCRD(opts.RuntimeSettings, nil); err != nil {
-			return nil, nil, nil, fmt.Errorf("ContourDeployment runtimeSettings of Gateway %s: %w", opts.Gateway, err)
+		if s, err = settingsFromCRD(src.RuntimeSettings, nil); err != nil {
+			return nil, nil, nil, fmt.Errorf("ContourDeployment runtimeSettings of Gateway %s: %w", src.Gateway, err)
 		}
 		return s, nil, nil, nil
-	case opts.ContourConfiguration != nil && cfg != nil:
+	case src.ContourConfiguration != nil && cfg != nil:
 		return nil, nil, nil, errors.New("cannot specify both --contour-config and --config-path")
-	case opts.ContourConfiguration != nil:
-		cc, found := findContourConfiguration(objs, *opts.ContourConfiguration)
+	case src.ContourConfiguration != nil:
+		cc, found := FindContourConfiguration(objs, *src.ContourConfiguration)
 		if cc == nil {
-			return nil, nil, nil, fmt.Errorf("error getting contour configuration %s: ContourConfiguration not found in the input", *opts.ContourConfiguration)
+			return nil, nil, nil, fmt.Errorf("error getting contour configuration %s: ContourConfiguration not found in the input", *src.ContourConfiguration)
 		}
 		if s, err = settingsFromCRD(&cc.Spec, found.Extensions); err != nil {
-			return nil, nil, nil, objectErrors(found, "ContourConfiguration "+opts.ContourConfiguration.String(), err)
+			return nil, nil, nil, ObjectErrors(found, "ContourConfiguration "+src.ContourConfiguration.String(), err)
 		}
-		f := opts.Flags
+		f := src.Flags
 		if f.HTTPAddress != "" || f.HTTPSAddress != "" || f.HTTPPort != 0 || f.HTTPSPort != 0 || f.UseProxyProtocol || f.AccessLogFormat != "" {
 			notices = append(notices, Notice{Kind: "configuration", Msg: "listener and access log flags are ignored with a ContourConfiguration, as in Contour: its spec.envoy settings apply"})
 		}
 		return s, nil, notices, nil
 	case cfg == nil:
-		if cm, found := findConfigMap(objs, opts.ConfigMap); found != nil {
-			key, why := configMapKey, "no --config-path or --contour-config given"
-			if r := opts.ConfigMap; r != nil && r.Via != "" {
+		if cm, found := FindConfigMap(objs, src.ConfigMap); found != nil {
+			key, why := ConfigMapKey, "no --config-path or --contour-config given"
+			if r := src.ConfigMap; r != nil && r.Via != "" {
 				key, why = r.Key, r.Via
 			}
-			parsed, err := parseConfigMap(cm, found, key)
+			parsed, err := ParseConfigMap(cm, found, key)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -97,7 +117,7 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	if s, err = settingsFromFile(cfg); err != nil {
 		return nil, nil, nil, err
 	}
-	f := opts.Flags
+	f := src.Flags
 	if f.HTTPAddress != "" {
 		s.HTTPAddress = f.HTTPAddress
 	}
@@ -128,7 +148,7 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	return s, cfg, notices, nil
 }
 
-func findContourConfiguration(objs []loader.Object, name types.NamespacedName) (*contourv1alpha1.ContourConfiguration, *loader.Object) {
+func FindContourConfiguration(objs []loader.Object, name types.NamespacedName) (*contourv1alpha1.ContourConfiguration, *loader.Object) {
 	for i, o := range objs {
 		if cc, ok := o.Obj.(*contourv1alpha1.ContourConfiguration); ok && cc.Namespace == name.Namespace && cc.Name == name.Name {
 			return cc, &objs[i]
@@ -137,9 +157,9 @@ func findContourConfiguration(objs []loader.Object, name types.NamespacedName) (
 	return nil, nil
 }
 
-// objectErrors prefixes each of the errors err joins with "file:line: what: ",
+// ObjectErrors prefixes each of the errors err joins with "file:line: what: ",
 // so that each names the object it is about, as loader errors do.
-func objectErrors(o *loader.Object, what string, err error) error {
+func ObjectErrors(o *loader.Object, what string, err error) error {
 	prefix := what + ": "
 	if src := o.Source.String(); src != "" {
 		prefix = src + ": " + prefix
@@ -168,10 +188,10 @@ type ConfigMapRef struct {
 	Via string
 }
 
-// findConfigMap returns the ConfigMap ref names with its key, or without a
+// FindConfigMap returns the ConfigMap ref names with its key, or without a
 // ref the one `contour` ConfigMap with a contour.yaml key; with several,
 // the first by namespace.
-func findConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, *loader.Object) {
+func FindConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, *loader.Object) {
 	if ref != nil {
 		for i, o := range objs {
 			if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Namespace == ref.Namespace && cm.Name == ref.Name {
@@ -184,8 +204,8 @@ func findConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, 
 	}
 	var found []loader.Object
 	for _, o := range objs {
-		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Name == configMapName {
-			if _, has := cm.Data[configMapKey]; has {
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Name == ConfigMapName {
+			if _, has := cm.Data[ConfigMapKey]; has {
 				found = append(found, o)
 			}
 		}
@@ -197,9 +217,9 @@ func findConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, 
 	return found[0].Obj.(*corev1.ConfigMap), &found[0]
 }
 
-// parseConfigMap reads the ConfigMap's key as strictly as a configuration
+// ParseConfigMap reads the ConfigMap's key as strictly as a configuration
 // file.
-func parseConfigMap(cm *corev1.ConfigMap, o *loader.Object, key string) (*loader.ContourConfig, error) {
+func ParseConfigMap(cm *corev1.ConfigMap, o *loader.Object, key string) (*loader.ContourConfig, error) {
 	return ParseContourConfig(fmt.Sprintf("%s (ConfigMap %s/%s, key %s)", o.Source, cm.Namespace, cm.Name, key), []byte(cm.Data[key]))
 }
 
@@ -212,7 +232,7 @@ func ParseContourConfig(name string, data []byte) (*loader.ContourConfig, error)
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, configMapKey)
+	path := filepath.Join(dir, ConfigMapKey)
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return nil, err
 	}
@@ -244,11 +264,11 @@ func overrideListener(l *contourv1alpha1.EnvoyListener, address *string, port *u
 // the CRD path's defaults: no connection idle timeout, no connect timeout
 // (clusters keep Contour's 2s). ext are the object's fields the Go type
 // lacks (globalExtAuth's serviceType and httpSettings).
-func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader.Extensions) (*settings, error) {
+func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader.Extensions) (*Settings, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	s := defaultSettings()
+	s := Defaults()
 	s.Timeouts.ConnectionIdleTimeout = dag.Timeout{}
 	s.ConnectTimeout = 0
 	var errs []error
@@ -425,12 +445,4 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 	}
 	errs = append(errs, s.validate())
 	return s, errors.Join(errs...)
-}
-
-// durationOrDefault is d, or def when d is 0.
-func durationOrDefault(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }

@@ -1,4 +1,4 @@
-package translate
+package config
 
 import (
 	"errors"
@@ -31,9 +31,9 @@ func disabledFeatureKind(feature string) string {
 	return ""
 }
 
-// filterObjects drops what Contour would never see: namespaced objects
+// FilterObjects drops what Contour would never see: namespaced objects
 // outside --watch-namespaces and kinds of --disable-feature.
-func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespaces []string) ([]loader.Object, error) {
+func FilterObjects(objs []loader.Object, f ServeFlags, s *Settings, rootNamespaces []string) ([]loader.Object, error) {
 	for _, feat := range f.DisabledFeatures {
 		if disabledFeatureKind(feat) == "" {
 			return nil, fmt.Errorf("--disable-feature: unknown feature %q, want one of extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies", feat)
