@@ -1,12 +1,11 @@
 package translate
 
 import (
-	"errors"
-
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -26,7 +25,7 @@ func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *conto
 		// The configuration's global authorization server, if any,
 		// checks the virtual host instead.
 		if g := p.globalAuth(); g != nil {
-			return p.resolveAuthorization(st, proxy, g, p.settings.extAuthExt)
+			return p.resolveAuthorization(st, proxy, g, p.settings.GlobalExtAuthExtensions)
 		}
 		return nil, true
 	}
@@ -38,7 +37,7 @@ func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
 	if p.settings == nil {
 		return nil
 	}
-	return p.settings.extAuth
+	return p.settings.GlobalExtAuth
 }
 
 // resolveAuthorization resolves an authorization server, with its
@@ -71,73 +70,14 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		FailOpen:        auth.FailOpen,
 		ResponseTimeout: extensionTimeout(cluster, timeout),
 	}
-	if err := applyServiceType(out, auth.AuthPolicy, ext); err != nil {
-		st.addError("AuthError", err.reason, "%s", err.msg)
+	if err := config.ApplyAuthorizationServiceType(out, auth.AuthPolicy, ext); err != nil {
+		st.addError("AuthError", err.Reason, "%s", err.Msg)
 		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {
 		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
 	return out, true
-}
-
-// authError is a problem with an authorization server: its status reason,
-// and the message (which a configuration error also uses).
-type authError struct{ reason, msg string }
-
-func (e *authError) Error() string { return e.msg }
-
-// applyServiceType sets the server's protocol and HTTP settings, with
-// Contour's checks in its order: an HTTP server cannot be sent the
-// policy's context, and the header matchers are checked whatever the
-// protocol. The CRD's CEL rule refusing httpSettings on a gRPC server is
-// not checked by Contour's code: as there, they then only go unused.
-func applyServiceType(a *dag.ExternalAuthorization, policy *contourv1.AuthorizationPolicy, ext *loader.AuthorizationExtensions) *authError {
-	a.HTTPService = ext.HTTP()
-	if a.HTTPService && policy != nil && len(policy.Context) > 0 {
-		return &authError{"AuthContextForHTTP", "Spec.Virtualhost.Authorization.AuthPolicy.Context are only applied to grpc service type"}
-	}
-	hs := ext.Settings()
-	if hs == nil {
-		return nil
-	}
-	var err error
-	if a.AllowedAuthorizationHeaders, err = headerNameMatches(hs.AllowedAuthorizationHeaders); err != nil {
-		return &authError{"AuthBadAllowedHeader", "Spec.Virtualhost.Authorization.HTTPServerSettings.AllowedAuthorizationHeaders is invalid: " + err.Error()}
-	}
-	if a.AllowedUpstreamHeaders, err = headerNameMatches(hs.AllowedUpstreamHeaders); err != nil {
-		return &authError{"AuthBadAllowedHeader", "Spec.Virtualhost.Authorization.HTTPServerSettings.AllowedUpstreamHeaders is invalid: " + err.Error()}
-	}
-	a.PathPrefix = hs.PathPrefix
-	return nil
-}
-
-// headerNameMatches converts allowed header matchers, each of which must
-// set exactly one of exact, prefix, suffix and contains.
-func headerNameMatches(in []loader.AllowedHeader) ([]dag.HeaderNameMatch, error) {
-	var out []dag.HeaderNameMatch
-	for _, h := range in {
-		var set []dag.HeaderNameMatch
-		for _, m := range []dag.HeaderNameMatch{
-			{Type: "exact", Value: h.Exact, IgnoreCase: h.IgnoreCase},
-			{Type: "prefix", Value: h.Prefix, IgnoreCase: h.IgnoreCase},
-			{Type: "suffix", Value: h.Suffix, IgnoreCase: h.IgnoreCase},
-			{Type: "contains", Value: h.Contains, IgnoreCase: h.IgnoreCase},
-		} {
-			if m.Value != "" {
-				set = append(set, m)
-			}
-		}
-		switch len(set) {
-		case 0:
-			return nil, errors.New("one of prefix, suffix, exact or contains is required for each allowedHeader")
-		case 1:
-			out = append(out, set[0])
-		default:
-			return nil, errors.New("only one of prefix, suffix, exact, and contains should be set in the allowedHeader")
-		}
-	}
-	return out, nil
 }
 
 // routeAuthorization sets a route's authorization overrides when its root

@@ -12,25 +12,26 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
 // How the configuration changes what the DAG processors do: default header
 // policies, the default global rate limit policy, the global authorization
 // server and the Envoy client certificate (which objects are seen at all
-// is config_filter.go).
+// is translate/config's filter.go).
 
 // withDefaultGlobalRateLimit attaches the rate limit service's default
 // global policy to a virtual host that has no global policy of its own and
 // does not opt out.
-func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *settings) (*dag.RateLimitPolicy, error) {
-	if s == nil || s.rateLimit == nil || s.rateLimit.defaultPolicy == nil {
+func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *config.Settings) (*dag.RateLimitPolicy, error) {
+	if s == nil || s.RateLimitService == nil || s.RateLimitService.DefaultGlobalRateLimitPolicy == nil {
 		return rl, nil
 	}
 	if spec != nil && spec.Global != nil && (spec.Global.Disabled || len(spec.Global.Descriptors) > 0) {
 		return rl, nil // opted out, or its own policy
 	}
-	def := s.rateLimit.defaultPolicy
+	def := s.RateLimitService.DefaultGlobalRateLimitPolicy
 	if def.Disabled {
 		return rl, nil
 	}
@@ -126,23 +127,23 @@ func withDefaultHeaders(def, user *dag.HeadersPolicy, allowHost bool, dynamic ma
 // resolveExtensionRefs finds the ExtensionServices the configuration's rate
 // limit service, tracing and global authorization name. Contour reads them
 // at start-up and refuses to start without them.
-func resolveExtensionRefs(objs []loader.Object, s *settings) error {
-	find := func(key string, name types.NamespacedName) (*extensionRef, error) {
+func resolveExtensionRefs(objs []loader.Object, s *config.Settings) error {
+	find := func(key string, name types.NamespacedName) (*config.ExtensionRef, error) {
 		for _, o := range objs {
 			ext, ok := o.Obj.(*contourv1alpha1.ExtensionService)
 			if !ok || ext.Namespace != name.Namespace || ext.Name != name.Name {
 				continue
 			}
-			ref := &extensionRef{clusterName: "extension/" + name.Namespace + "/" + name.Name}
+			ref := &config.ExtensionRef{ClusterName: "extension/" + name.Namespace + "/" + name.Name}
 			if tp := ext.Spec.TimeoutPolicy; tp != nil {
 				t, err := parseConfigTimeoutOrEmpty(tp.Response)
 				if err != nil {
 					return nil, fmt.Errorf("%s: error parsing extension service %s response timeout: %v", key, name, err)
 				}
-				ref.timeout = t
+				ref.Timeout = t
 			}
 			if uv := ext.Spec.UpstreamValidation; uv != nil {
-				ref.sni = uv.SubjectName
+				ref.SNI = uv.SubjectName
 			}
 			return ref, nil
 		}
@@ -150,17 +151,17 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 	}
 	var errs []error
 	var err error
-	if r := s.rateLimit; r != nil {
-		if s.rateLimitExtension, err = find("rateLimitService.extensionService", r.extension); err != nil {
+	if r := s.RateLimitService; r != nil {
+		if s.RateLimitExtension, err = find("rateLimitService.extensionService", r.ExtensionService); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if t := s.tracing; t != nil {
-		if s.tracingExtension, err = find("tracing.extensionService", t.extension); err != nil {
+	if t := s.Tracing; t != nil {
+		if s.TracingExtension, err = find("tracing.extensionService", t.ExtensionService); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if a := s.extAuth; a != nil {
+	if a := s.GlobalExtAuth; a != nil {
 		name := types.NamespacedName{Namespace: a.ExtensionServiceRef.Namespace, Name: a.ExtensionServiceRef.Name}
 		ref, err := find("globalExtAuth.extensionService", name)
 		if err != nil {
@@ -171,20 +172,20 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 				errs = append(errs, fmt.Errorf("globalExtAuth.responseTimeout: %w", err))
 			}
 			if !timeout.Set {
-				timeout = ref.timeout
+				timeout = ref.Timeout
 			}
 			g := &dag.ExternalAuthorization{
-				Extension:       &dag.ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.sni},
+				Extension:       &dag.ExtensionCluster{Namespace: name.Namespace, Name: name.Name, SNI: ref.SNI},
 				FailOpen:        a.FailOpen,
 				ResponseTimeout: timeout,
 			}
 			// Its problems were reported with the settings
 			// (validateGlobalAuth), which then are not used.
-			_ = applyServiceType(g, a.AuthPolicy, s.extAuthExt)
+			_ = config.ApplyAuthorizationServiceType(g, a.AuthPolicy, s.GlobalExtAuthExtensions)
 			if b := a.WithRequestBody; b != nil {
 				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 			}
-			s.globalAuth = g
+			s.ResolvedGlobalExtAuth = g
 		}
 	}
 	return errors.Join(errs...)
@@ -195,16 +196,16 @@ func parseConfigTimeoutOrEmpty(v string) (dag.Timeout, error) {
 	if v == "" {
 		return dag.Timeout{}, nil
 	}
-	return parseConfigTimeout(v)
+	return config.ParseTimeout(v)
 }
 
 // withDefaultCircuitBreakers fills a Service's unset thresholds from the
 // configuration's cluster.circuit-breakers (set; nil: Contour's defaults).
-func withDefaultCircuitBreakers(s *dag.Service, set *settings) *dag.Service {
-	if s == nil || set == nil || set.circuitBreakers == nil {
+func withDefaultCircuitBreakers(s *dag.Service, set *config.Settings) *dag.Service {
+	if s == nil || set == nil || set.CircuitBreakers == nil {
 		return s
 	}
-	d := set.circuitBreakers
+	d := set.CircuitBreakers
 	cb := &s.CircuitBreakers
 	cb.MaxConnections = orDefault(cb.MaxConnections, d.MaxConnections)
 	cb.MaxPendingRequests = orDefault(cb.MaxPendingRequests, d.MaxPendingRequests)

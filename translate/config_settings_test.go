@@ -14,12 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
-	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/config"
 )
 
-// Tests of where each setting comes from: a `contour serve` flag over the
-// configuration file over Contour's default, a ContourConfiguration's own
-// defaults, a ConfigMap, and the start-up errors Contour would stop on.
+// Tests of the configuration through Translate: settings in the Envoy
+// output, the start-up errors Contour would stop on, --watch-namespaces and
+// --disable-feature, ExternalName Services. Where each setting comes from
+// is translate/config's resolve_test.go.
 
 // configInputs loads the shared configuration test inputs plus extra YAML.
 func configInputs(t *testing.T, extra string) []loader.Object {
@@ -50,66 +51,6 @@ spec:
 `
 
 var testCRDName = &types.NamespacedName{Namespace: "projectcontour", Name: "contour"}
-
-func TestConfigPrecedence(t *testing.T) {
-	type want struct {
-		httpPort    uint32
-		proxyProto  bool
-		logFormat   string
-		idleTimeout dag.Timeout
-		connect     time.Duration
-		adminPort   int
-		notice      string
-	}
-	idle60 := dag.Timeout{Set: true, Duration: 60 * time.Second}
-	cases := []struct {
-		name  string
-		opts  Options
-		extra string
-		want  want
-	}{
-		{"defaults", Options{}, "", want{8080, false, "envoy", idle60, 2 * time.Second, 9001, ""}},
-		{"flags", Options{Flags: ServeFlags{HTTPPort: 80, UseProxyProtocol: true, AccessLogFormat: "json"}}, "",
-			want{80, true, "json", idle60, 2 * time.Second, 9001, ""}},
-		{"empty file", Options{Config: &loader.ContourConfig{}}, "", want{8080, false, "envoy", idle60, 2 * time.Second, 9001, ""}},
-		{"file values", Options{Config: &loader.ContourConfig{AccessLogFormat: "json", Timeouts: loader.ConfigTimeouts{ConnectionIdleTimeout: "5s", ConnectTimeout: "1s"}, Network: loader.ConfigNetwork{EnvoyAdminPort: 9100}}}, "",
-			want{8080, false, "json", dag.Timeout{Set: true, Duration: 5 * time.Second}, time.Second, 9100, ""}},
-		{"flag over file", Options{Config: &loader.ContourConfig{}, Flags: ServeFlags{HTTPPort: 81, UseProxyProtocol: true}}, "",
-			want{81, true, "envoy", idle60, 2 * time.Second, 9001, ""}},
-		// Contour reads the file after its flags and replaces the
-		// file-backed settings: --accesslog-format loses to the file.
-		{"accesslog flag with a file", Options{Config: &loader.ContourConfig{}, Flags: ServeFlags{AccessLogFormat: "json"}}, "",
-			want{8080, false, "envoy", idle60, 2 * time.Second, 9001, "--accesslog-format is ignored"}},
-		// The CRD path: no idle or connect timeout by default, its own
-		// listener settings, flags ignored.
-		{"ContourConfiguration", Options{ContourConfiguration: testCRDName, Flags: ServeFlags{HTTPPort: 9999}}, testContourConfiguration,
-			want{8081, true, "json", dag.Timeout{}, 0, 9001, "flags are ignored with a ContourConfiguration"}},
-		{"ConfigMap", Options{}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: contour, namespace: other}\ndata:\n  contour.yaml: \"accesslog-format: json\"\n",
-			want{8080, false, "json", idle60, 2 * time.Second, 9001, "using its contour.yaml"}},
-		{"file wins over ConfigMap", Options{Config: &loader.ContourConfig{}}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: contour, namespace: other}\ndata:\n  contour.yaml: \"accesslog-format: json\"\n",
-			want{8080, false, "envoy", idle60, 2 * time.Second, 9001, ""}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s, _, notices, err := resolveSettings(configInputs(t, c.extra), c.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := want{s.httpPort, s.useProxyProtocol, s.accessLogFormat, s.timeouts.connectionIdle, s.connectTimout, s.adminPort, ""}
-			for _, n := range notices {
-				if c.want.notice != "" && strings.Contains(n.String(), c.want.notice) {
-					got.notice = c.want.notice
-				}
-			}
-			if len(notices) > 0 && c.want.notice == "" {
-				t.Errorf("unexpected notices %v", notices)
-			}
-			if got != c.want {
-				t.Errorf("got %+v\nwant %+v", got, c.want)
-			}
-		})
-	}
-}
 
 // TestConfigPrecedenceOutput checks the precedence in the Envoy output.
 func TestConfigPrecedenceOutput(t *testing.T) {
@@ -218,7 +159,7 @@ func crdListeners(listeners ...string) string {
 }
 
 func configFileText(text string) *loader.ContourConfig {
-	cfg, err := ParseContourConfig("contour.yaml", []byte(text))
+	cfg, err := config.ParseContourConfig("contour.yaml", []byte(text))
 	if err != nil {
 		panic(err)
 	}

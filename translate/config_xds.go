@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -32,27 +33,20 @@ import (
 // filters and tuning, the global rate limit filter, tracing, the static
 // listeners and the runtime layer.
 
-// extensionRef is an ExtensionService as the configuration's rate limit and
-// tracing settings use it: its cluster, SNI and response timeout.
-type extensionRef struct {
-	clusterName, sni string
-	timeout          dag.Timeout
-}
-
 // hcmAccessLogs are the HTTP (or, secure, HTTPS) connection managers' and
 // TCP proxies' access logs: none when disabled.
-func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
-	if s.accessLogLevel == "disabled" {
+func hcmAccessLogs(s *config.Settings, secure bool) []*accesslogv3.AccessLog {
+	if s.AccessLogLevel == "disabled" {
 		return nil
 	}
-	path := s.httpAccessLogPath
+	path := s.HTTPAccessLog
 	if secure {
-		path = s.httpsLogPath
+		path = s.HTTPSAccessLog
 	}
 	fal := &fileaccesslogv3.FileAccessLog{Path: path}
-	switch s.accessLogFormat {
+	switch s.AccessLogFormat {
 	case "json":
-		fields := s.accessLogJSONFields
+		fields := s.AccessLogJSONFields
 		if fields == nil {
 			fields = contourv1alpha1.DefaultAccessLogJSONFields
 		}
@@ -66,10 +60,10 @@ func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
 			Formatters:      accessLogFormatters(s),
 		}}
 	default:
-		if s.accessLogFormatString != "" {
+		if s.AccessLogFormatString != "" {
 			fal.AccessLogFormat = &fileaccesslogv3.FileAccessLog_LogFormat{LogFormat: &corev3.SubstitutionFormatString{
 				Format: &corev3.SubstitutionFormatString_TextFormatSource{TextFormatSource: &corev3.DataSource{
-					Specifier: &corev3.DataSource_InlineString{InlineString: s.accessLogFormatString},
+					Specifier: &corev3.DataSource_InlineString{InlineString: s.AccessLogFormatString},
 				}},
 				Formatters: accessLogFormatters(s),
 			}}
@@ -79,7 +73,7 @@ func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
 		Name:       listenerFileAccessLogName,
 		ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: mustAny(fal)},
 	}
-	switch s.accessLogLevel {
+	switch s.AccessLogLevel {
 	case "error":
 		al.Filter = accessLogErrorsOnly(300)
 	case "critical":
@@ -90,11 +84,11 @@ func hcmAccessLogs(s *settings, secure bool) []*accesslogv3.AccessLog {
 
 // accessLogFormatters are the formatter extensions the format's operators
 // need. Contour lists them in map order; contourc sorts them by name.
-func accessLogFormatters(s *settings) []*corev3.TypedExtensionConfig {
+func accessLogFormatters(s *config.Settings) []*corev3.TypedExtensionConfig {
 	logging := contourv1alpha1.EnvoyLogging{
-		AccessLogFormat:       contourv1alpha1.AccessLogType(s.accessLogFormat),
-		AccessLogFormatString: s.accessLogFormatString,
-		AccessLogJSONFields:   s.accessLogJSONFields,
+		AccessLogFormat:       contourv1alpha1.AccessLogType(s.AccessLogFormat),
+		AccessLogFormatString: s.AccessLogFormatString,
+		AccessLogJSONFields:   s.AccessLogJSONFields,
 	}
 	if logging.AccessLogFormat == contourv1alpha1.JSONAccessLog && logging.AccessLogJSONFields == nil {
 		logging.AccessLogJSONFields = contourv1alpha1.DefaultAccessLogJSONFields
@@ -131,58 +125,58 @@ func accessLogErrorsOnly(min uint32) *accesslogv3.AccessLogFilter {
 
 // globalRateLimitFilter is the envoy.filters.http.ratelimit filter of the
 // configuration's rate limit service, on every HTTP connection manager.
-func globalRateLimitFilter(r *rateLimitSettings, ext *extensionRef) *hcmv3.HttpFilter {
+func globalRateLimitFilter(r *config.RateLimitSettings, ext *config.ExtensionRef) *hcmv3.HttpFilter {
 	if r == nil || ext == nil {
 		return nil
 	}
 	headers := ratelimitv3.RateLimit_OFF
-	if r.enableXRateLimitHeaders {
+	if r.EnableXRateLimitHeaders {
 		headers = ratelimitv3.RateLimit_DRAFT_VERSION_03
 	}
 	return hcmHTTPFilter("envoy.filters.http.ratelimit", &ratelimitv3.RateLimit{
-		Domain:          r.domain,
-		Timeout:         envoyTimeout(ext.timeout),
-		FailureModeDeny: !r.failOpen,
+		Domain:          r.Domain,
+		Timeout:         envoyTimeout(ext.Timeout),
+		FailureModeDeny: !r.FailOpen,
 		RateLimitService: &ratelimitconfv3.RateLimitServiceConfig{
-			GrpcService:         grpcService(ext.clusterName, ext.sni, dag.Timeout{}),
+			GrpcService:         grpcService(ext.ClusterName, ext.SNI, dag.Timeout{}),
 			TransportApiVersion: corev3.ApiVersion_V3,
 		},
 		EnableXRatelimitHeaders:        headers,
-		RateLimitedAsResourceExhausted: r.enableResourceExhaustedCode,
+		RateLimitedAsResourceExhausted: r.EnableResourceExhaustedCode,
 	})
 }
 
 // hcmTracing is the OpenTelemetry tracing of every HTTP connection manager.
-func hcmTracing(t *tracingSettings, ext *extensionRef) *hcmv3.HttpConnectionManager_Tracing {
+func hcmTracing(t *config.TracingSettings, ext *config.ExtensionRef) *hcmv3.HttpConnectionManager_Tracing {
 	if t == nil || ext == nil {
 		return nil
 	}
 	var tags []*tracingtypev3.CustomTag
-	all := t.customTags
-	if t.includePodDetail {
-		all = append([]tracingTag{{name: "podName", environment: "HOSTNAME"}, {name: "podNamespace", environment: "CONTOUR_NAMESPACE"}}, all...)
+	all := t.CustomTags
+	if t.IncludePodDetail {
+		all = append([]config.TracingTag{{TagName: "podName", Environment: "HOSTNAME"}, {TagName: "podNamespace", Environment: "CONTOUR_NAMESPACE"}}, all...)
 	}
 	for _, tag := range all {
 		switch {
-		case tag.literal != "":
-			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.name, Type: &tracingtypev3.CustomTag_Literal_{Literal: &tracingtypev3.CustomTag_Literal{Value: tag.literal}}})
-		case tag.environment != "":
-			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.name, Type: &tracingtypev3.CustomTag_Environment_{Environment: &tracingtypev3.CustomTag_Environment{Name: tag.environment}}})
-		case tag.requestHeader != "":
-			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.name, Type: &tracingtypev3.CustomTag_RequestHeader{RequestHeader: &tracingtypev3.CustomTag_Header{Name: tag.requestHeader}}})
+		case tag.Literal != "":
+			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.TagName, Type: &tracingtypev3.CustomTag_Literal_{Literal: &tracingtypev3.CustomTag_Literal{Value: tag.Literal}}})
+		case tag.Environment != "":
+			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.TagName, Type: &tracingtypev3.CustomTag_Environment_{Environment: &tracingtypev3.CustomTag_Environment{Name: tag.Environment}}})
+		case tag.RequestHeaderName != "":
+			tags = append(tags, &tracingtypev3.CustomTag{Tag: tag.TagName, Type: &tracingtypev3.CustomTag_RequestHeader{RequestHeader: &tracingtypev3.CustomTag_Header{Name: tag.RequestHeaderName}}})
 		}
 	}
 	return &hcmv3.HttpConnectionManager_Tracing{
-		OverallSampling:  &typev3.Percent{Value: t.overallSampling},
-		ClientSampling:   &typev3.Percent{Value: t.clientSampling},
-		RandomSampling:   &typev3.Percent{Value: t.randomSampling},
-		MaxPathTagLength: wrapperspb.UInt32(t.maxPathTagLength),
+		OverallSampling:  &typev3.Percent{Value: t.OverallSampling},
+		ClientSampling:   &typev3.Percent{Value: t.ClientSampling},
+		RandomSampling:   &typev3.Percent{Value: t.RandomSampling},
+		MaxPathTagLength: wrapperspb.UInt32(t.MaxPathTagLength),
 		CustomTags:       tags,
 		Provider: &tracev3.Tracing_Http{
 			Name: "envoy.tracers.opentelemetry",
 			ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: mustAny(&tracev3.OpenTelemetryConfig{
-				GrpcService: grpcService(ext.clusterName, ext.sni, ext.timeout),
-				ServiceName: t.serviceName,
+				GrpcService: grpcService(ext.ClusterName, ext.SNI, ext.Timeout),
+				ServiceName: t.ServiceName,
 			})},
 		},
 		SpawnUpstreamSpan: wrapperspb.Bool(true),
@@ -223,64 +217,64 @@ const (
 
 // dynamicListenerSocketOptions are the keep-alive options plus the
 // configured TOS and traffic class.
-func dynamicListenerSocketOptions(s *settings) []*corev3.SocketOption {
+func dynamicListenerSocketOptions(s *config.Settings) []*corev3.SocketOption {
 	out := listenerKeepaliveSocketOptions()
-	if s.tos != 0 {
+	if s.TOS != 0 {
 		out = append(out, &corev3.SocketOption{Description: "Set IPv4 TOS field", Level: listenerIPProtoIP, Name: listenerIPTOS,
-			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.tos)}})
+			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.TOS)}})
 	}
-	if s.trafficClass != 0 {
+	if s.TrafficClass != 0 {
 		out = append(out, &corev3.SocketOption{Description: "Set IPv6 Traffic Class field", Level: listenerIPProtoIPv6, Name: listenerIPv6TClass,
-			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.trafficClass)}})
+			State: corev3.SocketOption_STATE_LISTENING, Value: &corev3.SocketOption_IntValue{IntValue: int64(s.TrafficClass)}})
 	}
 	return out
 }
 
 // tuneListener applies the settings every dynamic listener gets: socket
 // options, buffer limit, connection balancer, connections per socket event.
-func tuneListener(l *listenerv3.Listener, s *settings) *listenerv3.Listener {
+func tuneListener(l *listenerv3.Listener, s *config.Settings) *listenerv3.Listener {
 	l.SocketOptions = dynamicListenerSocketOptions(s)
-	if s.listenerBufferLimit != nil {
-		l.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.listenerBufferLimit)
+	if s.PerConnectionBufferLimitBytes != nil {
+		l.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.PerConnectionBufferLimitBytes)
 	}
-	if s.connectionBalancer == "exact" {
+	if s.ConnectionBalancer == "exact" {
 		l.ConnectionBalanceConfig = &listenerv3.Listener_ConnectionBalanceConfig{
 			BalanceType: &listenerv3.Listener_ConnectionBalanceConfig_ExactBalance_{ExactBalance: &listenerv3.Listener_ConnectionBalanceConfig_ExactBalance{}},
 		}
 	}
-	if s.maxConnectionsPerSocketEvnt != nil {
-		l.MaxConnectionsToAcceptPerSocketEvent = wrapperspb.UInt32(*s.maxConnectionsPerSocketEvnt)
+	if s.MaxConnectionsToAcceptPerSocketEvent != nil {
+		l.MaxConnectionsToAcceptPerSocketEvent = wrapperspb.UInt32(*s.MaxConnectionsToAcceptPerSocketEvent)
 	}
 	return l
 }
 
 // staticListenersFor are Contour's stats/health listeners and the admin
 // listener for the settings, sorted by name.
-func staticListenersFor(s *settings) []*listenerv3.Listener {
+func staticListenersFor(s *config.Settings) []*listenerv3.Listener {
 	var out []*listenerv3.Listener
-	m, h := s.metrics, s.health
+	m, h := s.Metrics, s.Health
 	switch {
-	case m.tls:
-		l := adminProxyListener("stats", "stats", m.address, uint32(m.port), []string{"/stats", "/stats/prometheus"})
+	case m.TLS:
+		l := adminProxyListener("stats", "stats", m.Address, uint32(m.Port), []string{"/stats", "/stats/prometheus"})
 		l.FilterChains[0].TransportSocket = &corev3.TransportSocket{
 			Name:       listenerTLSTransportSocketName,
-			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(s, m.caFile != ""))},
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(s, m.CAFile != ""))},
 		}
-		out = append(out, l, adminProxyListener("health", "stats", h.address, uint32(h.port), []string{"/ready"}))
-	case m.addressPort == h:
-		out = append(out, adminProxyListener("stats-health", "stats", m.address, uint32(m.port), statsHealthPaths))
+		out = append(out, l, adminProxyListener("health", "stats", h.Address, uint32(h.Port), []string{"/ready"}))
+	case m.AddressPort == h:
+		out = append(out, adminProxyListener("stats-health", "stats", m.Address, uint32(m.Port), statsHealthPaths))
 	default:
 		out = append(out,
-			adminProxyListener("stats", "stats", m.address, uint32(m.port), []string{"/stats", "/stats/prometheus"}),
-			adminProxyListener("health", "stats", h.address, uint32(h.port), []string{"/ready"}))
+			adminProxyListener("stats", "stats", m.Address, uint32(m.Port), []string{"/stats", "/stats/prometheus"}),
+			adminProxyListener("health", "stats", h.Address, uint32(h.Port), []string{"/ready"}))
 	}
-	if om := s.omEnforcedHealth; om != nil {
-		l := adminProxyListener("health-om-enforced", "stats", om.address, uint32(om.port), []string{"/ready"})
+	if om := s.OMEnforcedHealth; om != nil {
+		l := adminProxyListener("health-om-enforced", "stats", om.Address, uint32(om.Port), []string{"/ready"})
 		l.IgnoreGlobalConnLimit = false
 		out = append(out, l)
 	}
-	if s.adminPort > 0 {
-		out = append(out, adminProxyListener("envoy-admin", "envoy-admin", "127.0.0.1", uint32(s.adminPort), envoyAdminPaths))
+	if s.EnvoyAdminPort > 0 {
+		out = append(out, adminProxyListener("envoy-admin", "envoy-admin", "127.0.0.1", uint32(s.EnvoyAdminPort), envoyAdminPaths))
 	}
 	index.SortByName(out, func(l *listenerv3.Listener) string { return l.Name })
 	return out
@@ -294,17 +288,17 @@ const (
 
 // metricsTLSContext serves the metrics listener over TLS 1.3 with the
 // certificate (and client CA) Envoy reads from files.
-func metricsTLSContext(s *settings, clientValidation bool) *tlsv3.DownstreamTlsContext {
+func metricsTLSContext(s *config.Settings, clientValidation bool) *tlsv3.DownstreamTlsContext {
 	ctx := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
 		TlsParams: &tlsv3.TlsParameters{
 			TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
 			TlsMaximumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
 		},
-		TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: metricsServerCertSDSName, SdsConfig: s.configSource()}},
+		TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: metricsServerCertSDSName, SdsConfig: configSource(s)}},
 	}}
 	if clientValidation {
 		ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContextSdsSecretConfig{
-			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: metricsCABundleSDSName, SdsConfig: s.configSource()},
+			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: metricsCABundleSDSName, SdsConfig: configSource(s)},
 		}
 		ctx.RequireClientCertificate = wrapperspb.Bool(true)
 	}
@@ -312,22 +306,22 @@ func metricsTLSContext(s *settings, clientValidation bool) *tlsv3.DownstreamTlsC
 }
 
 // metricsSecrets are the file-backed SDS secrets of the metrics listener.
-func metricsSecrets(m metricsSettings) []*tlsv3.Secret {
-	if !m.tls {
+func metricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
+	if !m.TLS {
 		return nil
 	}
 	file := func(name string) *corev3.DataSource {
 		return &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: name}}
 	}
 	var out []*tlsv3.Secret
-	if m.certFile != "" && m.keyFile != "" {
+	if m.CertFile != "" && m.KeyFile != "" {
 		out = append(out, &tlsv3.Secret{Name: metricsServerCertSDSName, Type: &tlsv3.Secret_TlsCertificate{TlsCertificate: &tlsv3.TlsCertificate{
-			CertificateChain: file(m.certFile), PrivateKey: file(m.keyFile),
+			CertificateChain: file(m.CertFile), PrivateKey: file(m.KeyFile),
 		}}})
 	}
-	if m.caFile != "" {
+	if m.CAFile != "" {
 		out = append(out, &tlsv3.Secret{Name: metricsCABundleSDSName, Type: &tlsv3.Secret_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
-			TrustedCa: file(m.caFile),
+			TrustedCa: file(m.CAFile),
 		}}})
 	}
 	return out
@@ -337,21 +331,21 @@ func metricsSecrets(m metricsSettings) []*tlsv3.Secret {
 // the max requests per I/O cycle, per-listener connection limits for the
 // DAG's listeners, then the user's runtime-settings as strings (a key
 // Contour manages is not overridden; the base RE2 keys are).
-func runtimeLayerFor(s *settings, listenerNames []string) *runtimev3.Runtime {
+func runtimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runtime {
 	rt := runtimeLayer()
 	managed := map[string]bool{}
-	if v := s.maxRequestsPerIOCycle; v != nil && *v > 0 {
+	if v := s.MaxRequestsPerIOCycle; v != nil && *v > 0 {
 		rt.Layer.Fields["http.max_requests_per_io_cycle"] = structpb.NewNumberValue(float64(*v))
 		managed["http.max_requests_per_io_cycle"] = true
 	}
-	if v := s.maxConnectionsPerListener; v != nil && *v > 0 {
+	if v := s.MaxConnectionsPerListener; v != nil && *v > 0 {
 		for _, n := range listenerNames {
 			key := "envoy.resource_limits.listener." + n + ".connection_limit"
 			rt.Layer.Fields[key] = structpb.NewNumberValue(float64(*v))
 			managed[key] = true
 		}
 	}
-	for k, v := range s.runtimeSettings {
+	for k, v := range s.RuntimeSettings {
 		if !managed[k] {
 			rt.Layer.Fields[k] = structpb.NewStringValue(v)
 		}
@@ -361,11 +355,11 @@ func runtimeLayerFor(s *settings, listenerNames []string) *runtimev3.Runtime {
 
 // downstreamTLSParams is the DownstreamTlsContext of a secure virtual host
 // with the configuration's ciphers and curves.
-func downstreamTLSContextFor(s *settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
+func downstreamTLSContextFor(s *config.Settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
 	ctx := downstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
-	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = s.configSource()
-	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.tls.cipherSuites...)
-	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.tls.ecdhCurves
+	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = configSource(s)
+	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.TLS.CipherSuites...)
+	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.TLS.ECDHCurves
 	return ctx
 }
 
@@ -382,9 +376,9 @@ func tlsProtocol(v string) tlsv3.TlsParameters_TlsProtocol {
 
 // globalTLSRange is the configuration's downstream TLS range: the minimum
 // at least 1.2, the maximum 1.3 unless a valid version is set.
-func globalTLSRange(s *settings) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
-	lo := max(tlsProtocol(s.tls.min), tlsv3.TlsParameters_TLSv1_2)
-	hi := tlsProtocol(s.tls.max)
+func globalTLSRange(s *config.Settings) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
+	lo := max(tlsProtocol(s.TLS.MinimumProtocolVersion), tlsv3.TlsParameters_TLSv1_2)
+	hi := tlsProtocol(s.TLS.MaximumProtocolVersion)
 	if hi < tlsv3.TlsParameters_TLSv1_2 {
 		hi = tlsv3.TlsParameters_TLSv1_3
 	}
@@ -394,7 +388,7 @@ func globalTLSRange(s *settings) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsPara
 // vhostTLSRange combines a virtual host's versions with the global range
 // (E.8): the higher minimum, the lower maximum, the global maximum when
 // the virtual host sets none.
-func vhostTLSRange(s *settings, vhMin, vhMax string) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
+func vhostTLSRange(s *config.Settings, vhMin, vhMax string) (tlsv3.TlsParameters_TlsProtocol, tlsv3.TlsParameters_TlsProtocol) {
 	gMin, gMax := globalTLSRange(s)
 	lo := max(gMin, tlsProtocol(vhMin))
 	hi := min(gMax, tlsProtocol(vhMax))

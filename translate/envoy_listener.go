@@ -39,6 +39,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -83,8 +84,8 @@ const (
 
 // configSource is the ConfigSource the resources embed for RDS, EDS and
 // SDS: Contour's (xdsConfigSource), or ADS with Options.ADS.
-func (s *settings) configSource() *corev3.ConfigSource {
-	if s != nil && s.ads {
+func configSource(s *config.Settings) *corev3.ConfigSource {
+	if s != nil && s.ADS {
 		return adsConfigSource()
 	}
 	return xdsConfigSource()
@@ -290,7 +291,7 @@ type hcmOptions struct {
 	// the selected client certificate details (HTTPProxy clientValidation).
 	forwardClientCert *dag.ForwardClientCert
 	// settings are the configuration's; nil is Contour's defaults.
-	settings *settings
+	settings *config.Settings
 	// unpacked remembers the manager packed in the filter.
 	unpacked *Unpacked
 	// packer packs it, nil to marshal it whole.
@@ -308,10 +309,10 @@ func httpConnectionManager(statPrefix, routeConfigName string, secure bool) *lis
 // hcmOptions and the configuration's settings.
 func httpConnectionManagerWith(statPrefix, routeConfigName string, o hcmOptions) *listenerv3.Filter {
 	if o.settings == nil {
-		o.settings = defaultSettings()
+		o.settings = config.Defaults()
 	}
 	rds := &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
-		ConfigSource:    o.settings.configSource(),
+		ConfigSource:    configSource(o.settings),
 		RouteConfigName: routeConfigName,
 	}}
 	hcm, packed := o.packer.manager(statPrefix, o, rds)
@@ -327,45 +328,45 @@ func hcmWithoutRoutes(statPrefix string, o hcmOptions) *hcmv3.HttpConnectionMana
 	if o.secure {
 		filters = append(filters, misdirectedRequestLuaFilter())
 	}
-	filters = append(filters, hcmDefaultFiltersFor(s.compression)...)
+	filters = append(filters, hcmDefaultFiltersFor(s.Compression)...)
 	filters = append(filters, o.extraFilters...)
-	if f := globalRateLimitFilter(s.rateLimit, s.rateLimitExtension); f != nil {
+	if f := globalRateLimitFilter(s.RateLimitService, s.RateLimitExtension); f != nil {
 		filters = append(filters, f)
 	}
 	filters = append(filters, sharedRouterFilter())
 
-	t := s.timeouts
+	t := s.Timeouts
 	hcm := &hcmv3.HttpConnectionManager{
 		StatPrefix:  statPrefix,
 		HttpFilters: filters,
 		CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{
-			IdleTimeout: envoyTimeout(t.connectionIdle),
+			IdleTimeout: envoyTimeout(t.ConnectionIdleTimeout),
 		},
 		// accept_http_10: HTTP/1.0 requests with a Host header (Contour #537).
 		HttpProtocolOptions: &corev3.Http1ProtocolOptions{
 			AcceptHttp_10:      true,
-			AllowChunkedLength: s.allowChunked,
+			AllowChunkedLength: s.AllowChunkedLength,
 		},
 		AccessLog:                  hcmAccessLogs(s, o.secure || o.fallback),
 		UseRemoteAddress:           wrapperspb.Bool(true),
-		XffNumTrustedHops:          s.trustedHops,
-		StripTrailingHostDot:       s.stripHostDot,
+		XffNumTrustedHops:          s.XffNumTrustedHops,
+		StripTrailingHostDot:       s.StripTrailingHostDot,
 		PreserveExternalRequestId:  true,
 		NormalizePath:              wrapperspb.Bool(true),
-		MergeSlashes:               s.mergeSlashes,
-		ServerHeaderTransformation: serverHeaderTransformation(s.serverHeader),
-		RequestTimeout:             envoyTimeout(t.request),
-		StreamIdleTimeout:          envoyTimeout(t.streamIdle),
-		DrainTimeout:               envoyTimeout(t.shutdownGrace),
-		DelayedCloseTimeout:        envoyTimeout(t.delayedClose),
-		Tracing:                    hcmTracing(s.tracing, s.tracingExtension),
+		MergeSlashes:               s.MergeSlashes,
+		ServerHeaderTransformation: serverHeaderTransformation(s.ServerHeaderTransformation),
+		RequestTimeout:             envoyTimeout(t.RequestTimeout),
+		StreamIdleTimeout:          envoyTimeout(t.StreamIdleTimeout),
+		DrainTimeout:               envoyTimeout(t.ConnectionShutdownGracePeriod),
+		DelayedCloseTimeout:        envoyTimeout(t.DelayedCloseTimeout),
+		Tracing:                    hcmTracing(s.Tracing, s.TracingExtension),
 	}
 	if !o.fallback {
-		hcm.CodecType = codecForVersions(s.defaultHTTP)
+		hcm.CodecType = codecForVersions(s.DefaultHTTPVersions)
 	}
 	// Envoy's max_connection_duration is off unless set: 0 would not
 	// disable it, so infinity is left out too.
-	if d := t.maxConnectionDuration; d.Set && !d.Disabled {
+	if d := t.MaxConnectionDuration; d.Set && !d.Disabled {
 		hcm.CommonHttpProtocolOptions.MaxConnectionDuration = durationpb.New(d.Duration)
 	}
 	if f := o.forwardClientCert; f != nil {
@@ -374,11 +375,11 @@ func hcmWithoutRoutes(statPrefix string, o hcmOptions) *hcmv3.HttpConnectionMana
 			Subject: wrapperspb.Bool(f.Subject), Cert: f.Cert, Chain: f.Chain, Dns: f.DNS, Uri: f.URI,
 		}
 	}
-	if s.maxRequestsPerConnection != nil {
-		hcm.CommonHttpProtocolOptions.MaxRequestsPerConnection = wrapperspb.UInt32(*s.maxRequestsPerConnection)
+	if s.MaxRequestsPerConnection != nil {
+		hcm.CommonHttpProtocolOptions.MaxRequestsPerConnection = wrapperspb.UInt32(*s.MaxRequestsPerConnection)
 	}
-	if s.http2MaxConcurrentStreams != nil {
-		hcm.Http2ProtocolOptions = &corev3.Http2ProtocolOptions{MaxConcurrentStreams: wrapperspb.UInt32(*s.http2MaxConcurrentStreams)}
+	if s.HTTP2MaxConcurrentStreams != nil {
+		hcm.Http2ProtocolOptions = &corev3.Http2ProtocolOptions{MaxConcurrentStreams: wrapperspb.UInt32(*s.HTTP2MaxConcurrentStreams)}
 	}
 	if o.websockets {
 		hcm.UpgradeConfigs = []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}}

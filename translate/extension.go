@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -17,7 +18,7 @@ import (
 
 type extensionProcessor struct {
 	cache    *index.Index
-	settings *settings // nil: Contour's defaults
+	settings *config.Settings // nil: Contour's defaults
 	status   statuses
 	// clusters are the valid extensions, by namespace/name.
 	clusters map[types.NamespacedName]*dag.ExtensionCluster
@@ -52,15 +53,15 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 			out.ResponseTimeout, out.IdleConnection = response, idleConn
 		}
 	}
-	if p.settings != nil && p.settings.clientCert != nil {
+	if p.settings != nil && p.settings.ClientCertificate != nil {
 		sec, err := p.cache.ClientCertificate()
 		if err != nil {
-			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
+			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
 		}
 		out.ClientCertificate = sec
 	}
-	if s := p.settings; s != nil && s.circuitBreakers != nil {
-		out.CircuitBreakers = *s.circuitBreakers
+	if s := p.settings; s != nil && s.CircuitBreakers != nil {
+		out.CircuitBreakers = *s.CircuitBreakers
 	}
 	if cb := ext.Spec.CircuitBreakerPolicy; cb != nil {
 		out.CircuitBreakers = dag.CircuitBreakers{

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +22,7 @@ import (
 type gatewayProcessor struct {
 	dag      *dag.DAG
 	cache    *index.Index
-	settings *settings // nil: Contour's defaults
+	settings *config.Settings // nil: Contour's defaults
 	status   *gatewayStatuses
 	gateway  *gatewayv1.Gateway
 	// controller is the GatewayClass's controllerName, which route and

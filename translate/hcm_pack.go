@@ -3,6 +3,8 @@ package translate
 import (
 	"sync"
 
+	"github.com/contourc/contourc/translate/config"
+
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -28,7 +30,7 @@ import (
 // A packer belongs to one build, with one settings; it is safe for
 // concurrent use. A nil packer builds and marshals every manager whole.
 type hcmPacker struct {
-	settings *settings
+	settings *config.Settings
 	mu       sync.Mutex
 	variants map[hcmVariant]*hcmTemplate
 }
@@ -50,7 +52,7 @@ type hcmTemplate struct {
 
 const hcmRdsField protowire.Number = 3
 
-func newHCMPacker(s *settings) *hcmPacker {
+func newHCMPacker(s *config.Settings) *hcmPacker {
 	return &hcmPacker{settings: s, variants: map[hcmVariant]*hcmTemplate{}}
 }
 

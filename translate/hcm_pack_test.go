@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -19,9 +20,9 @@ import (
 // packer cannot key (extra filters, forwarded client certificates, other
 // settings) are built and marshalled whole.
 func TestHCMPackerMatchesWholeMarshal(t *testing.T) {
-	s := defaultSettings()
-	other := defaultSettings()
-	other.mergeSlashes = false
+	s := config.Defaults()
+	other := config.Defaults()
+	other.MergeSlashes = false
 	p := newHCMPacker(s)
 	variants := map[string]hcmOptions{
 		"secure":              {secure: true, settings: s},

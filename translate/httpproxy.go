@@ -9,6 +9,7 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -25,7 +26,7 @@ type httpProxyProcessor struct {
 	// disablePermitInsecure ignores routes' permitInsecure (configuration).
 	disablePermitInsecure bool
 	// settings are the configuration's (nil: Contour's defaults).
-	settings *settings
+	settings *config.Settings
 	orphaned map[types.NamespacedName]bool
 	// apart says each root can be processed on its own, in parallel
 	// (rootsApart); memo, when set, takes roots' work from a Memo and

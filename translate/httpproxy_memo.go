@@ -11,6 +11,7 @@ import (
 
 	"github.com/contourc/contourc/internal/par"
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -56,7 +57,7 @@ import (
 // proxyRun is one run of the HTTPProxy processor and what it depended on.
 type proxyRun struct {
 	inputs         []loader.Object // the objects of the kinds it reads, as given
-	settings       *settings
+	settings       *config.Settings
 	rootNamespaces []string
 	listeners      [2]string // the names of the plain and secure listeners, "" for none
 	// fqdns are the roots' fqdns, which no virtual host may have before

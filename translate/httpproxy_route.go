@@ -180,7 +180,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 		HealthCheck: cs.health, IdleConnectionTimeout: cs.idleConnection,
 	}
 	if p.settings != nil {
-		c.DNSLookupFamily = p.settings.dnsLookupFamily
+		c.DNSLookupFamily = p.settings.DNSLookupFamily
 	}
 	// Upstream validation only applies to Services that speak TLS.
 	if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
@@ -201,7 +201,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	dynamic["CONTOUR_SERVICE_PORT"] = strconv.Itoa(svc.Port)
 	var defReq, defResp *dag.HeadersPolicy
 	if p.settings != nil {
-		defReq, defResp = p.settings.requestHeaders, p.settings.responseHeaders
+		defReq, defResp = p.settings.RequestHeaders, p.settings.ResponseHeaders
 	}
 	if c.RequestHeaders, err = headersPolicy(svc.RequestHeadersPolicy, true, dynamic); err == nil {
 		c.RequestHeaders, err = withDefaultHeaders(defReq, c.RequestHeaders, true, dynamic)
@@ -232,7 +232,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 		}
 	}
 	if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
-		st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
+		st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
 		return nil, false
 	}
 	c.SNI = upstreamSNI(r.RequestHeaders, c.RequestHeaders)

@@ -62,10 +62,10 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & client authorization are incompatible")
 	case tls.EnableFallbackCertificate && len(vh.JWTProviders) > 0:
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & JWT providers are incompatible")
-	case tls.EnableFallbackCertificate && (p.settings == nil || p.settings.fallbackCert == nil):
+	case tls.EnableFallbackCertificate && (p.settings == nil || p.settings.FallbackCertificate == nil):
 		return fail("FallbackNotPresent", "Spec.Virtualhost.TLS enabled fallback but the fallback Certificate Secret is not configured in Contour configuration file")
 	case tls.EnableFallbackCertificate:
-		ref := p.settings.fallbackCert
+		ref := p.settings.FallbackCertificate
 		sec, err := p.cache.LookupTLSSecret(*ref, proxy.Namespace)
 		if _, denied := err.(index.DelegationNotPermittedError); denied {
 			return fail("FallbackNotDelegated", "Spec.VirtualHost.TLS Secret %q is not configured for certificate delegation", ref)
@@ -178,7 +178,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 			}
 			c := &dag.Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health, SNI: s.ExternalName, HTTPProxyTCP: true}
 			if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
-				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
+				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
 			}
 			if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
 				v, err := upstreamValidation(p.cache, uv, proxy.Namespace)

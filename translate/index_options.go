@@ -4,17 +4,18 @@ import (
 	"slices"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // indexOptions are the values of opts and of the configuration's settings
 // s the object index applies.
-func indexOptions(opts Options, s *settings) index.Options {
+func indexOptions(opts Options, s *config.Settings) index.Options {
 	return index.Options{
 		IngressClassNames:    opts.IngressClassNames,
 		SecretNamespaces:     secretNamespaces(opts),
-		ClientCertificate:    s.clientCert,
-		ExternalNameServices: s.enableExternalNameService,
+		ClientCertificate:    s.ClientCertificate,
+		ExternalNameServices: s.EnableExternalNameService,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -23,7 +24,7 @@ import (
 type ingressProcessor struct {
 	dag      *dag.DAG
 	cache    *index.Index
-	settings *settings // nil: Contour's defaults
+	settings *config.Settings // nil: Contour's defaults
 	notices  *[]Notice
 	// findings are the notices' messages by Ingress, for its entry in
 	// the status list (ingress_status.go).
@@ -180,16 +181,16 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	if cluster.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
 		return nil, fmt.Errorf("tls.envoy-client-certificate contains unresolved secret reference: %w", err)
 	}
-	if s := p.settings; s != nil && s.applyToIngress {
+	if s := p.settings; s != nil && s.ApplyToIngress {
 		dynamic := map[string]string{
 			"CONTOUR_NAMESPACE":    ing.Namespace,
 			"CONTOUR_SERVICE_NAME": backend.Name,
 			"CONTOUR_SERVICE_PORT": strconv.Itoa(int(backend.Port.Number)),
 		}
-		if cluster.RequestHeaders, err = withDefaultHeaders(s.requestHeaders, nil, true, dynamic); err != nil {
+		if cluster.RequestHeaders, err = withDefaultHeaders(s.RequestHeaders, nil, true, dynamic); err != nil {
 			return nil, err
 		}
-		if cluster.ResponseHeaders, err = withDefaultHeaders(s.responseHeaders, nil, false, dynamic); err != nil {
+		if cluster.ResponseHeaders, err = withDefaultHeaders(s.ResponseHeaders, nil, false, dynamic); err != nil {
 			return nil, err
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag/index"
 )
 
@@ -215,14 +216,14 @@ func (f *instanceFinder) classBased(workloads []loader.Object) ([]Instance, erro
 			}
 			out = append(out, Instance{Name: name.String(), Kind: "ContourConfiguration", Source: o.Source, Options: opts, claims: claimsOf(classes)})
 		case *corev1.ConfigMap:
-			if x.Name != configMapName || used["ConfigMap "+x.Namespace+"/"+x.Name] {
+			if x.Name != config.ConfigMapName || used["ConfigMap "+x.Namespace+"/"+x.Name] {
 				continue
 			}
-			if _, has := x.Data[configMapKey]; !has {
+			if _, has := x.Data[config.ConfigMapKey]; !has {
 				continue
 			}
 			opts := f.base
-			opts.ConfigMap = &ConfigMapRef{Namespace: x.Namespace, Name: x.Name, Key: configMapKey}
+			opts.ConfigMap = &config.ConfigMapRef{Namespace: x.Namespace, Name: x.Name, Key: config.ConfigMapKey}
 			out = append(out, Instance{Name: x.Namespace + "/" + x.Name, Kind: "ConfigMap", Source: o.Source, Options: opts, claims: claimsOf(nil)})
 		}
 	}
@@ -242,13 +243,13 @@ func (f *instanceFinder) ownGateway(classBased []Instance) *types.NamespacedName
 // names (gateway.gatewayRef), if any.
 func (f *instanceFinder) gatewayOfConfiguration(o Options) *types.NamespacedName {
 	if c := o.ContourConfiguration; c != nil {
-		if cc, _ := findContourConfiguration(f.objs, *c); cc != nil && cc.Spec.Gateway != nil {
+		if cc, _ := config.FindContourConfiguration(f.objs, *c); cc != nil && cc.Spec.Gateway != nil {
 			return &types.NamespacedName{Namespace: cc.Spec.Gateway.GatewayRef.Namespace, Name: cc.Spec.Gateway.GatewayRef.Name}
 		}
 	}
 	if c := o.ConfigMap; c != nil {
-		if cm, found := findConfigMap(f.objs, c); cm != nil {
-			if cfg, err := parseConfigMap(cm, found, c.Key); err == nil && cfg.Gateway != nil {
+		if cm, found := config.FindConfigMap(f.objs, c); cm != nil {
+			if cfg, err := config.ParseConfigMap(cm, found, c.Key); err == nil && cfg.Gateway != nil {
 				return &types.NamespacedName{Namespace: cfg.Gateway.GatewayRef.Namespace, Name: cfg.Gateway.GatewayRef.Name}
 			}
 		}
@@ -383,12 +384,12 @@ func (f *instanceFinder) fromWorkload(w loader.Object) (Instance, bool, error) {
 		in := Instance{Name: name, Kind: u.GetKind(), Source: w.Source}
 		opts, err := f.serveOptions(args, u.GetNamespace(), c, pod, in.Kind+" "+name)
 		if err != nil {
-			return Instance{}, false, objectErrors(&w, in.Kind+" "+name, err)
+			return Instance{}, false, config.ObjectErrors(&w, in.Kind+" "+name, err)
 		}
 		in.Options = opts
 		classes := opts.IngressClassNames
 		if cc := opts.ContourConfiguration; cc != nil && len(classes) == 0 {
-			if found, _ := findContourConfiguration(f.objs, *cc); found != nil && found.Spec.Ingress != nil {
+			if found, _ := config.FindContourConfiguration(f.objs, *cc); found != nil && found.Spec.Ingress != nil {
 				classes = found.Spec.Ingress.ClassNames
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 )
 
 // AddedKind is the Kind of an instance the repository config file adds.
@@ -36,13 +37,13 @@ func (f *instanceFinder) added(a AddedInstance) Instance {
 	opts.IngressClassNames = a.IngressClassNames
 	opts.Config, opts.ContourConfiguration = a.Config, a.ContourConfiguration
 	if a.ConfigMap != nil {
-		opts.ConfigMap = &ConfigMapRef{Namespace: a.ConfigMap.Namespace, Name: a.ConfigMap.Name, Key: configMapKey,
+		opts.ConfigMap = &config.ConfigMapRef{Namespace: a.ConfigMap.Namespace, Name: a.ConfigMap.Name, Key: config.ConfigMapKey,
 			Via: "instance " + a.Name + " of " + a.Source.String()}
 	}
 	in := Instance{Name: a.Name, Kind: AddedKind, Source: a.Source}
 	classes := a.IngressClassNames
 	if cc := a.ContourConfiguration; cc != nil && len(classes) == 0 {
-		if found, _ := findContourConfiguration(f.objs, *cc); found != nil && found.Spec.Ingress != nil {
+		if found, _ := config.FindContourConfiguration(f.objs, *cc); found != nil && found.Spec.Ingress != nil {
 			classes = found.Spec.Ingress.ClassNames
 		}
 	}

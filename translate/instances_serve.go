@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contourc/contourc/translate/config"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -132,7 +133,7 @@ func (f *instanceFinder) serveOptions(args []string, ns string, c corev1.Contain
 			return Options{}, err
 		}
 		ref.Via = "mounted at --config-path " + configPath + " of " + what
-		if cm, _ := findConfigMap(f.objs, ref); cm == nil {
+		if cm, _ := config.FindConfigMap(f.objs, ref); cm == nil {
 			return Options{}, fmt.Errorf("--config-path %s is ConfigMap %s/%s, key %s, which is not in the input", configPath, ref.Namespace, ref.Name, ref.Key)
 		}
 		opts.ConfigMap = ref
@@ -162,7 +163,7 @@ func contourNamespace(podNamespace string, c corev1.Container) string {
 // lives, and the key configPath is: the file's name, or the key of the
 // volume item projected to that path, or the subPath of a mount of the
 // file itself.
-func mountedConfigMap(configPath, ns string, c corev1.Container, pod *corev1.PodSpec) (*ConfigMapRef, error) {
+func mountedConfigMap(configPath, ns string, c corev1.Container, pod *corev1.PodSpec) (*config.ConfigMapRef, error) {
 	for _, m := range c.VolumeMounts {
 		var rel string
 		switch {
@@ -183,7 +184,7 @@ func mountedConfigMap(configPath, ns string, c corev1.Container, pod *corev1.Pod
 					key = item.Key
 				}
 			}
-			return &ConfigMapRef{Namespace: ns, Name: v.ConfigMap.Name, Key: key}, nil
+			return &config.ConfigMapRef{Namespace: ns, Name: v.ConfigMap.Name, Key: key}, nil
 		}
 	}
 	return nil, fmt.Errorf("--config-path %s: no ConfigMap volume is mounted there", configPath)

@@ -142,7 +142,7 @@ func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPPr
 	case "":
 		family = defaultDNSLookupFamily
 		if p.settings != nil {
-			family = p.settings.dnsLookupFamily
+			family = p.settings.DNSLookupFamily
 		}
 	default:
 		return fail("RemoteJWKSDNSLookupFamilyInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.DNSLookupFamily has an invalid value %q, must be auto, all, v4 or v6", rj.DNSLookupFamily)

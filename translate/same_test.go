@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -42,7 +43,7 @@ func TestSameValueIsDeepEqual(t *testing.T) {
 			{"VirtualHost", fillAs[dag.VirtualHost], sameAs[dag.VirtualHost]},
 			{"SecureVirtualHost", fillAs[dag.SecureVirtualHost], sameAs[dag.SecureVirtualHost]},
 			{"Route", fillAs[dag.Route], sameAs[dag.Route]},
-			{"settings", fillAs[settings], sameAs[settings]},
+			{"settings", fillAs[config.Settings], sameAs[config.Settings]},
 		} {
 			a := typ.make(newValueFiller(seed, -1))
 			check(typ.name+" alike", typ.eq, a, typ.make(newValueFiller(seed, -1)))

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -44,7 +45,7 @@ type Options struct {
 	// ConfigMap, when set without Config and ContourConfiguration, is the
 	// ConfigMap whose key is the configuration file (an instance's
 	// --config-path), instead of the `contour` ConfigMap among the inputs.
-	ConfigMap *ConfigMapRef
+	ConfigMap *config.ConfigMapRef
 	// RuntimeSettings, when set without the others, is the configuration:
 	// the runtimeSettings of the ContourDeployment of a Gateway, which the
 	// Gateway provisioner makes the ContourConfiguration of its Contour.
@@ -90,6 +91,11 @@ type Options struct {
 	// convertAhead).
 	rootsInOrder, httpRoutesInOrder bool
 }
+
+// ServeFlags are the `contour serve` flags that change Envoy's
+// configuration (translate/config resolves them); an alias, so that callers
+// keep writing translate.ServeFlags.
+type ServeFlags = config.ServeFlags
 
 // Result is the outcome of one translation.
 type Result struct {
@@ -146,19 +152,8 @@ type Notice struct {
 	Msg    string
 }
 
-func (n Notice) String() string {
-	s := n.Source.String()
-	if s != "" {
-		s += ": "
-	}
-	switch {
-	case n.Kind != "" && n.Name != "":
-		s += n.Kind + " " + n.Name + ": "
-	case n.Kind != "":
-		s += n.Kind + ": " // the configuration, say
-	}
-	return s + n.Msg
-}
+// String is "file:line: Kind namespace/name: message", what is known of it.
+func (n Notice) String() string { return config.Notice(n).String() }
 
 // Translate builds the DAG from objs and the Envoy resources from the DAG.
 // The result does not depend on the order of objs.

@@ -11,29 +11,30 @@ import (
 	runtimev3 "github.com/envoyproxy/go-control-plane/envoy/service/runtime/v3"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The listeners of `contour serve` with no configuration file.
 const (
-	httpListenerName  = "ingress_http"
-	httpsListenerName = "ingress_https"
+	httpListenerName  = config.HTTPListenerName
+	httpsListenerName = config.HTTPSListenerName
 )
 
-func defaultListeners(d *dag.DAG) { defaultListenersFor(d, defaultSettings(), 0) }
+func defaultListeners(d *dag.DAG) { defaultListenersFor(d, config.Defaults(), 0) }
 
 // defaultListenersFor adds ingress_http and ingress_https on the
 // configured addresses and ports, with room for about hosts virtual hosts
 // each.
-func defaultListenersFor(d *dag.DAG, s *settings, hosts int) {
-	d.AddListener(&dag.Listener{Name: httpListenerName, Protocol: "http", Address: s.httpAddress, Port: s.httpPort, RouteConfigName: "ingress_http"}).SizeFor(hosts)
-	d.AddListener(&dag.Listener{Name: httpsListenerName, Protocol: "https", Address: s.httpsAddress, Port: s.httpsPort, RouteConfigName: "https"}).SizeFor(hosts)
+func defaultListenersFor(d *dag.DAG, s *config.Settings, hosts int) {
+	d.AddListener(&dag.Listener{Name: httpListenerName, Protocol: "http", Address: s.HTTPAddress, Port: s.HTTPPort, RouteConfigName: "ingress_http"}).SizeFor(hosts)
+	d.AddListener(&dag.Listener{Name: httpsListenerName, Protocol: "https", Address: s.HTTPSAddress, Port: s.HTTPSPort, RouteConfigName: "https"}).SizeFor(hosts)
 }
 
 // buildResources walks the DAG into Envoy resources.
 func buildResources(d *dag.DAG, c *index.Index, opts Options, notices *[]Notice) Resources {
-	return buildResourcesWith(d, c, opts, defaultSettings(), notices)
+	return buildResourcesWith(d, c, opts, config.Defaults(), notices)
 }
 
 // noticeMissingEndpoints tells the user that the Service behind cluster dc,
@@ -51,7 +52,7 @@ func noticeMissingEndpoints(dc *dag.Cluster, c *index.Index, opts Options, notic
 
 // buildResourcesWith is buildResources with the configuration's settings;
 // with Options.StatusOnly it only finds the notices building them gives.
-func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *settings, notices *[]Notice) Resources {
+func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Settings, notices *[]Notice) Resources {
 	if opts.StatusOnly {
 		// Only the notices: a cluster's name (a hash of its settings)
 		// is worked out only when its Service has no endpoints. The
@@ -90,7 +91,7 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *settings, n
 	wg.Go(func() { r.Listeners = listenersFor(d, s, built, r.Unpacked) })
 	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
 	wg.Go(func() {
-		r.Secrets = append(secrets(d, built), metricsSecrets(s.metrics)...)
+		r.Secrets = append(secrets(d, built), metricsSecrets(s.Metrics)...)
 		index.SortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
 	})
 	claSeen := map[string]bool{}
@@ -138,17 +139,17 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.ads = opts.ADS
+	s.ADS = opts.ADS
 	opts.Config = cfg
 	opts = withConfig(opts)
 	if opts.Gateway == nil {
-		opts.Gateway = s.gateway
+		opts.Gateway = s.Gateway
 	}
 	if len(opts.RootNamespaces) == 0 {
-		opts.RootNamespaces = s.rootNamespaces
+		opts.RootNamespaces = s.RootNamespaces
 	}
 	if len(opts.IngressClassNames) == 0 {
-		opts.IngressClassNames = s.ingressClassNames
+		opts.IngressClassNames = s.IngressClassNames
 	}
 	if opts.NoIngress {
 		opts.IngressClassNames = noIngressClass
@@ -159,18 +160,18 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		return nil, err
 	}
 	allObjs := objs
-	if objs, err = filterObjects(objs, opts.Flags, s, opts.RootNamespaces); err != nil {
+	if objs, err = config.FilterObjects(objs, opts.Flags, s, opts.RootNamespaces); err != nil {
 		return nil, err
 	}
 	// Contour watches the configured certificates' namespaces for Secrets
 	// too; secretNamespaces learns them from a configuration file.
 	cacheOpts := opts
-	if cacheOpts.Config == nil && (s.fallbackCert != nil || s.clientCert != nil) {
+	if cacheOpts.Config == nil && (s.FallbackCertificate != nil || s.ClientCertificate != nil) {
 		shim := &loader.ContourConfig{}
-		if f := s.fallbackCert; f != nil {
+		if f := s.FallbackCertificate; f != nil {
 			shim.TLS.FallbackCertificate = loader.ConfigNamespacedName{Namespace: f.Namespace, Name: f.Name}
 		}
-		if cc := s.clientCert; cc != nil {
+		if cc := s.ClientCertificate; cc != nil {
 			shim.TLS.ClientCertificate = loader.ConfigNamespacedName{Namespace: cc.Namespace, Name: cc.Name}
 		}
 		cacheOpts.Config = shim
@@ -184,7 +185,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Notices: append(append(configNotices(opts.Config), cfgNotices...), mainBranchNotices(allObjs)...), dag: d}
+	res := &Result{Notices: append(append(fromConfig(config.UnappliedNotices(opts.Config)), cfgNotices...), fromConfig(config.MainBranchNotices(allObjs))...), dag: d}
 	res.Notices = append(res.Notices, clusterNotices...)
 	routes := len(c.HTTPRoutes) + len(c.GRPCRoutes) + len(c.TLSRoutes) + len(c.TCPRoutes)
 	if gw != nil {
@@ -195,9 +196,9 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		// Gateway listeners bind the configured HTTP (or, for HTTPS,
 		// HTTPS) address; their ports are the Gateway's.
 		for _, l := range d.Listeners {
-			l.Address = s.httpAddress
+			l.Address = s.HTTPAddress
 			if l.Protocol == "https" {
-				l.Address = s.httpsAddress
+				l.Address = s.HTTPSAddress
 			}
 		}
 		name := index.NamespacedName(gw)
@@ -215,7 +216,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	extensions.run()
 	d.Extensions = extensions.clusters
 	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
-		disablePermitInsecure: s.disablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
+		disablePermitInsecure: s.DisablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
 	var gs *gatewayStatuses
 	if gw != nil {
 		gs = &gatewayStatuses{routes: make(map[statusKey]*routeStatus, routes)}

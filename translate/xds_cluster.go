@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -57,23 +58,23 @@ func eachClusterInAnyOrder(d *dag.DAG, f func(*dag.Cluster)) {
 // cluster builds the Envoy cluster for c. With dnsDomain set, c's Service
 // has no endpoints in the input and Envoy resolves it by DNS instead.
 func cluster(c *dag.Cluster, dnsDomain string) *clusterv3.Cluster {
-	return clusterWith(c, dnsDomain, defaultSettings())
+	return clusterWith(c, dnsDomain, config.Defaults())
 }
 
 // clusterWith is cluster with the configuration's cluster settings.
-func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Cluster {
+func clusterWith(c *dag.Cluster, dnsDomain string, s *config.Settings) *clusterv3.Cluster {
 	svc := c.Upstream
 	out := &clusterv3.Cluster{
 		Name:           dag.ClusterName(c),
 		AltStatName:    dag.AltStatName(svc),
-		ConnectTimeout: durationpb.New(durationOrDefault(s.connectTimout, defaultConnectTimeo)),
+		ConnectTimeout: durationpb.New(durationOrDefault(s.ConnectTimeout, config.DefaultConnectTimeout)),
 		// Contour disables Envoy's panic mode: unhealthy hosts are never used.
 		CommonLbConfig:  &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
 		LbPolicy:        lbPolicy(c.LoadBalancerPolicy),
 		DnsLookupFamily: dnsLookupFamily(c.DNSLookupFamily),
 	}
-	if !c.HTTPProxyTCP && s.clusterBufferLimit != nil && *s.clusterBufferLimit > 0 {
-		out.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.clusterBufferLimit)
+	if !c.HTTPProxyTCP && s.ClusterPerConnectionBufferLimitBytes != nil && *s.ClusterPerConnectionBufferLimitBytes > 0 {
+		out.PerConnectionBufferLimitBytes = wrapperspb.UInt32(*s.ClusterPerConnectionBufferLimitBytes)
 	}
 	switch {
 	case svc.ExternalName != "":
@@ -93,7 +94,7 @@ func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Clust
 		}
 	case dnsDomain == "":
 		out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS}
-		out.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{EdsConfig: s.configSource(), ServiceName: dag.EndpointsName(svc)}
+		out.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{EdsConfig: configSource(s), ServiceName: dag.EndpointsName(svc)}
 	default:
 		out.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STRICT_DNS}
 		host := svc.Name + "." + svc.Namespace + ".svc." + dnsDomain
@@ -120,7 +121,7 @@ func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Clust
 			ctx.CommonTlsContext.TlsParams = upstreamTLSParams(s)
 		}
 		if cc := c.ClientCertificate; cc != nil {
-			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: dag.SecretName(cc), SdsConfig: s.configSource()}}
+			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: dag.SecretName(cc), SdsConfig: configSource(s)}}
 		}
 		return upstreamTransportSocket(ctx)
 	}
@@ -135,7 +136,7 @@ func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Clust
 	}
 	var maxRequests *uint32
 	if !c.HTTPProxyTCP {
-		maxRequests = s.clusterMaxRequestsPerConnection
+		maxRequests = s.ClusterMaxRequestsPerConnection
 	}
 	out.TypedExtensionProtocolOptions = httpProtocolOptionsWith(http2, c.IdleConnectionTimeout, maxRequests)
 	if ss := c.SlowStart; ss != nil {
@@ -156,12 +157,12 @@ func clusterWith(c *dag.Cluster, dnsDomain string, s *settings) *clusterv3.Clust
 
 // upstreamTLSParams are the configuration's upstream TLS versions, ciphers
 // and curves.
-func upstreamTLSParams(s *settings) *tlsv3.TlsParameters {
+func upstreamTLSParams(s *config.Settings) *tlsv3.TlsParameters {
 	return &tlsv3.TlsParameters{
-		TlsMinimumProtocolVersion: tlsProtocol(s.upstreamTLS.min),
-		TlsMaximumProtocolVersion: tlsProtocol(s.upstreamTLS.max),
-		CipherSuites:              append([]string(nil), s.upstreamTLS.cipherSuites...),
-		EcdhCurves:                s.upstreamTLS.ecdhCurves,
+		TlsMinimumProtocolVersion: tlsProtocol(s.UpstreamTLS.MinimumProtocolVersion),
+		TlsMaximumProtocolVersion: tlsProtocol(s.UpstreamTLS.MaximumProtocolVersion),
+		CipherSuites:              append([]string(nil), s.UpstreamTLS.CipherSuites...),
+		EcdhCurves:                s.UpstreamTLS.ECDHCurves,
 	}
 }
 
@@ -245,6 +246,14 @@ func tcpHealthCheckConfig(hc *dag.TCPHealthCheck) *corev3.HealthCheck {
 		HealthyThreshold:   wrapperspb.UInt32(orDefault(hc.HealthyThreshold, healthCheckHealthyThreshold)),
 		HealthChecker:      &corev3.HealthCheck_TcpHealthCheck_{TcpHealthCheck: &corev3.HealthCheck_TcpHealthCheck{}},
 	}
+}
+
+// durationOrDefault is d, or def when d is 0.
+func durationOrDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 func orDefault[T comparable](v, def T) T {
@@ -366,28 +375,28 @@ func socketAddress(address string, port uint32) *corev3.Address {
 // extensionCluster builds an ExtensionService's cluster: EDS with
 // HTTP/2 (over TLS for h2) unless it speaks HTTP/1.1.
 func extensionCluster(e *dag.ExtensionCluster) *clusterv3.Cluster {
-	return extensionClusterWith(e, defaultSettings())
+	return extensionClusterWith(e, config.Defaults())
 }
 
 // extensionClusterWith is extensionCluster with the configuration's connect
 // timeout and Envoy client certificate.
-func extensionClusterWith(e *dag.ExtensionCluster, s *settings) *clusterv3.Cluster {
+func extensionClusterWith(e *dag.ExtensionCluster, s *config.Settings) *clusterv3.Cluster {
 	name := e.ClusterName()
 	out := &clusterv3.Cluster{
 		Name:                 name,
 		AltStatName:          strings.ReplaceAll(name, "/", "_"),
-		ConnectTimeout:       durationpb.New(durationOrDefault(s.connectTimout, defaultConnectTimeo)),
+		ConnectTimeout:       durationpb.New(durationOrDefault(s.ConnectTimeout, config.DefaultConnectTimeout)),
 		CommonLbConfig:       &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: 0}},
 		LbPolicy:             lbPolicy(e.LoadBalancerPolicy),
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
-		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: s.configSource(), ServiceName: name},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: configSource(s), ServiceName: name},
 		CircuitBreakers:      circuitBreakerThresholds(e.CircuitBreakers),
 	}
 	switch e.Protocol {
 	case "h2":
 		ctx := upstreamTLSContext(e.SNI, e.Validation, "h2")
 		if cc := e.ClientCertificate; cc != nil {
-			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: dag.SecretName(cc), SdsConfig: s.configSource()}}
+			ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: dag.SecretName(cc), SdsConfig: configSource(s)}}
 		}
 		out.TransportSocket = upstreamTransportSocket(ctx)
 		out.TypedExtensionProtocolOptions = httpProtocolOptions(true, e.IdleConnection)

@@ -3,6 +3,7 @@ package translate
 import (
 	"time"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -81,12 +82,12 @@ func jwtPerRouteConfig(provider string) *anypb.Any {
 // both address families are wanted) to host:port, over TLS with the host as
 // SNI for https.
 func dnsNameCluster(c *dag.DNSNameCluster) *clusterv3.Cluster {
-	return dnsNameClusterWith(c, defaultSettings())
+	return dnsNameClusterWith(c, config.Defaults())
 }
 
 // dnsNameClusterWith is dnsNameCluster with the configuration's upstream
 // TLS parameters.
-func dnsNameClusterWith(c *dag.DNSNameCluster, s *settings) *clusterv3.Cluster {
+func dnsNameClusterWith(c *dag.DNSNameCluster, s *config.Settings) *clusterv3.Cluster {
 	name := c.ClusterName()
 	family := dnsLookupFamily(c.DNSLookupFamily)
 	discovery := clusterv3.Cluster_STRICT_DNS

@@ -11,6 +11,7 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 )
@@ -19,25 +20,25 @@ import (
 // to serve; the stats/health and admin listeners always exist.
 
 func listeners(d *dag.DAG) []*listenerv3.Listener {
-	return listenersFor(d, defaultSettings(), nil, nil)
+	return listenersFor(d, config.Defaults(), nil, nil)
 }
 
 // listenersFor builds the listeners with the configuration's settings,
 // remembering in u the typed configs of the connection managers and filter
 // chains.
-func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
+func listenersFor(d *dag.DAG, s *config.Settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
 	out := staticListenersFor(s)
 	for _, l := range d.SortedListeners() {
 		switch l.Protocol {
 		case "http":
 			if len(l.VirtualHosts()) > 0 {
 				opts := hcmOptions{websockets: l.EnableWebsockets, settings: s, unpacked: u}
-				if s.globalAuth != nil {
-					opts.extraFilters = append(opts.extraFilters, extAuthzFilter(s.globalAuth))
+				if s.ResolvedGlobalExtAuth != nil {
+					opts.extraFilters = append(opts.extraFilters, extAuthzFilter(s.ResolvedGlobalExtAuth))
 				}
 				hcm := httpConnectionManagerWith(l.Name, l.RouteConfigName, opts)
 				pl := tuneListener(plainListener(l.Name, l.Address, l.Port, hcm), s)
-				if s.useProxyProtocol {
+				if s.UseProxyProtocol {
 					pl.ListenerFilters = []*listenerv3.ListenerFilter{proxyProtocolFilter()}
 				}
 				out = append(out, pl)
@@ -49,8 +50,8 @@ func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.
 		case "https":
 			if chains := secureFilterChainsFor(l, s, b, u, newHCMPacker(s)); len(chains) > 0 {
 				tl := tuneListener(tlsListener(l.Name, l.Address, l.Port, chains), s)
-				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.ja3, s.ja4)}
-				if s.useProxyProtocol {
+				tl.ListenerFilters = []*listenerv3.ListenerFilter{tlsInspectorFilter(s.JA3, s.JA4)}
+				if s.UseProxyProtocol {
 					tl.ListenerFilters = append([]*listenerv3.ListenerFilter{proxyProtocolFilter()}, tl.ListenerFilters...)
 				}
 				out = append(out, tl)
@@ -64,17 +65,17 @@ func listenersFor(d *dag.DAG, s *settings, b *reuse, u *Unpacked) []*listenerv3.
 // secureFilterChains returns one SNI filter chain per valid secure virtual
 // host, ordered by server name.
 func secureFilterChains(l *dag.Listener) []*listenerv3.FilterChain {
-	return secureFilterChainsFor(l, defaultSettings(), nil, nil, nil)
+	return secureFilterChainsFor(l, config.Defaults(), nil, nil, nil)
 }
 
 // secureFilterChainsFor returns one SNI filter chain per valid secure
 // virtual host, ordered by server name, then the fallback-certificate chain
 // when a virtual host enables it. p, when set, packs their connection
 // managers.
-func secureFilterChainsFor(l *dag.Listener, s *settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
+func secureFilterChainsFor(l *dag.Listener, s *config.Settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
-	alpn := alpnForVersions(s.defaultHTTP)
+	alpn := alpnForVersions(s.DefaultHTTPVersions)
 	for _, svh := range l.SecureVirtualHosts() {
 		var chainALPN []string
 		var forward *dag.ForwardClientCert
@@ -119,7 +120,7 @@ func secureFilterChainsFor(l *dag.Listener, s *settings, b *reuse, u *Unpacked, 
 // secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
 // HTTP connection manager behind the virtual host's TLS context. It reads
 // nothing of svh's routes (see reuse.filterChain).
-func secureFilterChain(l *dag.Listener, svh *dag.SecureVirtualHost, s *settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
+func secureFilterChain(l *dag.Listener, svh *dag.SecureVirtualHost, s *config.Settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
 	var filter *listenerv3.Filter
 	if svh.TCPProxy != nil {
 		// No ALPN: the backend negotiates protocols in its ServerHello.

@@ -13,6 +13,7 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 )
 
@@ -52,7 +53,7 @@ import (
 // listeners, secrets and clusters are built on goroutines of their own:
 // each writes its own maps.
 type built struct {
-	settings *settings
+	settings *config.Settings
 	tables   map[string]builtTable
 	// The values of more than a pointer or two are kept by pointer: a
 	// map keeps a larger value out of line anyway, allocating it at every
@@ -205,7 +206,7 @@ type reuse struct {
 }
 
 // reuse returns the reuse of a translation with settings s.
-func (m *Memo) reuse(s *settings) *reuse {
+func (m *Memo) reuse(s *config.Settings) *reuse {
 	if m == nil {
 		return nil
 	}
@@ -290,7 +291,7 @@ var vhostPairs = sync.Pool{New: func() any { return new([2]dag.VirtualHost) }}
 
 // cluster is clusterWith(dc, dns, s), the previous one when it was built
 // from the same.
-func (b *reuse) cluster(dc *dag.Cluster, dns string, s *settings) *clusterv3.Cluster {
+func (b *reuse) cluster(dc *dag.Cluster, dns string, s *config.Settings) *clusterv3.Cluster {
 	if b == nil {
 		return clusterWith(dc, dns, s)
 	}

@@ -1,4 +1,4 @@
-package translate
+package config
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,10 +15,10 @@ import (
 	"github.com/contourc/contourc/translate/dag"
 )
 
-// Where the configuration comes from: the configuration file (Options.Config),
-// a ContourConfiguration object among the inputs (Options.ContourConfiguration),
+// Where the configuration comes from: the configuration file (Sources.Config),
+// a ContourConfiguration object among the inputs (Sources.ContourConfiguration),
 // or, when neither is given, a `contour` ConfigMap among the inputs holding
-// contour.yaml. `contour serve` flags (Options.Flags) are then applied.
+// contour.yaml. `contour serve` flags (Sources.Flags) are then applied.
 
 // ServeFlags are the `contour serve` flags that change Envoy's configuration.
 // Zero values are "not given".
@@ -36,53 +35,74 @@ type ServeFlags struct {
 	DisabledFeatures []string
 }
 
-// configMapName and configMapKey locate Contour's configuration file in a
+// Sources are where a translation's configuration comes from (translate's
+// Options of the same names).
+type Sources struct {
+	// Config is Contour's configuration file, when given.
+	Config *loader.ContourConfig
+	// ContourConfiguration names a ContourConfiguration among the inputs
+	// whose spec is the configuration instead; exclusive with Config.
+	ContourConfiguration *types.NamespacedName
+	// ConfigMap, without Config and ContourConfiguration, is the ConfigMap
+	// whose key is the configuration file, instead of the `contour` one.
+	ConfigMap *ConfigMapRef
+	// RuntimeSettings, without the others, is a ContourDeployment's
+	// runtimeSettings, the configuration of the Gateway's Contour.
+	RuntimeSettings *contourv1alpha1.ContourConfigurationSpec
+	// Gateway names the Gateway in RuntimeSettings' errors.
+	Gateway *types.NamespacedName
+	// Flags are the `contour serve` flags; given ones override the file.
+	Flags ServeFlags
+}
+
+// ConfigMapName and ConfigMapKey locate Contour's configuration file in a
 // ConfigMap, as Contour's deployment mounts it.
 const (
-	configMapName = "contour"
-	configMapKey  = "contour.yaml"
+	ConfigMapName = "contour"
+	ConfigMapKey  = "contour.yaml"
 )
 
-// resolveSettings picks the configuration source, applies flags and
-// returns the settings with the notices they call for.
-func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.ContourConfig, []Notice, error) {
-	if err := opts.Flags.Validate(); err != nil {
+// Resolve picks the configuration source, applies flags and returns the
+// settings, the configuration file they came from (nil: none, or a
+// ContourConfiguration) and the notices they call for.
+func Resolve(objs []loader.Object, src Sources) (*Settings, *loader.ContourConfig, []Notice, error) {
+	if err := src.Flags.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
 	var notices []Notice
-	cfg := opts.Config
-	var s *settings
+	cfg := src.Config
+	var s *Settings
 	var err error
 	switch {
-	case opts.RuntimeSettings != nil && cfg == nil && opts.ContourConfiguration == nil:
+	case src.RuntimeSettings != nil && cfg == nil && src.ContourConfiguration == nil:
 		// The provisioner's ContourConfiguration for a Gateway is the
 		// ContourDeployment's runtimeSettings.
-		if s, err = settingsFromCRD(opts.RuntimeSettings, nil); err != nil {
-			return nil, nil, nil, fmt.Errorf("ContourDeployment runtimeSettings of Gateway %s: %w", opts.Gateway, err)
+		if s, err = settingsFromCRD(src.RuntimeSettings, nil); err != nil {
+			return nil, nil, nil, fmt.Errorf("ContourDeployment runtimeSettings of Gateway %s: %w", src.Gateway, err)
 		}
 		return s, nil, nil, nil
-	case opts.ContourConfiguration != nil && cfg != nil:
+	case src.ContourConfiguration != nil && cfg != nil:
 		return nil, nil, nil, errors.New("cannot specify both --contour-config and --config-path")
-	case opts.ContourConfiguration != nil:
-		cc, found := findContourConfiguration(objs, *opts.ContourConfiguration)
+	case src.ContourConfiguration != nil:
+		cc, found := FindContourConfiguration(objs, *src.ContourConfiguration)
 		if cc == nil {
-			return nil, nil, nil, fmt.Errorf("error getting contour configuration %s: ContourConfiguration not found in the input", *opts.ContourConfiguration)
+			return nil, nil, nil, fmt.Errorf("error getting contour configuration %s: ContourConfiguration not found in the input", *src.ContourConfiguration)
 		}
 		if s, err = settingsFromCRD(&cc.Spec, found.Extensions); err != nil {
-			return nil, nil, nil, objectErrors(found, "ContourConfiguration "+opts.ContourConfiguration.String(), err)
+			return nil, nil, nil, ObjectErrors(found, "ContourConfiguration "+src.ContourConfiguration.String(), err)
 		}
-		f := opts.Flags
+		f := src.Flags
 		if f.HTTPAddress != "" || f.HTTPSAddress != "" || f.HTTPPort != 0 || f.HTTPSPort != 0 || f.UseProxyProtocol || f.AccessLogFormat != "" {
 			notices = append(notices, Notice{Kind: "configuration", Msg: "listener and access log flags are ignored with a ContourConfiguration, as in Contour: its spec.envoy settings apply"})
 		}
 		return s, nil, notices, nil
 	case cfg == nil:
-		if cm, found := findConfigMap(objs, opts.ConfigMap); found != nil {
-			key, why := configMapKey, "no --config-path or --contour-config given"
-			if r := opts.ConfigMap; r != nil && r.Via != "" {
+		if cm, found := FindConfigMap(objs, src.ConfigMap); found != nil {
+			key, why := ConfigMapKey, "no --config-path or --contour-config given"
+			if r := src.ConfigMap; r != nil && r.Via != "" {
 				key, why = r.Key, r.Via
 			}
-			parsed, err := parseConfigMap(cm, found, key)
+			parsed, err := ParseConfigMap(cm, found, key)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -97,21 +117,21 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 	if s, err = settingsFromFile(cfg); err != nil {
 		return nil, nil, nil, err
 	}
-	f := opts.Flags
+	f := src.Flags
 	if f.HTTPAddress != "" {
-		s.httpAddress = f.HTTPAddress
+		s.HTTPAddress = f.HTTPAddress
 	}
 	if f.HTTPPort != 0 {
-		s.httpPort = uint32(f.HTTPPort)
+		s.HTTPPort = uint32(f.HTTPPort)
 	}
 	if f.HTTPSAddress != "" {
-		s.httpsAddress = f.HTTPSAddress
+		s.HTTPSAddress = f.HTTPSAddress
 	}
 	if f.HTTPSPort != 0 {
-		s.httpsPort = uint32(f.HTTPSPort)
+		s.HTTPSPort = uint32(f.HTTPSPort)
 	}
 	if f.UseProxyProtocol {
-		s.useProxyProtocol = true
+		s.UseProxyProtocol = true
 	}
 	if f.AccessLogFormat != "" {
 		if cfg != nil {
@@ -122,13 +142,13 @@ func resolveSettings(objs []loader.Object, opts Options) (*settings, *loader.Con
 			if f.AccessLogFormat != "envoy" && f.AccessLogFormat != "json" {
 				return nil, nil, nil, fmt.Errorf("--accesslog-format: invalid access log format %q", f.AccessLogFormat)
 			}
-			s.accessLogFormat = f.AccessLogFormat
+			s.AccessLogFormat = f.AccessLogFormat
 		}
 	}
 	return s, cfg, notices, nil
 }
 
-func findContourConfiguration(objs []loader.Object, name types.NamespacedName) (*contourv1alpha1.ContourConfiguration, *loader.Object) {
+func FindContourConfiguration(objs []loader.Object, name types.NamespacedName) (*contourv1alpha1.ContourConfiguration, *loader.Object) {
 	for i, o := range objs {
 		if cc, ok := o.Obj.(*contourv1alpha1.ContourConfiguration); ok && cc.Namespace == name.Namespace && cc.Name == name.Name {
 			return cc, &objs[i]
@@ -137,9 +157,9 @@ func findContourConfiguration(objs []loader.Object, name types.NamespacedName) (
 	return nil, nil
 }
 
-// objectErrors prefixes each of the errors err joins with "file:line: what: ",
+// ObjectErrors prefixes each of the errors err joins with "file:line: what: ",
 // so that each names the object it is about, as loader errors do.
-func objectErrors(o *loader.Object, what string, err error) error {
+func ObjectErrors(o *loader.Object, what string, err error) error {
 	prefix := what + ": "
 	if src := o.Source.String(); src != "" {
 		prefix = src + ": " + prefix
@@ -168,10 +188,10 @@ type ConfigMapRef struct {
 	Via string
 }
 
-// findConfigMap returns the ConfigMap ref names with its key, or without a
+// FindConfigMap returns the ConfigMap ref names with its key, or without a
 // ref the one `contour` ConfigMap with a contour.yaml key; with several,
 // the first by namespace.
-func findConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, *loader.Object) {
+func FindConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, *loader.Object) {
 	if ref != nil {
 		for i, o := range objs {
 			if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Namespace == ref.Namespace && cm.Name == ref.Name {
@@ -184,8 +204,8 @@ func findConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, 
 	}
 	var found []loader.Object
 	for _, o := range objs {
-		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Name == configMapName {
-			if _, has := cm.Data[configMapKey]; has {
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Name == ConfigMapName {
+			if _, has := cm.Data[ConfigMapKey]; has {
 				found = append(found, o)
 			}
 		}
@@ -197,9 +217,9 @@ func findConfigMap(objs []loader.Object, ref *ConfigMapRef) (*corev1.ConfigMap, 
 	return found[0].Obj.(*corev1.ConfigMap), &found[0]
 }
 
-// parseConfigMap reads the ConfigMap's key as strictly as a configuration
+// ParseConfigMap reads the ConfigMap's key as strictly as a configuration
 // file.
-func parseConfigMap(cm *corev1.ConfigMap, o *loader.Object, key string) (*loader.ContourConfig, error) {
+func ParseConfigMap(cm *corev1.ConfigMap, o *loader.Object, key string) (*loader.ContourConfig, error) {
 	return ParseContourConfig(fmt.Sprintf("%s (ConfigMap %s/%s, key %s)", o.Source, cm.Namespace, cm.Name, key), []byte(cm.Data[key]))
 }
 
@@ -212,7 +232,7 @@ func ParseContourConfig(name string, data []byte) (*loader.ContourConfig, error)
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, configMapKey)
+	path := filepath.Join(dir, ConfigMapKey)
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return nil, err
 	}
@@ -244,81 +264,81 @@ func overrideListener(l *contourv1alpha1.EnvoyListener, address *string, port *u
 // the CRD path's defaults: no connection idle timeout, no connect timeout
 // (clusters keep Contour's 2s). ext are the object's fields the Go type
 // lacks (globalExtAuth's serviceType and httpSettings).
-func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader.Extensions) (*settings, error) {
+func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader.Extensions) (*Settings, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	s := defaultSettings()
-	s.timeouts.connectionIdle = dag.Timeout{}
-	s.connectTimout = 0
+	s := Defaults()
+	s.Timeouts.ConnectionIdleTimeout = dag.Timeout{}
+	s.ConnectTimeout = 0
 	var errs []error
 	if e := spec.Envoy; e != nil {
 		if l := e.Listener; l != nil {
-			s.useProxyProtocol = l.UseProxyProto != nil && *l.UseProxyProto
+			s.UseProxyProtocol = l.UseProxyProto != nil && *l.UseProxyProto
 			if l.Compression != nil && l.Compression.Algorithm != "" {
-				s.compression = string(l.Compression.Algorithm)
+				s.Compression = string(l.Compression.Algorithm)
 			}
-			s.allowChunked = l.DisableAllowChunkedLength == nil || !*l.DisableAllowChunkedLength
-			s.mergeSlashes = l.DisableMergeSlashes == nil || !*l.DisableMergeSlashes
+			s.AllowChunkedLength = l.DisableAllowChunkedLength == nil || !*l.DisableAllowChunkedLength
+			s.MergeSlashes = l.DisableMergeSlashes == nil || !*l.DisableMergeSlashes
 			if l.ServerHeaderTransformation != "" {
-				s.serverHeader = string(l.ServerHeaderTransformation)
+				s.ServerHeaderTransformation = string(l.ServerHeaderTransformation)
 			}
-			s.connectionBalancer = l.ConnectionBalancer
-			s.maxRequestsPerConnection = l.MaxRequestsPerConnection
-			s.listenerBufferLimit = l.PerConnectionBufferLimitBytes
+			s.ConnectionBalancer = l.ConnectionBalancer
+			s.MaxRequestsPerConnection = l.MaxRequestsPerConnection
+			s.PerConnectionBufferLimitBytes = l.PerConnectionBufferLimitBytes
 			if t := l.TLS; t != nil {
-				s.tls = mergeTLS(s.tls, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
+				s.TLS = mergeTLS(s.TLS, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
 			}
 			if so := l.SocketOptions; so != nil {
-				s.tos, s.trafficClass = so.TOS, so.TrafficClass
+				s.TOS, s.TrafficClass = so.TOS, so.TrafficClass
 			}
-			s.maxRequestsPerIOCycle = l.MaxRequestsPerIOCycle
-			s.http2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
-			s.maxConnectionsPerListener = l.MaxConnectionsPerListener
+			s.MaxRequestsPerIOCycle = l.MaxRequestsPerIOCycle
+			s.HTTP2MaxConcurrentStreams = l.HTTP2MaxConcurrentStreams
+			s.MaxConnectionsPerListener = l.MaxConnectionsPerListener
 		}
-		overrideListener(e.HTTPListener, &s.httpAddress, &s.httpPort, &s.httpAccessLogPath)
-		overrideListener(e.HTTPSListener, &s.httpsAddress, &s.httpsPort, &s.httpsLogPath)
+		overrideListener(e.HTTPListener, &s.HTTPAddress, &s.HTTPPort, &s.HTTPAccessLog)
+		overrideListener(e.HTTPSListener, &s.HTTPSAddress, &s.HTTPSPort, &s.HTTPSAccessLog)
 		errs = append(errs, validateCRDListeners(e, s))
 		if h := e.Health; h != nil {
 			if h.Address != "" {
-				s.health.address = h.Address
+				s.Health.Address = h.Address
 			}
 			if h.Port != 0 {
-				s.health.port = h.Port
+				s.Health.Port = h.Port
 			}
 		}
 		if m := e.Metrics; m != nil {
 			if m.Address != "" {
-				s.metrics.address = m.Address
+				s.Metrics.Address = m.Address
 			}
 			if m.Port != 0 {
-				s.metrics.port = m.Port
+				s.Metrics.Port = m.Port
 			}
 			if t := m.TLS; t != nil {
-				s.metrics.tls, s.metrics.certFile, s.metrics.keyFile, s.metrics.caFile = true, t.CertFile, t.KeyFile, t.CAFile
+				s.Metrics.TLS, s.Metrics.CertFile, s.Metrics.KeyFile, s.Metrics.CAFile = true, t.CertFile, t.KeyFile, t.CAFile
 			}
 		}
 		if c := e.ClientCertificate; c != nil && c.Name != "" {
-			s.clientCert = &types.NamespacedName{Namespace: c.Namespace, Name: c.Name}
+			s.ClientCertificate = &types.NamespacedName{Namespace: c.Namespace, Name: c.Name}
 		}
 		if lg := e.Logging; lg != nil {
 			if lg.AccessLogFormat != "" {
-				s.accessLogFormat = string(lg.AccessLogFormat)
+				s.AccessLogFormat = string(lg.AccessLogFormat)
 			}
-			s.accessLogFormatString = lg.AccessLogFormatString
+			s.AccessLogFormatString = lg.AccessLogFormatString
 			if len(lg.AccessLogJSONFields) > 0 {
-				s.accessLogJSONFields = lg.AccessLogJSONFields
+				s.AccessLogJSONFields = lg.AccessLogJSONFields
 			}
 			if lg.AccessLogLevel != "" {
-				s.accessLogLevel = string(lg.AccessLogLevel)
+				s.AccessLogLevel = string(lg.AccessLogLevel)
 			}
 		}
 		for _, v := range e.DefaultHTTPVersions {
 			switch v {
 			case contourv1alpha1.HTTPVersion1:
-				s.defaultHTTP = append(s.defaultHTTP, "http/1.1")
+				s.DefaultHTTPVersions = append(s.DefaultHTTPVersions, "http/1.1")
 			case contourv1alpha1.HTTPVersion2:
-				s.defaultHTTP = append(s.defaultHTTP, "http/2")
+				s.DefaultHTTPVersions = append(s.DefaultHTTPVersions, "http/2")
 			}
 		}
 		if t := e.Timeouts; t != nil {
@@ -328,7 +348,7 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 				}
 				return *p
 			}
-			errs = append(errs, parseTimeouts(&s.timeouts, &s.connectTimout, map[string]string{
+			errs = append(errs, parseTimeouts(&s.Timeouts, &s.ConnectTimeout, map[string]string{
 				"request-timeout": str(t.RequestTimeout), "connection-idle-timeout": str(t.ConnectionIdleTimeout),
 				"stream-idle-timeout": str(t.StreamIdleTimeout), "max-connection-duration": str(t.MaxConnectionDuration),
 				"delayed-close-timeout": str(t.DelayedCloseTimeout), "connection-shutdown-grace-period": str(t.ConnectionShutdownGracePeriod),
@@ -340,97 +360,89 @@ func settingsFromCRD(spec *contourv1alpha1.ContourConfigurationSpec, ext *loader
 				if err := c.DNSLookupFamily.Validate(); err != nil {
 					errs = append(errs, err)
 				}
-				s.dnsLookupFamily = string(c.DNSLookupFamily)
+				s.DNSLookupFamily = string(c.DNSLookupFamily)
 			}
-			s.clusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
-			s.clusterBufferLimit = c.PerConnectionBufferLimitBytes
-			s.circuitBreakers = configCircuitBreakers(c.GlobalCircuitBreakerDefaults)
+			s.ClusterMaxRequestsPerConnection = c.MaxRequestsPerConnection
+			s.ClusterPerConnectionBufferLimitBytes = c.PerConnectionBufferLimitBytes
+			s.CircuitBreakers = configCircuitBreakers(c.GlobalCircuitBreakerDefaults)
 			if t := c.UpstreamTLS; t != nil {
-				s.upstreamTLS = mergeTLS(s.upstreamTLS, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
+				s.UpstreamTLS = mergeTLS(s.UpstreamTLS, loader.ConfigTLSProtocol{MinimumProtocolVersion: t.MinimumProtocolVersion, MaximumProtocolVersion: t.MaximumProtocolVersion, CipherSuites: t.CipherSuites})
 			}
 		}
 		if n := e.Network; n != nil {
 			if n.XffNumTrustedHops != nil {
-				s.trustedHops = *n.XffNumTrustedHops
+				s.XffNumTrustedHops = *n.XffNumTrustedHops
 			}
 			if n.EnvoyAdminPort != nil && *n.EnvoyAdminPort != 0 {
-				s.adminPort = *n.EnvoyAdminPort
+				s.EnvoyAdminPort = *n.EnvoyAdminPort
 			}
-			s.stripHostDot = n.EnvoyStripTrailingHostDot != nil && *n.EnvoyStripTrailingHostDot
+			s.StripTrailingHostDot = n.EnvoyStripTrailingHostDot != nil && *n.EnvoyStripTrailingHostDot
 		}
 		if h := e.OMEnforcedHealth; h != nil {
-			s.omEnforcedHealth = &addressPort{h.Address, h.Port}
+			s.OMEnforcedHealth = &AddressPort{h.Address, h.Port}
 		}
 	}
 	if g := spec.Gateway; g != nil {
-		s.gateway = &types.NamespacedName{Namespace: g.GatewayRef.Namespace, Name: g.GatewayRef.Name}
+		s.Gateway = &types.NamespacedName{Namespace: g.GatewayRef.Namespace, Name: g.GatewayRef.Name}
 	}
 	if i := spec.Ingress; i != nil {
-		s.ingressClassNames = i.ClassNames
+		s.IngressClassNames = i.ClassNames
 	}
 	if h := spec.HTTPProxy; h != nil {
-		s.rootNamespaces = h.RootNamespaces
-		s.disablePermitInsecure = h.DisablePermitInsecure != nil && *h.DisablePermitInsecure
+		s.RootNamespaces = h.RootNamespaces
+		s.DisablePermitInsecure = h.DisablePermitInsecure != nil && *h.DisablePermitInsecure
 		if f := h.FallbackCertificate; f != nil && f.Name != "" {
-			s.fallbackCert = &types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+			s.FallbackCertificate = &types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
 		}
 	}
-	s.enableExternalNameService = spec.EnableExternalNameService != nil && *spec.EnableExternalNameService
+	s.EnableExternalNameService = spec.EnableExternalNameService != nil && *spec.EnableExternalNameService
 	if a := spec.GlobalExternalAuthorization; a != nil {
-		s.extAuth, s.extAuthExt = a, ext.AuthorizationOf()
-		errs = append(errs, validateGlobalAuth(a, s.extAuthExt))
+		s.GlobalExtAuth, s.GlobalExtAuthExtensions = a, ext.AuthorizationOf()
+		errs = append(errs, validateGlobalAuth(a, s.GlobalExtAuthExtensions))
 	}
 	if r := spec.RateLimitService; r != nil {
-		s.rateLimit = &rateLimitSettings{
-			extension: types.NamespacedName{Namespace: r.ExtensionService.Namespace, Name: r.ExtensionService.Name},
-			domain:    r.Domain, failOpen: r.FailOpen != nil && *r.FailOpen,
-			enableXRateLimitHeaders:     r.EnableXRateLimitHeaders != nil && *r.EnableXRateLimitHeaders,
-			enableResourceExhaustedCode: r.EnableResourceExhaustedCode != nil && *r.EnableResourceExhaustedCode,
-			defaultPolicy:               r.DefaultGlobalRateLimitPolicy,
+		s.RateLimitService = &RateLimitSettings{
+			ExtensionService: types.NamespacedName{Namespace: r.ExtensionService.Namespace, Name: r.ExtensionService.Name},
+			Domain:           r.Domain, FailOpen: r.FailOpen != nil && *r.FailOpen,
+			EnableXRateLimitHeaders:      r.EnableXRateLimitHeaders != nil && *r.EnableXRateLimitHeaders,
+			EnableResourceExhaustedCode:  r.EnableResourceExhaustedCode != nil && *r.EnableResourceExhaustedCode,
+			DefaultGlobalRateLimitPolicy: r.DefaultGlobalRateLimitPolicy,
 		}
 	}
 	if p := spec.Policy; p != nil {
 		if h := p.RequestHeadersPolicy; h != nil {
-			s.requestHeaders = configHeadersPolicy(h.Set, h.Remove)
+			s.RequestHeaders = configHeadersPolicy(h.Set, h.Remove)
 		}
 		if h := p.ResponseHeadersPolicy; h != nil {
-			s.responseHeaders = configHeadersPolicy(h.Set, h.Remove)
+			s.ResponseHeaders = configHeadersPolicy(h.Set, h.Remove)
 		}
-		s.applyToIngress = p.ApplyToIngress != nil && *p.ApplyToIngress
+		s.ApplyToIngress = p.ApplyToIngress != nil && *p.ApplyToIngress
 	}
 	if tr := spec.Tracing; tr != nil {
-		ts := &tracingSettings{
-			serviceName:      "contour",
-			overallSampling:  samplingRate(tr.OverallSampling),
-			clientSampling:   100,
-			randomSampling:   100,
-			maxPathTagLength: 256,
-			includePodDetail: tr.IncludePodDetail == nil || *tr.IncludePodDetail,
+		ts := &TracingSettings{
+			ServiceName:      "contour",
+			OverallSampling:  samplingRate(tr.OverallSampling),
+			ClientSampling:   100,
+			RandomSampling:   100,
+			MaxPathTagLength: 256,
+			IncludePodDetail: tr.IncludePodDetail == nil || *tr.IncludePodDetail,
 		}
 		if tr.ExtensionService != nil {
-			ts.extension = types.NamespacedName{Namespace: tr.ExtensionService.Namespace, Name: tr.ExtensionService.Name}
+			ts.ExtensionService = types.NamespacedName{Namespace: tr.ExtensionService.Namespace, Name: tr.ExtensionService.Name}
 		}
 		if tr.ServiceName != nil {
-			ts.serviceName = *tr.ServiceName
+			ts.ServiceName = *tr.ServiceName
 		}
 		if tr.MaxPathTagLength != nil {
-			ts.maxPathTagLength = *tr.MaxPathTagLength
+			ts.MaxPathTagLength = *tr.MaxPathTagLength
 		}
 		for _, ct := range tr.CustomTags {
 			if ct != nil {
-				ts.customTags = append(ts.customTags, tracingTag{name: ct.TagName, literal: ct.Literal, requestHeader: ct.RequestHeaderName})
+				ts.CustomTags = append(ts.CustomTags, TracingTag{TagName: ct.TagName, Literal: ct.Literal, RequestHeaderName: ct.RequestHeaderName})
 			}
 		}
-		s.tracing = ts
+		s.Tracing = ts
 	}
 	errs = append(errs, s.validate())
 	return s, errors.Join(errs...)
-}
-
-// durationOrDefault is d, or def when d is 0.
-func durationOrDefault(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }

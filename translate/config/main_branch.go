@@ -1,10 +1,9 @@
-package translate
+package config
 
 import (
 	"fmt"
 
 	"github.com/contourc/contourc/loader"
-	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // Warnings for the fields contourc accepts that only Contour's main branch
@@ -15,17 +14,17 @@ import (
 // mainBranchOnly ends each warning.
 const mainBranchOnly = "is not in Contour v1.33.x (main branch only)"
 
-// mainBranchNotices warns once for each use of such a field in objs,
+// MainBranchNotices warns once for each use of such a field in objs,
 // whether or not Contour would read the object (another ingress class,
 // say): the API server refuses it all the same.
-func mainBranchNotices(objs []loader.Object) []Notice {
+func MainBranchNotices(objs []loader.Object) []Notice {
 	var out []Notice
 	for _, o := range objs {
 		if o.Extensions == nil {
 			continue
 		}
 		for _, f := range o.Extensions.MainBranchFields {
-			out = append(out, Notice{Source: f.Source, Kind: o.Kind, Name: index.NamespacedName(o.Obj).String(), Msg: f.Field + " " + mainBranchOnly})
+			out = append(out, Notice{Source: f.Source, Kind: o.Kind, Name: objectName(o), Msg: f.Field + " " + mainBranchOnly})
 		}
 	}
 	return out
@@ -51,8 +50,13 @@ func configMainBranchNotices(cfg *loader.ContourConfig) []Notice {
 func configMapMainBranchNotices(cfg *loader.ContourConfig, cm *loader.Object) []Notice {
 	out := make([]Notice, 0, len(cfg.MainBranchFields))
 	for _, f := range cfg.MainBranchFields {
-		out = append(out, Notice{Source: cm.Source, Kind: "ConfigMap", Name: index.NamespacedName(cm.Obj).String(),
-			Msg: fmt.Sprintf("%s line %d: %s %s", configMapKey, f.Source.Line, f.Field, mainBranchOnly)})
+		out = append(out, Notice{Source: cm.Source, Kind: "ConfigMap", Name: objectName(*cm),
+			Msg: fmt.Sprintf("%s line %d: %s %s", ConfigMapKey, f.Source.Line, f.Field, mainBranchOnly)})
 	}
 	return out
+}
+
+// objectName is an object's namespace/name, as its notices name it.
+func objectName(o loader.Object) string {
+	return o.Obj.GetNamespace() + "/" + o.Obj.GetName()
 }

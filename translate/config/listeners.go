@@ -1,4 +1,4 @@
-package translate
+package config
 
 import (
 	"errors"
@@ -17,6 +17,12 @@ import (
 // address that is not an IP (Envoy binds listeners to IP literals only) or
 // both listeners on one address and port only when Envoy cannot bind them.
 // contourc refuses them up front, naming the flag or field.
+
+// The listeners of `contour serve`.
+const (
+	HTTPListenerName  = "ingress_http"
+	HTTPSListenerName = "ingress_https"
+)
 
 // portRangeMsg is the API server's wording for a port out of range
 // (k8s.io/apimachinery's validation.InclusiveRangeError).
@@ -53,9 +59,9 @@ func (f ServeFlags) Validate() error {
 	// Blame the port flag given last: at least one was, since the
 	// defaults differ.
 	if f.HTTPSPort != 0 {
-		return flagError("envoy-service-https-port", strconv.Itoa(f.HTTPSPort), "the "+httpListenerName+" listener is on "+http+" already")
+		return flagError("envoy-service-https-port", strconv.Itoa(f.HTTPSPort), "the "+HTTPListenerName+" listener is on "+http+" already")
 	}
-	return flagError("envoy-service-http-port", strconv.Itoa(f.HTTPPort), "the "+httpsListenerName+" listener is on "+https+" already")
+	return flagError("envoy-service-http-port", strconv.Itoa(f.HTTPPort), "the "+HTTPSListenerName+" listener is on "+https+" already")
 }
 
 // flagError is pflag's message for a flag value it cannot take.
@@ -81,7 +87,7 @@ func listenAddress(address string, port int, defaultPort uint32) string {
 // validateCRDListeners checks a ContourConfiguration's spec.envoy.http and
 // spec.envoy.https as Validate checks the flags, on the settings they
 // resolved to; errors name the field, as the API server does.
-func validateCRDListeners(e *contourv1alpha1.EnvoyConfig, s *settings) error {
+func validateCRDListeners(e *contourv1alpha1.EnvoyConfig, s *Settings) error {
 	var errs field.ErrorList
 	envoy := field.NewPath("spec", "envoy")
 	for _, l := range []struct {
@@ -99,8 +105,8 @@ func validateCRDListeners(e *contourv1alpha1.EnvoyConfig, s *settings) error {
 		}
 	}
 	if len(errs) == 0 {
-		http := listenAddress(s.httpAddress, int(s.httpPort), defaultHTTPPort)
-		if https := listenAddress(s.httpsAddress, int(s.httpsPort), defaultHTTPSPort); http == https {
+		http := listenAddress(s.HTTPAddress, int(s.HTTPPort), defaultHTTPPort)
+		if https := listenAddress(s.HTTPSAddress, int(s.HTTPSPort), defaultHTTPSPort); http == https {
 			errs = append(errs, field.Invalid(envoy.Child("https"), https, "must not be the address and port of spec.envoy.http"))
 		}
 	}

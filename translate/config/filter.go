@@ -1,4 +1,4 @@
-package translate
+package config
 
 import (
 	"errors"
@@ -31,9 +31,9 @@ func disabledFeatureKind(feature string) string {
 	return ""
 }
 
-// filterObjects drops what Contour would never see: namespaced objects
+// FilterObjects drops what Contour would never see: namespaced objects
 // outside --watch-namespaces and kinds of --disable-feature.
-func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespaces []string) ([]loader.Object, error) {
+func FilterObjects(objs []loader.Object, f ServeFlags, s *Settings, rootNamespaces []string) ([]loader.Object, error) {
 	for _, feat := range f.DisabledFeatures {
 		if disabledFeatureKind(feat) == "" {
 			return nil, fmt.Errorf("--disable-feature: unknown feature %q, want one of extensionservices, tlsroutes, grpcroutes, tcproutes, backendtlspolicies", feat)
@@ -45,10 +45,10 @@ func filterObjects(objs []loader.Object, f ServeFlags, s *settings, rootNamespac
 				return nil, errors.New("not all root namespaces are being watched")
 			}
 		}
-		if fc := s.fallbackCert; fc != nil && !slices.Contains(f.WatchNamespaces, fc.Namespace) {
+		if fc := s.FallbackCertificate; fc != nil && !slices.Contains(f.WatchNamespaces, fc.Namespace) {
 			return nil, fmt.Errorf("the fallbackCertificate namespace (%s) must be watched", fc.Namespace)
 		}
-		if cc := s.clientCert; cc != nil && !slices.Contains(f.WatchNamespaces, cc.Namespace) {
+		if cc := s.ClientCertificate; cc != nil && !slices.Contains(f.WatchNamespaces, cc.Namespace) {
 			return nil, fmt.Errorf("the clientCertificate namespace (%s) must be watched", cc.Namespace)
 		}
 	}
