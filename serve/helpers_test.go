@@ -139,7 +139,8 @@ func judgeByCurrentStatus(st translate.ObjectStatus) (bool, string) {
 // waitReady waits for a first configuration to be served.
 func (ts *testServer) waitReady(t testing.TB) string {
 	t.Helper()
-	waitFor(t, "a first configuration", func() bool { return ts.Version() != "" })
+	// The version is published before the reload is counted and reported.
+	waitFor(t, "a first configuration", func() bool { return ts.Version() != "" && ts.reloads(t) > 0 })
 	return ts.Version()
 }
 

@@ -54,7 +54,9 @@ func (s *Server) reload(ctx context.Context, reason string) {
 		changed, err = s.publish(ctx, b)
 	}
 	took := time.Since(start)
-	s.metrics.reloaded(took, err == nil)
+	// Counted once reported, so that whoever sees the count go up finds
+	// the reload's report.
+	defer s.metrics.reloaded(took, err == nil)
 	if err != nil {
 		s.failed(err, reason, took)
 		return
