@@ -229,7 +229,7 @@ func (out *followed) follow(e Entry, built map[string]int, opts Options) (partRe
 	origin := &EntryOrigin{Source: e.Object.Source, Kind: rep.Kind, Namespace: rep.Namespace, Name: rep.Name}
 	b, err := e.Build()
 	if err != nil {
-		out.errs = append(out.errs, &Error{Source: e.Object.Source, Kind: rep.Kind, Namespace: rep.Namespace, Name: rep.Name, Msg: kustomizeMessage(err.Error())})
+		out.errs = append(out.errs, &Error{Source: e.Object.Source, Kind: rep.Kind, Namespace: rep.Namespace, Name: rep.Name, Msg: kustomize.Message(err.Error())})
 		return partResult{}, rep, false
 	}
 	p := out.decode(b, opts)
@@ -260,7 +260,7 @@ func (out *followed) decode(b *Built, opts Options) partResult {
 		}
 		switch {
 		case r.Err != nil && !kustomize.IsNotBuilt(r.Err):
-			parts = append(parts, partResult{errs: []error{&Error{Source: Source{File: r.Dir}, Msg: "kustomize build failed: " + kustomizeMessage(r.Err.Error())}}})
+			parts = append(parts, partResult{errs: []error{&Error{Source: Source{File: r.Dir}, Msg: "kustomize build failed: " + kustomize.Message(r.Err.Error())}}})
 		case r.Err == nil:
 			parts = append(parts, (&builtDecoder{opts: o}).decode(*r))
 		}
