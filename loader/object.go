@@ -25,8 +25,8 @@
 // keeps the objects that stand for Secrets (cert-manager Certificates,
 // SealedSecrets, ExternalSecrets, SOPS Secrets) for the standin package,
 // kustomizations.go and helmcharts.go build kustomizations and render
-// charts, follow.go follows GitOps entry points (the followers are in
-// loader/flux and loader/argocd), loader/mainbranch reads the fields of
+// charts, follow.go decodes what loader/follow's engine builds of GitOps
+// entry points (the followers are in loader/flux and loader/argocd), loader/mainbranch reads the fields of
 // Contour's main branch and loader/contourconfig its configuration file.
 package loader
 
