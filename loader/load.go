@@ -57,7 +57,7 @@ type Options struct {
 	// have none only, not refusing those that have another, as Argo CD's
 	// destination.namespace and helm's -n are (set for followed entries).
 	keepOwnNamespace bool
-	// Follow, when set, has GitOps entry points followed (follow.go).
+	// Follow, when set, has GitOps entry points followed (loader/follow).
 	Follow *Follow
 
 	budget *inputBudget // what is left of MaxInputSize, set by Load
