@@ -4,7 +4,7 @@ package loader
 // cluster applies: Flux's Kustomizations, sources and HelmReleases, Argo
 // CD's Applications and ApplicationSets. They are not Contour's kinds and
 // were skipped; they are kept, undecoded beyond JSON as secret sources
-// are, for the followers of follow.go, and handed out in Result.GitOps
+// are, for the followers loader/follow asks, and handed out in Result.GitOps
 // (or, without Options.Follow, counted as skipped as before).
 
 // gitOpsGroups are the API groups of GitOps objects: every kind and

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strings"
 	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -70,7 +68,7 @@ func planKustomizations(paths, files []string, opts Options) kustomizePlan {
 		plan.kfiles[i] = kfiles[r.Dir]
 		switch {
 		case r.Err != nil && !kustomize.IsNotBuilt(r.Err):
-			plan.decoded[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + kustomizeMessage(r.Err.Error())}}}
+			plan.decoded[i] = partResult{errs: []error{&Error{Source: Source{File: kfiles[r.Dir]}, Msg: "kustomize build failed: " + kustomize.Message(r.Err.Error())}}}
 		case r.Err == nil:
 			plan.decoded[i] = decoder.decode(r)
 		}
@@ -169,7 +167,7 @@ func buildWarnings(r kustomize.Result, kfile string) []Warning {
 		out = append(out, Warning{Source: Source{File: displayPath(r, l.File)}, Msg: l.String(), Skipped: true})
 	}
 	if kustomize.IsNotBuilt(r.Err) {
-		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + kustomizeMessage(r.Err.Error()), Skipped: true})
+		out = append(out, Warning{Source: Source{File: kfile}, Msg: "kustomization skipped: " + kustomize.Message(r.Err.Error()), Skipped: true})
 	}
 	if r.Build != nil {
 		for _, d := range r.Build.Deprecations {
@@ -177,38 +175,6 @@ func buildWarnings(r kustomize.Result, kfile string) []Warning {
 		}
 	}
 	return out
-}
-
-// privateKeys are what kustomize's messages may quote of a Secret (some
-// quote a whole patch or resource): PEM private key blocks, and the
-// values of fields named like keys.
-var privateKeys = sync.OnceValue(func() []*regexp.Regexp {
-	return []*regexp.Regexp{
-		regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
-		regexp.MustCompile(`(?i)([\w.-]*key[\w.-]*"?\s*:\s*)[^\s,}]{16,}`),
-	}
-})
-
-// kustomizeMessage is a kustomize error as contourc prints it: paths
-// from the working directory, as contourc names files elsewhere, and no
-// private key that the message quoted.
-func kustomizeMessage(msg string) string {
-	msg = relativeToCwd(msg)
-	msg = privateKeys()[0].ReplaceAllString(msg, "[private key removed]")
-	return privateKeys()[1].ReplaceAllString(msg, "${1}[removed]")
-}
-
-// relativeToCwd shortens the absolute paths in a message to paths from
-// the working directory.
-func relativeToCwd(msg string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return msg
-	}
-	if real, err := filepath.EvalSymlinks(wd); err == nil {
-		msg = strings.ReplaceAll(msg, real+string(filepath.Separator), "")
-	}
-	return strings.ReplaceAll(msg, wd+string(filepath.Separator), "")
 }
 
 // displayPath names a file a build read as the user would: relative to

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/contourc/contourc/loader/engines"
+	"github.com/contourc/contourc/loader/follow"
 	"github.com/contourc/contourc/loader/helmchart"
 	"github.com/contourc/contourc/loader/ignore"
 	"github.com/contourc/contourc/loader/internal/fastyaml"
@@ -56,7 +57,7 @@ type Options struct {
 	// have none only, not refusing those that have another, as Argo CD's
 	// destination.namespace and helm's -n are (set for followed entries).
 	keepOwnNamespace bool
-	// Follow, when set, has GitOps entry points followed (follow.go).
+	// Follow, when set, has GitOps entry points followed (loader/follow).
 	Follow *Follow
 
 	budget *inputBudget // what is left of MaxInputSize, set by Load
@@ -119,7 +120,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 	}
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	if followed {
-		objs = dropIdentical(objs)
+		objs = follow.DropIdentical(objs)
 	}
 	res.SkippedFiles = skippedFiles(filter.Left, parts)
 	errs = append(errs, fileErrs...)
@@ -151,30 +152,37 @@ func Load(paths []string, opts Options) (*Result, error) {
 // the walk's that no followed entry covers, then the entries' builds.
 // followed says some entry built objects.
 func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, opts Options, errs []error) (_ []partResult, followed bool, _ []error) {
-	all := append(slices.Clone(parts), kz.decoded...)
-	fw := opts.Follow.run(all, opts)
-	if len(fw.reports) == 0 {
+	var walked []Object
+	for _, p := range parts {
+		walked = append(walked, p.objs...)
+	}
+	for _, p := range kz.decoded {
+		walked = append(walked, p.objs...)
+	}
+	dec := &entryDecoder{opts: opts}
+	fw := opts.Follow.Run(walked, opts.Substitute, dec)
+	if len(fw.Reports) == 0 {
 		return append(parts, kz.parts(nil)...), false, errs
 	}
 	var kept []partResult
 	for i, p := range parts {
-		if files[i] == walk.StdinPath || !fw.covered(files[i]) {
+		if files[i] == walk.StdinPath || !fw.Covered(files[i]) {
 			kept = append(kept, p)
 		}
 	}
 	kept = append(kept, kz.parts(func(i int) bool {
-		return !fw.covered(kz.results[i].Dir) && !fw.covered(kz.kfiles[i])
+		return !fw.Covered(kz.results[i].Dir) && !fw.Covered(kz.kfiles[i])
 	})...)
-	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return fw.covered(w.Source.File) })
-	res.NotRead = slices.DeleteFunc(res.NotRead, func(n NotRead) bool { return fw.covered(n.File) })
-	for _, p := range fw.parts {
+	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return fw.Covered(w.Source.File) })
+	res.NotRead = slices.DeleteFunc(res.NotRead, func(n NotRead) bool { return fw.Covered(n.File) })
+	for _, p := range dec.parts {
 		res.Warnings = append(res.Warnings, p.warnings...)
 	}
-	for i := range fw.skipped {
-		kept = append(kept, partResult{file: &fw.skipped[i]})
+	for i := range dec.skipped {
+		kept = append(kept, partResult{file: &dec.skipped[i]})
 	}
-	res.Entries = fw.reports
-	return append(kept, fw.parts...), len(fw.parts) > 0, append(errs, fw.errs...)
+	res.Entries = fw.Reports
+	return append(kept, dec.parts...), len(dec.parts) > 0, append(errs, fw.Errs...)
 }
 
 // sortedObjects is objs, the objects of parts, with Endpoints mirrored and

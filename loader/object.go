@@ -25,40 +25,17 @@
 // keeps the objects that stand for Secrets (cert-manager Certificates,
 // SealedSecrets, ExternalSecrets, SOPS Secrets) for the standin package,
 // kustomizations.go and helmcharts.go build kustomizations and render
-// charts, follow.go follows GitOps entry points (the followers are in
-// loader/flux and loader/argocd), loader/mainbranch reads the fields of
+// charts, follow.go decodes what loader/follow's engine builds of GitOps
+// entry points (the followers are in loader/flux and loader/argocd), loader/mainbranch reads the fields of
 // Contour's main branch and loader/contourconfig its configuration file.
 package loader
 
-import (
-	"github.com/contourc/contourc/loader/mainbranch"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
+import "github.com/contourc/contourc/loader/internal/object"
 
-// Object is one decoded object and its source.
-//
-// Obj is always a pointer to the typed struct of the internal version of its
-// kind (see Kinds), e.g. *networkingv1.Ingress, *contourv1.HTTPProxy,
-// *gatewayv1.Gateway, *discoveryv1.EndpointSlice.
-type Object struct {
-	Kind   string
-	Source Source
-	Obj    metav1.Object
-	// APIVersion is the apiVersion as written in the input (e.g.
-	// gateway.networking.k8s.io/v1beta1), before conversion to the internal
-	// version that Obj's TypeMeta carries. Empty for objects the loader made
-	// itself (EndpointSlices mirrored from Endpoints).
-	APIVersion string
-	// Extensions are the fields of Contour's main branch that Obj's Go
-	// type lacks (see loader/mainbranch); nil when the object uses
-	// none, and always nil for kinds other than HTTPProxy and
-	// ContourConfiguration.
-	Extensions *mainbranch.Extensions
-	// StandIn, for an object the standin package made in place of one
-	// the input lacks, says what it stands for ("Certificate web/web");
-	// empty for objects read from the input.
-	StandIn string
-}
+// Object is one decoded object and its source (loader/internal/object
+// defines it, below loader/follow, which hands objects back and forth
+// with the load).
+type Object = object.Object
 
 // StandIn names a stand-in object and what it stands for, as check
 // reports it.
@@ -124,15 +101,7 @@ type RenderedChart struct {
 }
 
 // Warning is something a load went past rather than fail.
-type Warning struct {
-	Source Source
-	Msg    string
-	// Skipped is set when something was left out or skipped (check
-	// --fail-on skipped), unset for kustomize's deprecation warnings.
-	Skipped bool
-}
-
-func (w Warning) String() string { return w.Source.String() + ": " + w.Msg }
+type Warning = object.Warning
 
 // NotRead is a file a walk found in a kustomization's directory that the
 // kustomization does not use.

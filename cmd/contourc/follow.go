@@ -1,6 +1,6 @@
 package main
 
-// Following GitOps entry points (loader/follow.go): the flags that say
+// Following GitOps entry points (loader/follow): the flags that say
 // which sources are this repository, and what -v and the summary line say
 // of each entry point.
 

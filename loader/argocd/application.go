@@ -9,7 +9,7 @@
 // written), and the helm options it passes to `helm template`.
 //
 // It reads Applications and plans their sources, and its Follower
-// (follow.go) gives the loader's following engine (loader/follow.go) each
+// (follow.go) gives the loader's following engine (loader/follow) each
 // Application as an entry point that builds what its plan names, as
 // package flux does for Flux's Kustomizations and HelmReleases.
 package argocd

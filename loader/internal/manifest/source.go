@@ -17,7 +17,7 @@ type Source struct {
 	// Line are then the file and document the object came from, before
 	// the kustomization transformed it.
 	Via string
-	// Entry, for an object a GitOps entry point built (loader/follow.go), is
+	// Entry, for an object a GitOps entry point built (loader/follow), is
 	// that entry: a Flux Kustomization, an Argo CD Application. nil for
 	// objects read as the walk found them.
 	Entry *EntryOrigin
