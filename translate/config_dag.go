@@ -13,6 +13,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/httpheader"
 )
 
 // How the configuration changes what the DAG processors do: default header
@@ -101,16 +102,16 @@ func withDefaultHeaders(def, user *dag.HeadersPolicy, allowHost bool, dynamic ma
 			}
 			continue
 		}
-		if msgs := headerNameProblems(key); len(msgs) != 0 {
+		if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
 		}
 		if _, exists := out.Set[key]; !exists {
-			out.Set[key] = escapeHeaderValue(v, dynamic)
+			out.Set[key] = httpheader.EscapeValue(v, dynamic)
 		}
 	}
 	for _, entry := range def.Remove {
 		key := http.CanonicalHeaderKey(entry)
-		if msgs := headerNameProblems(key); len(msgs) != 0 {
+		if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
 		}
 		if !slices.Contains(out.Remove, key) {

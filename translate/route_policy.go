@@ -9,6 +9,7 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/httpheader"
 )
 
 // Per-route HTTPProxy policies: redirects, path rewrites, internal
@@ -205,7 +206,7 @@ func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (str
 			sourceIP, p.SourceIP = true, true
 		case hp.HeaderHashOptions != nil:
 			name := http.CanonicalHeaderKey(hp.HeaderHashOptions.HeaderName)
-			if msgs := headerNameProblems(name); len(msgs) != 0 {
+			if msgs := httpheader.NameProblems(name); len(msgs) != 0 {
 				ignore("ignoring invalid header hash policy options with invalid header name %q: %v", name, msgs)
 				continue
 			}

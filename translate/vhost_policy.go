@@ -13,6 +13,7 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/httpheader"
 )
 
 // Virtual-host (and route) policies of HTTPProxy: CORS, rate limits and
@@ -132,10 +133,10 @@ func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*dag.LocalRateLimit, err
 		if _, dup := out.ResponseHeaders[key]; dup {
 			return nil, fmt.Errorf("duplicate header addition: %q", key)
 		}
-		if msgs := headerNameProblems(key); len(msgs) != 0 {
+		if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid header name %q: %v", key, msgs)
 		}
-		out.ResponseHeaders[key] = escapeHeaderValue(h.Value, nil)
+		out.ResponseHeaders[key] = httpheader.EscapeValue(h.Value, nil)
 	}
 	return out, nil
 }
