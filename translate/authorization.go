@@ -61,7 +61,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 		return nil, false
 	}
-	timeout, err := parseTimeout(auth.ResponseTimeout)
+	timeout, err := dag.ParseTimeout(auth.ResponseTimeout)
 	if err != nil {
 		st.addError("AuthError", "AuthResponseTimeoutInvalid", "Spec.Virtualhost.Authorization.ResponseTimeout is invalid: %s", err)
 		return nil, false

@@ -167,7 +167,7 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 		if err != nil {
 			errs = append(errs, err)
 		} else {
-			timeout, err := parseTimeout(a.ResponseTimeout)
+			timeout, err := dag.ParseTimeout(a.ResponseTimeout)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("globalExtAuth.responseTimeout: %w", err))
 			}

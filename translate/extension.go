@@ -38,9 +38,9 @@ func (p *extensionProcessor) run() {
 func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *proxyStatus) *dag.ExtensionCluster {
 	out := &dag.ExtensionCluster{Namespace: ext.Namespace, Name: ext.Name, Protocol: "h2"}
 	if tp := ext.Spec.TimeoutPolicy; tp != nil {
-		response, errResp := parseTimeout(tp.Response)
-		_, errIdle := parseTimeout(tp.Idle)
-		idleConn, errConn := parseTimeout(tp.IdleConnection)
+		response, errResp := dag.ParseTimeout(tp.Response)
+		_, errIdle := dag.ParseTimeout(tp.Idle)
+		idleConn, errConn := dag.ParseTimeout(tp.IdleConnection)
 		switch {
 		case errResp != nil:
 			st.addError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing response timeout: %s", errResp)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -129,7 +130,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		r.DirectResponse = &dag.DirectResponse{StatusCode: 503}
 	}
 	if strings.HasPrefix(root.Spec.VirtualHost.Fqdn, "*.") {
-		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(root.Spec.VirtualHost.Fqdn))
+		r.HeaderMatch = append(r.HeaderMatch, dag.WildcardAuthorityMatch(root.Spec.VirtualHost.Fqdn))
 	}
 	if !routeJWTProvider(st, r, root, route) {
 		return nil, false
@@ -285,15 +286,15 @@ func httpProxyTimeouts(tp *contourv1.TimeoutPolicy) (dag.RouteTimeout, dag.Timeo
 	if tp == nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, nil
 	}
-	response, err := parseTimeout(tp.Response)
+	response, err := dag.ParseTimeout(tp.Response)
 	if err != nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing response timeout: %w", err)
 	}
-	idle, err := parseTimeout(tp.Idle)
+	idle, err := dag.ParseTimeout(tp.Idle)
 	if err != nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing idle timeout: %w", err)
 	}
-	idleConnection, err := parseTimeout(tp.IdleConnection)
+	idleConnection, err := dag.ParseTimeout(tp.IdleConnection)
 	if err != nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing idle connection timeout: %w", err)
 	}
@@ -322,7 +323,7 @@ func httpProxyRetryPolicy(rp *contourv1.RetryPolicy) *dag.RetryPolicy {
 		n = 1
 	}
 	out := &dag.RetryPolicy{RetryOn: on, NumRetries: uint32(n), RetriableStatusCodes: rp.RetriableStatusCodes}
-	if d, err := timeDuration(rp.PerTryTimeout); err == nil {
+	if d, err := time.ParseDuration(rp.PerTryTimeout); err == nil {
 		out.PerTryTimeout = dag.Timeout{Set: true, Duration: d}
 	}
 	return out

@@ -47,8 +47,8 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 		}
 		return fail("SecretNotValid", "Spec.VirtualHost.TLS Secret %q is invalid: %s", tls.SecretName, err)
 	}
-	minTLS := tlsVersionAnnotation(tls.MinimumProtocolVersion, "1.2")
-	maxTLS := tlsVersionAnnotation(tls.MaximumProtocolVersion, "1.3")
+	minTLS := dag.TLSVersion(tls.MinimumProtocolVersion, "1.2")
+	maxTLS := dag.TLSVersion(tls.MaximumProtocolVersion, "1.3")
 	if maxTLS < minTLS {
 		return fail("TLSConfigNotValid", "Spec.Virtualhost.TLS the minimum protocol version is greater than the maximum protocol version")
 	}

@@ -71,8 +71,8 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 		}
 		return
 	}
-	minVersion := tlsVersionAnnotation(index.ContourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
-	maxVersion := tlsVersionAnnotation(index.ContourAnnotation(ing, "tls-maximum-protocol-version"), "1.3")
+	minVersion := dag.TLSVersion(index.ContourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
+	maxVersion := dag.TLSVersion(index.ContourAnnotation(ing, "tls-maximum-protocol-version"), "1.3")
 	if maxVersion < minVersion {
 		// Contour stops processing TLS for this and every Ingress it has not
 		// visited yet (in map order); contourc skips only this Ingress's TLS.
@@ -213,7 +213,7 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 		Name:         ing.Name,
 	}
 	if strings.HasPrefix(host, "*.") {
-		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(host))
+		r.HeaderMatch = append(r.HeaderMatch, dag.WildcardAuthorityMatch(host))
 	}
 	return r, nil
 }
@@ -249,16 +249,6 @@ func ingressPathMatch(path networkingv1.HTTPIngressPath) (dag.PathMatch, error) 
 	}
 }
 
-// wildcardAuthorityMatch limits a "*.example.com" virtual host to one DNS
-// label, since Envoy's wildcard domains match several; a port is allowed.
-func wildcardAuthorityMatch(host string) dag.HeaderMatch {
-	return dag.HeaderMatch{
-		Name:  ":authority",
-		Type:  dag.HeaderRegex,
-		Value: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?" + regexp.QuoteMeta(host[1:]) + "(:[0-9]+)?",
-	}
-}
-
 // requiresTLS is ingress.kubernetes.io/force-ssl-redirect: "true".
 func requiresTLS(ing *networkingv1.Ingress) bool {
 	return ing.Annotations["ingress.kubernetes.io/force-ssl-redirect"] == "true"
@@ -276,7 +266,7 @@ func ingressTimeout(ing *networkingv1.Ingress) dag.RouteTimeout {
 	if value == "" {
 		value = index.ContourAnnotation(ing, "request-timeout")
 	}
-	t, err := parseTimeout(value)
+	t, err := dag.ParseTimeout(value)
 	if err != nil {
 		return dag.RouteTimeout{}
 	}
@@ -291,7 +281,7 @@ func ingressRetryPolicy(ing *networkingv1.Ingress) *dag.RetryPolicy {
 		return nil
 	}
 	rp := &dag.RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(index.ContourAnnotation(ing, "num-retries"))}
-	if t, err := parseTimeout(index.ContourAnnotation(ing, "per-try-timeout")); err == nil {
+	if t, err := dag.ParseTimeout(index.ContourAnnotation(ing, "per-try-timeout")); err == nil {
 		rp.PerTryTimeout = t
 	}
 	return rp
