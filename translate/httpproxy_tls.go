@@ -40,7 +40,7 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 	if tls.Passthrough {
 		return https.EnsureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
 	}
-	secret, err := p.cache.LookupTLSSecret(secretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
+	secret, err := p.cache.LookupTLSSecret(index.SecretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
 	if err != nil {
 		if _, ok := err.(index.DelegationNotPermittedError); ok {
 			return fail("DelegationNotPermitted", "Spec.VirtualHost.TLS Secret %q certificate delegation not permitted", tls.SecretName)
@@ -101,7 +101,7 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 		out.Forward = &dag.ForwardClientCert{Subject: f.Subject, Cert: f.Cert, Chain: f.Chain, DNS: f.DNS, URI: f.URI}
 	}
 	lookup := func(ref, what string, get func(types.NamespacedName, string) ([]byte, error)) ([]byte, bool) {
-		name := secretReference(ref, "", proxy.Namespace)
+		name := index.SecretReference(ref, "", proxy.Namespace)
 		data, err := get(name, proxy.Namespace)
 		if _, denied := err.(index.DelegationNotPermittedError); denied {
 			st.addError("TLSError", "DelegationNotPermitted", "Spec.VirtualHost.TLS %s Secret %q is invalid: %s", what, ref, err)

@@ -80,7 +80,7 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 		return
 	}
 	for _, tls := range ing.Spec.TLS {
-		name := secretReference(tls.SecretName, index.ContourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
+		name := index.SecretReference(tls.SecretName, index.ContourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
 		secret, err := p.cache.LookupTLSSecret(name, ing.Namespace)
 		if err != nil {
 			p.notice(ing, "TLS for %s left out: secret %s: %v", strings.Join(tls.Hosts, ","), name, err)
@@ -93,23 +93,6 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 			svh.MaxTLSVersion = maxVersion
 		}
 	}
-}
-
-// secretReference resolves an Ingress TLS SecretName: "ns/name" or a name in
-// the tls-cert-namespace annotation's namespace or the Ingress's own.
-func secretReference(secretName, annotationNamespace, ownNamespace string) types.NamespacedName {
-	ns, name, ok := strings.Cut(secretName, "/")
-	if !ok {
-		ns, name = "", secretName
-	}
-	switch {
-	case ns != "":
-	case annotationNamespace != "":
-		ns = annotationNamespace
-	default:
-		ns = ownNamespace
-	}
-	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
 // ingressRules returns spec.rules with the default backend prepended as a

@@ -620,7 +620,7 @@ func TestIngressTLSCrossNamespace(t *testing.T) {
 		// Ingress: the Secret default/tls is used.
 		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "/tls"), mkTLSSecret(t, "default", "tls"))...)
 		if findRouteConfig(res, "https/foo.com") == nil {
-			t.Fatal(`secretReference("/tls", "", "default") returns {default, "/tls"} instead of {default, tls} as Contour's NamespacedNameFrom does`)
+			t.Fatal(`index.SecretReference("/tls", "", "default") returns {default, "/tls"} instead of {default, tls} as Contour's NamespacedNameFrom does`)
 		}
 		assertHTTPS(t, res, "foo.com", wantSDSName("default", "tls", c.CertPEM), v12, v13)
 	})
