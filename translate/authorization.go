@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"errors"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
@@ -76,7 +77,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {
-		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: cmp.Or(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
 	return out, true
 }

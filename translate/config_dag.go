@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -183,7 +184,7 @@ func resolveExtensionRefs(objs []loader.Object, s *settings) error {
 			// (validateGlobalAuth), which then are not used.
 			_ = applyServiceType(g, a.AuthPolicy, s.extAuthExt)
 			if b := a.WithRequestBody; b != nil {
-				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: cmp.Or(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 			}
 			s.globalAuth = g
 		}
@@ -207,10 +208,10 @@ func withDefaultCircuitBreakers(s *dag.Service, set *settings) *dag.Service {
 	}
 	d := set.circuitBreakers
 	cb := &s.CircuitBreakers
-	cb.MaxConnections = orDefault(cb.MaxConnections, d.MaxConnections)
-	cb.MaxPendingRequests = orDefault(cb.MaxPendingRequests, d.MaxPendingRequests)
-	cb.MaxRequests = orDefault(cb.MaxRequests, d.MaxRequests)
-	cb.MaxRetries = orDefault(cb.MaxRetries, d.MaxRetries)
-	cb.PerHostMaxConnections = orDefault(cb.PerHostMaxConnections, d.PerHostMaxConnections)
+	cb.MaxConnections = cmp.Or(cb.MaxConnections, d.MaxConnections)
+	cb.MaxPendingRequests = cmp.Or(cb.MaxPendingRequests, d.MaxPendingRequests)
+	cb.MaxRequests = cmp.Or(cb.MaxRequests, d.MaxRequests)
+	cb.MaxRetries = cmp.Or(cb.MaxRetries, d.MaxRetries)
+	cb.PerHostMaxConnections = cmp.Or(cb.PerHostMaxConnections, d.PerHostMaxConnections)
 	return s
 }
