@@ -14,6 +14,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // The HTTPProxy processor's work is taken from the Memo exactly when what
@@ -23,7 +24,7 @@ import (
 // translation matches one without a Memo.
 func TestMemoReplaysProxiesOnlyWhenTheirInputsAreTheSame(t *testing.T) {
 	backend := pxBackend("default", "kuard") // the Service, then its EndpointSlice
-	secret := mkTLSSecret(t, "default", "tls")
+	secret := testpki.TLSSecret(t, "default", "tls")
 	secure := pxRoot(pxTLSSecret("tls"), pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
 	plain := pxProxy("default", "other", pxFQDN("other.example.com"), pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
 	ingress := func(host string) *networkingv1.Ingress {
@@ -175,7 +176,7 @@ spec:
 // and without a Memo.
 func TestRootsApartMatchInOrder(t *testing.T) {
 	var items []any
-	items = append(items, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"))
+	items = append(items, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"))
 	shared := pxProxy("default", "shared", pxRoutes(pxRoute(pxConds(pxPrefix("/s")), pxSvc("kuard", 80)), pxRoute(pxConds(pxPrefix("/bad")), pxSvc("missing", 80))))
 	cycleA := pxProxy("default", "cycle-a", pxIncludes(pxInclude("cycle-b", "default")))
 	cycleB := pxProxy("default", "cycle-b", pxIncludes(pxInclude("cycle-a", "default")))
