@@ -9,6 +9,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // External authorization (ext_authz) of HTTPProxy virtual hosts, served by
@@ -21,7 +22,7 @@ const defaultMaxRequestBytes = 1024
 
 // externalAuthorization resolves a virtual host's authorization settings;
 // nil with no error reported means there is none.
-func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
+func (p *httpProxyProcessor) externalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
 	auth := proxy.Spec.VirtualHost.Authorization
 	if auth == nil || auth.ExtensionServiceRef.Name == "" {
 		// The configuration's global authorization server, if any,
@@ -44,13 +45,13 @@ func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
 
 // resolveAuthorization resolves an authorization server, with its
 // extension fields (nil: gRPC), against the valid ExtensionServices.
-func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*dag.ExternalAuthorization, bool) {
+func (p *httpProxyProcessor) resolveAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*dag.ExternalAuthorization, bool) {
 	ref := auth.ExtensionServiceRef
 	if ref.APIVersion == "" {
 		ref.APIVersion = "projectcontour.io/v1alpha1"
 	}
 	if ref.APIVersion != "projectcontour.io/v1alpha1" {
-		st.addError("AuthError", "AuthBadResourceVersion", "Spec.Virtualhost.Authorization.extensionRef specifies an unsupported resource version %q", ref.APIVersion)
+		st.AddError("AuthError", "AuthBadResourceVersion", "Spec.Virtualhost.Authorization.extensionRef specifies an unsupported resource version %q", ref.APIVersion)
 		return nil, false
 	}
 	name := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
@@ -59,12 +60,12 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 	}
 	cluster := p.dag.Extensions[name]
 	if cluster == nil {
-		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
+		st.AddError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 		return nil, false
 	}
 	timeout, err := dag.ParseTimeout(auth.ResponseTimeout)
 	if err != nil {
-		st.addError("AuthError", "AuthResponseTimeoutInvalid", "Spec.Virtualhost.Authorization.ResponseTimeout is invalid: %s", err)
+		st.AddError("AuthError", "AuthResponseTimeoutInvalid", "Spec.Virtualhost.Authorization.ResponseTimeout is invalid: %s", err)
 		return nil, false
 	}
 	out := &dag.ExternalAuthorization{
@@ -73,7 +74,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		ResponseTimeout: extensionTimeout(cluster, timeout),
 	}
 	if err := applyServiceType(out, auth.AuthPolicy, ext); err != nil {
-		st.addError("AuthError", err.reason, "%s", err.msg)
+		st.AddError("AuthError", err.reason, "%s", err.msg)
 		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {

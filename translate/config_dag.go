@@ -15,6 +15,7 @@ import (
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/internal/httpheader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // How the configuration changes what the DAG processors do: default header
@@ -50,7 +51,7 @@ func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLim
 // checkGlobalAuthorization reports, as Contour does on the plain virtual
 // host, a global authorization server whose ExtensionService is not valid;
 // the virtual host is still served.
-func (p *httpProxyProcessor) checkGlobalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) {
+func (p *httpProxyProcessor) checkGlobalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) {
 	g := p.globalAuth()
 	if g == nil {
 		return
@@ -63,7 +64,7 @@ func (p *httpProxyProcessor) checkGlobalAuthorization(st *proxyStatus, proxy *co
 		name.Namespace = proxy.Namespace
 	}
 	if p.dag.Extensions[name] == nil {
-		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
+		st.AddError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 	}
 }
 

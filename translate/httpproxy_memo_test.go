@@ -222,40 +222,6 @@ func TestRootsApartMatchInOrder(t *testing.T) {
 	}
 }
 
-// Statuses come out ordered by kind, namespace and name, whether their
-// keys are taken in the cache's order or, for a status of an object the
-// cache does not list, sorted.
-func TestStatusesOrderedKeys(t *testing.T) {
-	var objs []metav1.Object
-	for _, ns := range []string{"b", "a", "a-b", "a.b"} {
-		for _, name := range []string{"y", "x", "x-y"} {
-			objs = append(objs, pxProxy(ns, name, pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
-		}
-	}
-	c := index.New(pxObjects(t, objs...), index.Options{})
-	ss := statuses{}
-	for _, p := range c.HTTPProxies {
-		ss[statusKey{"HTTPProxy", index.NamespacedName(p)}] = &proxyStatus{}
-	}
-	sorted := func() []statusKey {
-		var keys []statusKey
-		for k := range ss {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b statusKey) int {
-			return strings.Compare(a.kind+"\x00"+a.name.Namespace+"/"+a.name.Name, b.kind+"\x00"+b.name.Namespace+"/"+b.name.Name)
-		})
-		return keys
-	}
-	if got := ss.orderedKeys(c); !slices.Equal(got, sorted()) {
-		t.Errorf("in the cache's order: %v\nwant %v", got, sorted())
-	}
-	ss[statusKey{"ExtensionService", types.NamespacedName{Namespace: "z", Name: "ext"}}] = &proxyStatus{}
-	if got := ss.orderedKeys(c); !slices.Equal(got, sorted()) {
-		t.Errorf("with a status the cache does not list: %v\nwant %v", got, sorted())
-	}
-}
-
 // equalBut leaves out what it is told to, wherever it stands.
 func TestEqualBut(t *testing.T) {
 	svc, proxy, other := loader.Object{Kind: "Service", Obj: &metav1.ObjectMeta{Name: "s"}},

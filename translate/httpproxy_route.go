@@ -11,6 +11,7 @@ import (
 
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // One HTTPProxy route and the clusters of its services: conditions,
@@ -19,9 +20,9 @@ import (
 // route builds one route of proxy; ok is false when an error discards the
 // proxy's routes. The checks run in Contour's order, so that the first
 // error reported is the one Contour reports.
-func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*dag.Route, bool) {
+func (p *httpProxyProcessor) route(st *status.Proxy, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*dag.Route, bool) {
 	fail := func(errType, reason, format string, args ...any) (*dag.Route, bool) {
-		st.addError(errType, reason, format, args...)
+		st.AddError(errType, reason, format, args...)
 		return nil, false
 	}
 	actions := 0
@@ -152,9 +153,9 @@ type clusterSettings struct {
 // cluster resolves one route service. A nil cluster with ok means the
 // Service could not be resolved (skipped, not fatal); !ok means an error
 // discards the proxy's routes.
-func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *dag.Route, cs clusterSettings, dynamic map[string]string) (*dag.Cluster, bool) {
+func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *dag.Route, cs clusterSettings, dynamic map[string]string) (*dag.Cluster, bool) {
 	if svc.Port < 1 || svc.Port > 65535 {
-		st.addError("ServiceError", "ServicePortInvalid", "service %q: port must be in the range 1-65535", svc.Name)
+		st.AddError("ServiceError", "ServicePortInvalid", "service %q: port must be in the range 1-65535", svc.Name)
 		return nil, false
 	}
 	name := types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}
@@ -164,7 +165,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	}
 	s, err := p.cache.ServiceWithHealthPort(name, svc.Port, healthPort)
 	if err != nil {
-		st.addError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
+		st.AddError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
 		return nil, true
 	}
 	s = withDefaultCircuitBreakers(s, p.settings)
@@ -172,7 +173,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	if svc.Protocol != nil {
 		protocol = *svc.Protocol
 		if protocol != "h2" && protocol != "h2c" && protocol != "tls" {
-			st.addError("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
+			st.AddError("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
 			return nil, false
 		}
 	}
@@ -188,9 +189,9 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 		v, err := upstreamValidation(p.cache, uv, proxy.Namespace)
 		if err != nil {
 			if e, ok := err.(index.DelegationNotPermittedError); ok {
-				st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
+				st.AddError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 			} else {
-				st.addError("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
+				st.AddError("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
 			}
 			return nil, false
 		}
@@ -208,32 +209,32 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 		c.RequestHeaders, err = withDefaultHeaders(defReq, c.RequestHeaders, true, dynamic)
 	}
 	if err != nil {
-		st.addError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
+		st.AddError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
 		return nil, false
 	}
 	if c.ResponseHeaders, err = headersPolicy(svc.ResponseHeadersPolicy, false, dynamic); err == nil {
 		c.ResponseHeaders, err = withDefaultHeaders(defResp, c.ResponseHeaders, false, dynamic)
 	}
 	if err != nil {
-		st.addError("ServiceError", "ResponseHeadersPolicyInvalid", "%s on response headers", err)
+		st.AddError("ServiceError", "ResponseHeadersPolicyInvalid", "%s on response headers", err)
 		return nil, false
 	}
 	if c.CookieRewrites, err = cookieRewrites(svc.CookieRewritePolicies); err != nil {
-		st.addError("RouteError", "CookieRewritePoliciesInvalid", "%s on service cookie rewrite rules", err)
+		st.AddError("RouteError", "CookieRewritePoliciesInvalid", "%s on service cookie rewrite rules", err)
 		return nil, false
 	}
 	if svc.SlowStartPolicy != nil {
 		if cs.lbPolicy != "" && cs.lbPolicy != "RoundRobin" && cs.lbPolicy != "WeightedLeastRequest" {
-			st.addError("ServiceError", "SlowStartInvalid", "slow start is only supported with RoundRobin or WeightedLeastRequest load balancer strategy")
+			st.AddError("ServiceError", "SlowStartInvalid", "slow start is only supported with RoundRobin or WeightedLeastRequest load balancer strategy")
 			return nil, false
 		}
 		if c.SlowStart, err = slowStart(svc.SlowStartPolicy); err != nil {
-			st.addError("ServiceError", "SlowStartInvalid", "%s on slow start", err)
+			st.AddError("ServiceError", "SlowStartInvalid", "%s on slow start", err)
 			return nil, false
 		}
 	}
 	if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
-		st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
+		st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.clientCert, err)
 		return nil, false
 	}
 	c.SNI = upstreamSNI(r.RequestHeaders, c.RequestHeaders)

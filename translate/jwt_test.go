@@ -32,6 +32,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/status"
 	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
@@ -107,7 +108,7 @@ func translateJWT(t *testing.T, proxies []*contourv1.HTTPProxy, extra ...metav1.
 // ---- finders ---------------------------------------------------------------
 
 // jwtProxyErrors returns the errors of the Valid condition of HTTPProxy ns/name.
-func jwtProxyErrors(t *testing.T, res *Result, ns, name string) []conditionDetail {
+func jwtProxyErrors(t *testing.T, res *Result, ns, name string) []status.Detail {
 	t.Helper()
 	for _, s := range res.Status {
 		if s.Kind == "HTTPProxy" && s.Namespace == ns && s.Name == name {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/internal/httpheader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Per-route HTTPProxy policies: redirects, path rewrites, internal
@@ -164,7 +165,7 @@ func internalRedirectPolicy(p *contourv1.HTTPInternalRedirectPolicy) *dag.Intern
 // loadBalancing returns a route's load-balancer strategy and hash
 // policies. Invalid request-hash entries are dropped with warnings; with
 // none left the strategy falls back to round robin.
-func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, []dag.RequestHashPolicy) {
+func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *status.Proxy) (string, []dag.RequestHashPolicy) {
 	if lb == nil {
 		return "", nil
 	}
@@ -180,11 +181,11 @@ func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, [
 	}
 }
 
-func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (string, []dag.RequestHashPolicy) {
+func requestHashPolicies(in []contourv1.RequestHashPolicy, st *status.Proxy) (string, []dag.RequestHashPolicy) {
 	var out []dag.RequestHashPolicy
 	sourceIP := false
 	headers, params := map[string]bool{}, map[string]bool{}
-	ignore := func(format string, args ...any) { st.addWarning("SpecError", "IgnoredField", format, args...) }
+	ignore := func(format string, args ...any) { st.AddWarning("SpecError", "IgnoredField", format, args...) }
 	for _, hp := range in {
 		attrs := 0
 		for _, set := range []bool{hp.HashSourceIP, hp.HeaderHashOptions != nil, hp.QueryParameterHashOptions != nil} {

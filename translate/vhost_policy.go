@@ -14,6 +14,7 @@ import (
 
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/internal/httpheader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Virtual-host (and route) policies of HTTPProxy: CORS, rate limits and
@@ -182,12 +183,12 @@ func globalRateLimits(in []contourv1.RateLimitDescriptor) ([]dag.RateLimitDescri
 
 // ipFilter converts allow or deny policies; bare addresses are /32 or
 // /128. Unparsable CIDRs are reported and void the whole filter.
-func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*dag.IPFilter, error) {
+func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *status.Proxy) (*dag.IPFilter, error) {
 	var policies []contourv1.IPFilterPolicy
 	out := &dag.IPFilter{}
 	switch {
 	case len(allow) > 0 && len(deny) > 0:
-		st.addError("IPFilterError", "IncompatibleIPAddressFilters", "cannot specify both `ipAllowPolicy` and `ipDenyPolicy`")
+		st.AddError("IPFilterError", "IncompatibleIPAddressFilters", "cannot specify both `ipAllowPolicy` and `ipDenyPolicy`")
 		return nil, errors.New("invalid ip filter")
 	case len(allow) > 0:
 		out.Allow, policies = true, allow
@@ -208,7 +209,7 @@ func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*dag.IPF
 		}
 		var ipnet *net.IPNet
 		if _, ipnet, err = net.ParseCIDR(cidr); err != nil {
-			st.addError("IPFilterError", "InvalidCIDR", "%s failed to parse: %s", p.CIDR, err)
+			st.AddError("IPFilterError", "InvalidCIDR", "%s failed to parse: %s", p.CIDR, err)
 			continue
 		}
 		out.Rules = append(out.Rules, dag.IPFilterRule{Remote: p.Source == contourv1.IPFilterSourceRemote, CIDR: *ipnet})
