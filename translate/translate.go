@@ -113,27 +113,9 @@ type Result struct {
 // (defined in translate/internal/status, where the processors write it).
 type ObjectStatus = status.ObjectStatus
 
-// Notice is an informational message tied to an object.
-type Notice struct {
-	Source loader.Source
-	Kind   string
-	Name   string // namespace/name
-	Msg    string
-}
-
-func (n Notice) String() string {
-	s := n.Source.String()
-	if s != "" {
-		s += ": "
-	}
-	switch {
-	case n.Kind != "" && n.Name != "":
-		s += n.Kind + " " + n.Name + ": "
-	case n.Kind != "":
-		s += n.Kind + ": " // the configuration, say
-	}
-	return s + n.Msg
-}
+// Notice is an informational message tied to an object (defined in
+// translate/internal/status, where the processors write it).
+type Notice = status.Notice
 
 // Translate builds the DAG from objs and the Envoy resources from the DAG.
 // The result does not depend on the order of objs.

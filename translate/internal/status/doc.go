@@ -3,8 +3,9 @@
 // ExtensionService as it is built (Proxy, its errors and warnings, kept by
 // object in a Map), the ordered condition lists of Gateway API objects
 // (Conditions), their JSON forms (HTTPProxyStatus, ExtensionServiceStatus,
-// DetailedCondition, Condition) and the row of one object in
-// translate.Result.Status (ObjectStatus, which translate re-exports as an
-// alias). It imports loader and translate/dag/index, never translate, so
+// DetailedCondition, Condition), the row of one object in
+// translate.Result.Status (ObjectStatus) and the notices of
+// translate.Result.Notices (Notice), both of which translate re-exports
+// as aliases. It imports loader and translate/dag/index, never translate, so
 // that the processors' packages can all import it.
 package status
