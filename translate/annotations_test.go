@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contourc/contourc/translate/internal/testpki"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -164,7 +165,7 @@ func TestIngressAnnotationsApplyToEveryPath(t *testing.T) {
 		ingRule("foo.com", ingPath(ptPrefix, "/a", "kuard", 80), ingPath(ptExact, "/b", "kuard", 80)),
 		ingRule("bar.com", ingPath(ptPrefix, "/", "kuard", 80)),
 	)
-	res := translateIngressT(t, Options{}, withKuard(ing, mkTLSSecret(t, "default", "tls"))...)
+	res := translateIngressT(t, Options{}, withKuard(ing, testpki.TLSSecret(t, "default", "tls"))...)
 	check := func(rc, vh string) {
 		for _, r := range mustRoutes(t, res, rc, vh) {
 			if !proto.Equal(r.GetRoute().GetTimeout(), durationpb.New(3*time.Second)) || r.GetRoute().GetRetryPolicy().GetRetryOn() != "5xx" {

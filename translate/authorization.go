@@ -1,12 +1,15 @@
 package translate
 
 import (
+	"cmp"
+
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // External authorization (ext_authz) of HTTPProxy virtual hosts, served by
@@ -19,7 +22,7 @@ const defaultMaxRequestBytes = 1024
 
 // externalAuthorization resolves a virtual host's authorization settings;
 // nil with no error reported means there is none.
-func (p *httpProxyProcessor) externalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
+func (p *httpProxyProcessor) externalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
 	auth := proxy.Spec.VirtualHost.Authorization
 	if auth == nil || auth.ExtensionServiceRef.Name == "" {
 		// The configuration's global authorization server, if any,
@@ -42,13 +45,13 @@ func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
 
 // resolveAuthorization resolves an authorization server, with its
 // extension fields (nil: gRPC), against the valid ExtensionServices.
-func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*dag.ExternalAuthorization, bool) {
+func (p *httpProxyProcessor) resolveAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*dag.ExternalAuthorization, bool) {
 	ref := auth.ExtensionServiceRef
 	if ref.APIVersion == "" {
 		ref.APIVersion = "projectcontour.io/v1alpha1"
 	}
 	if ref.APIVersion != "projectcontour.io/v1alpha1" {
-		st.addError("AuthError", "AuthBadResourceVersion", "Spec.Virtualhost.Authorization.extensionRef specifies an unsupported resource version %q", ref.APIVersion)
+		st.AddError("AuthError", "AuthBadResourceVersion", "Spec.Virtualhost.Authorization.extensionRef specifies an unsupported resource version %q", ref.APIVersion)
 		return nil, false
 	}
 	name := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
@@ -57,12 +60,12 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 	}
 	cluster := p.dag.Extensions[name]
 	if cluster == nil {
-		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
+		st.AddError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 		return nil, false
 	}
-	timeout, err := parseTimeout(auth.ResponseTimeout)
+	timeout, err := dag.ParseTimeout(auth.ResponseTimeout)
 	if err != nil {
-		st.addError("AuthError", "AuthResponseTimeoutInvalid", "Spec.Virtualhost.Authorization.ResponseTimeout is invalid: %s", err)
+		st.AddError("AuthError", "AuthResponseTimeoutInvalid", "Spec.Virtualhost.Authorization.ResponseTimeout is invalid: %s", err)
 		return nil, false
 	}
 	out := &dag.ExternalAuthorization{
@@ -71,11 +74,11 @@ func (p *httpProxyProcessor) resolveAuthorization(st *proxyStatus, proxy *contou
 		ResponseTimeout: extensionTimeout(cluster, timeout),
 	}
 	if err := config.ApplyAuthorizationServiceType(out, auth.AuthPolicy, ext); err != nil {
-		st.addError("AuthError", err.Reason, "%s", err.Msg)
+		st.AddError("AuthError", err.Reason, "%s", err.Msg)
 		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {
-		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: cmp.Or(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
 	return out, true
 }

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // pxTranslateExt is pxTranslate with extension fields for the HTTPProxies
@@ -45,7 +46,7 @@ func httpAuth(settings *loader.HTTPAuthorizationSettings) map[string]*loader.Ext
 // httpAuthObjects are kuard, the TLS Secret, and ExtensionService
 // auth/authz (response timeout 2s) and auth/notimeout.
 func httpAuthObjects(t testing.TB) []any {
-	return []any{pxBackend("default", "kuard"), pxBackend("auth", "authz"), mkTLSSecret(t, "default", "tls"),
+	return []any{pxBackend("default", "kuard"), pxBackend("auth", "authz"), testpki.TLSSecret(t, "default", "tls"),
 		pxExtension("auth", "authz", contourv1alpha1.ExtensionServiceSpec{Services: pxTargets("authz"), TimeoutPolicy: &contourv1.TimeoutPolicy{Response: "2s"}}),
 		pxExtension("auth", "notimeout", contourv1alpha1.ExtensionServiceSpec{Services: pxTargets("authz")})}
 }

@@ -73,7 +73,7 @@ func slowStart(s *contourv1.SlowStartPolicy) (*dag.SlowStart, error) {
 // needed across namespaces) and subject names; the first subject name
 // must be subjectName.
 func upstreamValidation(c *index.Index, uv *contourv1.UpstreamValidation, fromNamespace string) (*dag.UpstreamValidation, error) {
-	name := secretReference(uv.CACertificate, "", fromNamespace)
+	name := index.SecretReference(uv.CACertificate, "", fromNamespace)
 	ca, err := c.LookupCASecret(name, fromNamespace)
 	if _, denied := err.(index.DelegationNotPermittedError); err != nil && !denied {
 		err = fmt.Errorf("invalid CA Secret %q: %s", name, err)

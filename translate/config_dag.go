@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/httpheader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // How the configuration changes what the DAG processors do: default header
@@ -49,7 +52,7 @@ func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLim
 // checkGlobalAuthorization reports, as Contour does on the plain virtual
 // host, a global authorization server whose ExtensionService is not valid;
 // the virtual host is still served.
-func (p *httpProxyProcessor) checkGlobalAuthorization(st *proxyStatus, proxy *contourv1.HTTPProxy) {
+func (p *httpProxyProcessor) checkGlobalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) {
 	g := p.globalAuth()
 	if g == nil {
 		return
@@ -62,7 +65,7 @@ func (p *httpProxyProcessor) checkGlobalAuthorization(st *proxyStatus, proxy *co
 		name.Namespace = proxy.Namespace
 	}
 	if p.dag.Extensions[name] == nil {
-		st.addError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
+		st.AddError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 	}
 }
 
@@ -102,16 +105,16 @@ func withDefaultHeaders(def, user *dag.HeadersPolicy, allowHost bool, dynamic ma
 			}
 			continue
 		}
-		if msgs := headerNameProblems(key); len(msgs) != 0 {
+		if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
 		}
 		if _, exists := out.Set[key]; !exists {
-			out.Set[key] = escapeHeaderValue(v, dynamic)
+			out.Set[key] = httpheader.EscapeValue(v, dynamic)
 		}
 	}
 	for _, entry := range def.Remove {
 		key := http.CanonicalHeaderKey(entry)
-		if msgs := headerNameProblems(key); len(msgs) != 0 {
+		if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid set header %q: %v", key, msgs)
 		}
 		if !slices.Contains(out.Remove, key) {
@@ -167,7 +170,7 @@ func resolveExtensionRefs(objs []loader.Object, s *config.Settings) error {
 		if err != nil {
 			errs = append(errs, err)
 		} else {
-			timeout, err := parseTimeout(a.ResponseTimeout)
+			timeout, err := dag.ParseTimeout(a.ResponseTimeout)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("globalExtAuth.responseTimeout: %w", err))
 			}
@@ -183,7 +186,7 @@ func resolveExtensionRefs(objs []loader.Object, s *config.Settings) error {
 			// (validateGlobalAuth), which then are not used.
 			_ = config.ApplyAuthorizationServiceType(g, a.AuthPolicy, s.GlobalExtAuthExtensions)
 			if b := a.WithRequestBody; b != nil {
-				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: orDefault(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+				g.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: cmp.Or(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 			}
 			s.ResolvedGlobalExtAuth = g
 		}
@@ -207,10 +210,10 @@ func withDefaultCircuitBreakers(s *dag.Service, set *config.Settings) *dag.Servi
 	}
 	d := set.CircuitBreakers
 	cb := &s.CircuitBreakers
-	cb.MaxConnections = orDefault(cb.MaxConnections, d.MaxConnections)
-	cb.MaxPendingRequests = orDefault(cb.MaxPendingRequests, d.MaxPendingRequests)
-	cb.MaxRequests = orDefault(cb.MaxRequests, d.MaxRequests)
-	cb.MaxRetries = orDefault(cb.MaxRetries, d.MaxRetries)
-	cb.PerHostMaxConnections = orDefault(cb.PerHostMaxConnections, d.PerHostMaxConnections)
+	cb.MaxConnections = cmp.Or(cb.MaxConnections, d.MaxConnections)
+	cb.MaxPendingRequests = cmp.Or(cb.MaxPendingRequests, d.MaxPendingRequests)
+	cb.MaxRequests = cmp.Or(cb.MaxRequests, d.MaxRequests)
+	cb.MaxRetries = cmp.Or(cb.MaxRetries, d.MaxRetries)
+	cb.PerHostMaxConnections = cmp.Or(cb.PerHostMaxConnections, d.PerHostMaxConnections)
 	return s
 }

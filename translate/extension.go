@@ -9,6 +9,7 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // The ExtensionService processor: each valid ExtensionService becomes an
@@ -19,7 +20,7 @@ import (
 type extensionProcessor struct {
 	cache    *index.Index
 	settings *config.Settings // nil: Contour's defaults
-	status   statuses
+	status   status.Map
 	// clusters are the valid extensions, by namespace/name.
 	clusters map[types.NamespacedName]*dag.ExtensionCluster
 }
@@ -28,27 +29,27 @@ func (p *extensionProcessor) run() {
 	p.clusters = map[types.NamespacedName]*dag.ExtensionCluster{}
 	for _, ext := range p.cache.Extensions {
 		key := index.NamespacedName(ext)
-		st := &proxyStatus{generation: ext.Generation}
-		p.status[statusKey{"ExtensionService", key}] = st
-		if c := p.build(ext, st); c != nil && st.valid() {
+		st := &status.Proxy{Generation: ext.Generation}
+		p.status[status.Key{Kind: "ExtensionService", Name: key}] = st
+		if c := p.build(ext, st); c != nil && st.Valid() {
 			p.clusters[key] = c
 		}
 	}
 }
 
-func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *proxyStatus) *dag.ExtensionCluster {
+func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *status.Proxy) *dag.ExtensionCluster {
 	out := &dag.ExtensionCluster{Namespace: ext.Namespace, Name: ext.Name, Protocol: "h2"}
 	if tp := ext.Spec.TimeoutPolicy; tp != nil {
-		response, errResp := parseTimeout(tp.Response)
-		_, errIdle := parseTimeout(tp.Idle)
-		idleConn, errConn := parseTimeout(tp.IdleConnection)
+		response, errResp := dag.ParseTimeout(tp.Response)
+		_, errIdle := dag.ParseTimeout(tp.Idle)
+		idleConn, errConn := dag.ParseTimeout(tp.IdleConnection)
 		switch {
 		case errResp != nil:
-			st.addError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing response timeout: %s", errResp)
+			st.AddError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing response timeout: %s", errResp)
 		case errIdle != nil:
-			st.addError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing idle timeout: %s", errIdle)
+			st.AddError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing idle timeout: %s", errIdle)
 		case errConn != nil:
-			st.addError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing idle connection timeout: %s", errConn)
+			st.AddError("SpecError", "TimeoutPolicyNotValid", "spec.timeoutPolicy failed to parse: error parsing idle connection timeout: %s", errConn)
 		default:
 			out.ResponseTimeout, out.IdleConnection = response, idleConn
 		}
@@ -56,7 +57,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 	if p.settings != nil && p.settings.ClientCertificate != nil {
 		sec, err := p.cache.ClientCertificate()
 		if err != nil {
-			st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
+			st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
 		}
 		out.ClientCertificate = sec
 	}
@@ -74,11 +75,11 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 		case "WeightedLeastRequest", "Random":
 			out.LoadBalancerPolicy = lb.Strategy
 		case "Cookie", "RequestHash":
-			st.addWarning("SpecError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for ExtensionClusters", ".Spec.LoadBalancerPolicy", lb.Strategy)
+			st.AddWarning("SpecError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for ExtensionClusters", ".Spec.LoadBalancerPolicy", lb.Strategy)
 		}
 	}
 	if tp := ext.Spec.TimeoutPolicy; tp != nil && tp.Idle != "" {
-		st.addWarning("SpecError", "IgnoredField", "ignoring field %q; idle timeouts are not supported for ExtensionClusters", ".Spec.TimeoutPolicy.Idle")
+		st.AddWarning("SpecError", "IgnoredField", "ignoring field %q; idle timeouts are not supported for ExtensionClusters", ".Spec.TimeoutPolicy.Idle")
 	}
 	if ext.Spec.Protocol != nil && *ext.Spec.Protocol != "" {
 		out.Protocol = *ext.Spec.Protocol
@@ -86,16 +87,16 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 	if uv := ext.Spec.UpstreamValidation; uv != nil {
 		v, err := upstreamValidation(p.cache, uv, ext.Namespace)
 		if e, denied := err.(index.DelegationNotPermittedError); denied {
-			st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
+			st.AddError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 			return nil
 		} else if err != nil {
-			st.addError("SpecError", "TLSUpstreamValidation", "TLS upstream validation policy error: %s", err)
+			st.AddError("SpecError", "TLSUpstreamValidation", "TLS upstream validation policy error: %s", err)
 			return nil
 		}
 		// The name to validate is also the SNI sent.
 		out.Validation, out.SNI = v, v.SubjectNames[0]
 		if out.Protocol != "h2" {
-			st.addError("SpecError", "InconsistentProtocol", "upstream TLS validation not supported for %q protocol", out.Protocol)
+			st.AddError("SpecError", "InconsistentProtocol", "upstream TLS validation not supported for %q protocol", out.Protocol)
 		}
 	}
 	for _, target := range ext.Spec.Services {
@@ -103,11 +104,11 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *pr
 		name := types.NamespacedName{Namespace: ext.Namespace, Name: target.Name}
 		svc, port, err := p.cache.LookupService(name, intstr.FromInt(target.Port))
 		if err != nil {
-			st.addError("ServiceError", "ServiceUnresolvedReference", "unresolved service %q: %s", name, err)
+			st.AddError("ServiceError", "ServiceUnresolvedReference", "unresolved service %q: %s", name, err)
 			continue
 		}
 		if svc.Spec.ExternalName != "" {
-			st.addError("ServiceError", "UnsupportedServiceType", "Service %q is of unsupported type %q.", name, corev1.ServiceTypeExternalName)
+			st.AddError("ServiceError", "UnsupportedServiceType", "Service %q is of unsupported type %q.", name, corev1.ServiceTypeExternalName)
 			continue
 		}
 		out.Targets = append(out.Targets, dag.ExtensionTarget{

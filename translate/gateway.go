@@ -298,20 +298,20 @@ func addressAssigned(gw *gatewayv1.Gateway) bool {
 // not assigned or some listener is not programmed.
 func (p *gatewayProcessor) gatewayConditions(notProgrammed bool) {
 	g := p.status.gateway
-	g.conditions.set(g.generation, "Accepted", "True", "Accepted", "Gateway is accepted")
+	g.conditions.Set(g.generation, "Accepted", "True", "Accepted", "Gateway is accepted")
 	if notProgrammed {
-		g.conditions.set(g.generation, "Programmed", "False", "AddressNotAssigned", "None of the addresses in Spec.Addresses have been assigned to the Gateway")
+		g.conditions.Set(g.generation, "Programmed", "False", "AddressNotAssigned", "None of the addresses in Spec.Addresses have been assigned to the Gateway")
 		return
 	}
 	for _, l := range g.listeners {
 		for _, c := range l.Conditions {
 			if c.Type == "Programmed" && c.Status == "False" {
-				g.conditions.set(g.generation, "Programmed", "False", "ListenersNotValid", "Listeners are not valid")
+				g.conditions.Set(g.generation, "Programmed", "False", "ListenersNotValid", "Listeners are not valid")
 				return
 			}
 		}
 	}
-	g.conditions.set(g.generation, "Programmed", "True", "Programmed", "Valid Gateway")
+	g.conditions.Set(g.generation, "Programmed", "True", "Programmed", "Valid Gateway")
 }
 
 type metav1Time = metav1.Time

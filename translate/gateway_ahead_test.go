@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/internal/testpki"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -33,7 +34,7 @@ var gatewayName = types.NamespacedName{Namespace: "gw", Name: "edge"}
 // manyHTTPRoutes is a Gateway with two HTTP listeners and n HTTPRoutes of
 // many kinds.
 func manyHTTPRoutes(t *testing.T, n int) string {
-	ca := strings.ReplaceAll(strings.TrimSpace(string(testCerts(t).CertPEM)), "\n", "\n    ")
+	ca := strings.ReplaceAll(strings.TrimSpace(string(testpki.Certs(t).CertPEM)), "\n", "\n    ")
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass

@@ -12,6 +12,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/httpheader"
 )
 
 // Gateway API backend references, header filters and shared route helpers.
@@ -93,15 +94,15 @@ func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*dag.Hea
 				out.HostRewrite = h.Value
 				continue
 			}
-			if msgs := headerNameProblems(key); len(msgs) != 0 {
+			if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 				errs = append(errs, fmt.Sprintf("invalid %s header %q: %v", op, key, msgs))
 				continue
 			}
-			if err := validHeaderValue(key, h.Value); err != nil {
+			if err := httpheader.ValidValue(key, h.Value); err != nil {
 				errs = append(errs, err.Error())
 				continue
 			}
-			m[key] = escapeHeaderValue(h.Value, nil)
+			m[key] = httpheader.EscapeValue(h.Value, nil)
 		}
 		return m
 	}
@@ -118,7 +119,7 @@ func gatewayHeadersPolicy(f *gatewayv1.HTTPHeaderFilter, request bool) (*dag.Hea
 			errs = append(errs, fmt.Sprintf("duplicate header removal: %q", key))
 			continue
 		}
-		if msgs := headerNameProblems(key); len(msgs) != 0 {
+		if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 			errs = append(errs, fmt.Sprintf("invalid remove header %q: %v", key, msgs))
 			continue
 		}

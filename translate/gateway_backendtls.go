@@ -10,6 +10,7 @@ import (
 
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // BackendTLSPolicy: TLS to an HTTPRoute backend, verified against CA
@@ -110,9 +111,9 @@ type PolicyStatus struct {
 
 // PolicyAncestorStatus is a policy's status for one route parentRef.
 type PolicyAncestorStatus struct {
-	AncestorRef    parentRefJSON `json:"ancestorRef"`
-	ControllerName string        `json:"controllerName"`
-	Conditions     conditionList `json:"conditions"`
+	AncestorRef    parentRefJSON     `json:"ancestorRef"`
+	ControllerName string            `json:"controllerName"`
+	Conditions     status.Conditions `json:"conditions"`
 }
 
 // policyStatuses lists the BackendTLSPolicy statuses, ordered by name.

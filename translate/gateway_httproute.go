@@ -247,7 +247,7 @@ func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*dag.Timeout, error) {
 		return nil, nil
 	}
 	parse := func(d *gatewayv1.Duration, field string) (dag.Timeout, error) {
-		v, err := parseTimeout(string(*d))
+		v, err := dag.ParseTimeout(string(*d))
 		if err != nil {
 			return dag.Timeout{}, fmt.Errorf("invalid HTTPRoute.Spec.Rules.Timeouts.%s: %v", field, err)
 		}

@@ -283,13 +283,13 @@ func (p *gatewayProcessor) defaultListenerConditions(name string) {
 		g.addListenerCondition(name, "ResolvedRefs", "True", "ResolvedRefs", "Listener references resolved")
 		return
 	}
-	if !conds.has("Programmed") {
+	if !conds.Has("Programmed") {
 		g.addListenerCondition(name, "Programmed", "False", "Invalid", "Invalid listener, see other listener conditions for details")
 	}
-	if !conds.has("Accepted") {
+	if !conds.Has("Accepted") {
 		g.addListenerCondition(name, "Accepted", "True", "Accepted", "Listener accepted")
 	}
-	if !conds.has("ResolvedRefs") {
+	if !conds.Has("ResolvedRefs") {
 		g.addListenerCondition(name, "ResolvedRefs", "True", "ResolvedRefs", "Listener references resolved")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -13,39 +14,6 @@ import (
 // condition type again replaces it and appends its message to the old one,
 // as Contour's status accessors do.
 
-// Condition is a Kubernetes condition as status shows it.
-type Condition struct {
-	Type               string `json:"type"`
-	Status             string `json:"status"`
-	Reason             string `json:"reason"`
-	Message            string `json:"message"`
-	ObservedGeneration int64  `json:"observedGeneration"`
-}
-
-// conditionList is an ordered set of conditions keyed by type.
-type conditionList []Condition
-
-// set adds or replaces the condition of type typ; a replaced condition's
-// message is kept in front of the new one.
-func (cl *conditionList) set(generation int64, typ, status, reason, message string) {
-	for i, c := range *cl {
-		if c.Type == typ {
-			(*cl)[i] = Condition{Type: typ, Status: status, Reason: reason, Message: c.Message + ", " + message, ObservedGeneration: generation}
-			return
-		}
-	}
-	*cl = append(*cl, Condition{Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: generation})
-}
-
-func (cl conditionList) has(typ string) bool {
-	for _, c := range cl {
-		if c.Type == typ {
-			return true
-		}
-	}
-	return false
-}
-
 // GatewayStatus is the JSON form of a Gateway's status.
 type GatewayStatus struct {
 	Conditions []Condition       `json:"conditions"`
@@ -54,10 +22,10 @@ type GatewayStatus struct {
 
 // ListenerStatus is one Gateway listener's status.
 type ListenerStatus struct {
-	Name           string           `json:"name"`
-	SupportedKinds []RouteGroupKind `json:"supportedKinds"`
-	AttachedRoutes int32            `json:"attachedRoutes"`
-	Conditions     conditionList    `json:"conditions"`
+	Name           string            `json:"name"`
+	SupportedKinds []RouteGroupKind  `json:"supportedKinds"`
+	AttachedRoutes int32             `json:"attachedRoutes"`
+	Conditions     status.Conditions `json:"conditions"`
 }
 
 // RouteGroupKind names a route kind a listener accepts.
@@ -69,7 +37,7 @@ type RouteGroupKind struct {
 // gatewayStatus accumulates a Gateway's status.
 type gatewayStatus struct {
 	generation int64
-	conditions conditionList
+	conditions status.Conditions
 	// listeners by name, in the order they were first touched
 	listeners []*ListenerStatus
 }
@@ -80,13 +48,13 @@ func (g *gatewayStatus) listener(name string) *ListenerStatus {
 			return l
 		}
 	}
-	l := &ListenerStatus{Name: name, SupportedKinds: []RouteGroupKind{}, Conditions: conditionList{}}
+	l := &ListenerStatus{Name: name, SupportedKinds: []RouteGroupKind{}, Conditions: status.Conditions{}}
 	g.listeners = append(g.listeners, l)
 	return l
 }
 
 func (g *gatewayStatus) addListenerCondition(listener, typ, status, reason, message string) {
-	g.listener(listener).Conditions.set(g.generation, typ, status, reason, message)
+	g.listener(listener).Conditions.Set(g.generation, typ, status, reason, message)
 }
 
 func (g *gatewayStatus) toStatus() GatewayStatus {
@@ -100,9 +68,9 @@ type RouteStatus struct {
 
 // RouteParentStatus is a route's status for one parentRef.
 type RouteParentStatus struct {
-	ParentRef      parentRefJSON `json:"parentRef"`
-	ControllerName string        `json:"controllerName"`
-	Conditions     conditionList `json:"conditions"`
+	ParentRef      parentRefJSON     `json:"parentRef"`
+	ControllerName string            `json:"controllerName"`
+	Conditions     status.Conditions `json:"conditions"`
 }
 
 // parentRefJSON is a parentRef as Contour writes it back.
@@ -145,7 +113,7 @@ type routeParent struct {
 
 func (rp *routeParent) get() *RouteParentStatus {
 	if rp.status == nil {
-		rp.status = &RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: rp.route.controller, Conditions: conditionList{}}
+		rp.status = &RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: rp.route.controller, Conditions: status.Conditions{}}
 		rp.route.parents = append(rp.route.parents, rp.status)
 		rp.route.refs = append(rp.route.refs, rp.ref)
 	}
@@ -153,7 +121,7 @@ func (rp *routeParent) get() *RouteParentStatus {
 }
 
 func (rp *routeParent) add(typ, status, reason, message string) {
-	rp.get().Conditions.set(rp.route.generation, typ, status, reason, message)
+	rp.get().Conditions.Set(rp.route.generation, typ, status, reason, message)
 }
 
 // conditionSink takes the conditions converting a route reports: a
@@ -177,7 +145,7 @@ func (r conditionRecord) addTo(sink conditionSink) {
 }
 
 func (rp *routeParent) has(typ string) bool {
-	return rp.status != nil && rp.status.Conditions.has(typ)
+	return rp.status != nil && rp.status.Conditions.Has(typ)
 }
 
 func toParentRefJSON(ref gatewayv1.ParentReference) parentRefJSON {
@@ -224,7 +192,7 @@ func watchedAPIVersion(kind string) string {
 type gatewayStatuses struct {
 	gateway     *gatewayStatus
 	gatewayName types.NamespacedName
-	routes      map[statusKey]*routeStatus
+	routes      map[status.Key]*routeStatus
 	policies    map[types.NamespacedName]*routeStatus // BackendTLSPolicy ancestors
 }
 
@@ -240,7 +208,7 @@ func (gs *gatewayStatuses) resetPolicy(name types.NamespacedName, generation int
 }
 
 func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generation int64, controller string) *routeStatus {
-	key := statusKey{kind, name}
+	key := status.Key{Kind: kind, Name: name}
 	r, ok := gs.routes[key]
 	if !ok {
 		r = &routeStatus{generation: generation, controller: controller}
@@ -260,7 +228,7 @@ func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
 			Status: gs.gateway.toStatus(), Source: c.Source("Gateway", gs.gatewayName),
 		})
 	}
-	var keys []statusKey
+	var keys []status.Key
 	for k, r := range gs.routes {
 		if len(r.parents) > 0 {
 			keys = append(keys, k)
@@ -269,15 +237,15 @@ func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
 	// Any fixed order will do: translate sorts all statuses afterwards.
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
-		if a.kind != b.kind {
-			return a.kind < b.kind
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
 		}
-		return index.LessQualified(a.name.Namespace, a.name.Name, b.name.Namespace, b.name.Name)
+		return index.LessQualified(a.Name.Namespace, a.Name.Name, b.Name.Namespace, b.Name.Name)
 	})
 	for _, k := range keys {
 		out = append(out, ObjectStatus{
-			APIVersion: watchedAPIVersion(k.kind), Kind: k.kind, Namespace: k.name.Namespace, Name: k.name.Name,
-			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.kind, k.name),
+			APIVersion: watchedAPIVersion(k.Kind), Kind: k.Kind, Namespace: k.Name.Namespace, Name: k.Name.Name,
+			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.Kind, k.Name),
 		})
 	}
 	return append(out, gs.policyStatuses(c)...)

@@ -12,6 +12,7 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // The HTTPProxy processor: root HTTPProxies become virtual hosts, their
@@ -21,7 +22,7 @@ import (
 type httpProxyProcessor struct {
 	dag            *dag.DAG
 	cache          *index.Index
-	status         statuses
+	status         status.Map
 	rootNamespaces []string
 	// disablePermitInsecure ignores routes' permitInsecure (configuration).
 	disablePermitInsecure bool
@@ -44,7 +45,7 @@ func (p *httpProxyProcessor) run() {
 	var roots []*contourv1.HTTPProxy
 	for _, proxy := range p.cache.HTTPProxies {
 		key := index.NamespacedName(proxy)
-		p.status[statusKey{"HTTPProxy", key}] = &proxyStatus{generation: proxy.Generation}
+		p.status[status.Key{Kind: "HTTPProxy", Name: key}] = &status.Proxy{Generation: proxy.Generation}
 		if proxy.Spec.VirtualHost == nil {
 			p.orphaned[key] = true
 			continue
@@ -59,7 +60,7 @@ func (p *httpProxyProcessor) run() {
 		}
 	}
 	for key := range p.orphaned {
-		p.status.forProxy(key).addError("Orphaned", "Orphaned", orphanMessage)
+		p.status.ForProxy(key).AddError("Orphaned", "Orphaned", status.OrphanMessage)
 	}
 }
 
@@ -85,7 +86,7 @@ func (p *httpProxyProcessor) uniqueFQDNs(roots []*contourv1.HTTPProxy) []*contou
 	}
 	for i, r := range roots {
 		if names := shared[fqdns[i]]; names != nil {
-			p.status.forProxy(index.NamespacedName(r)).addError("VirtualHostError", "DuplicateVhost",
+			p.status.ForProxy(index.NamespacedName(r)).AddError("VirtualHostError", "DuplicateVhost",
 				"fqdn %q is used in multiple HTTPProxies: %s", fqdns[i], strings.Join(names, ", "))
 		}
 	}
@@ -109,30 +110,30 @@ func sharingNames(roots []*contourv1.HTTPProxy, fqdns []string, count map[string
 
 // root programs one root HTTPProxy's virtual host(s).
 func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
-	st := p.status.forProxy(index.NamespacedName(proxy))
+	st := p.status.ForProxy(index.NamespacedName(proxy))
 	vh := proxy.Spec.VirtualHost
 	host := vh.Fqdn
 	switch {
 	case strings.TrimSpace(host) == "":
-		st.addError("VirtualHostError", "FQDNNotSpecified", "Spec.VirtualHost.Fqdn must be specified")
+		st.AddError("VirtualHostError", "FQDNNotSpecified", "Spec.VirtualHost.Fqdn must be specified")
 		return
 	case len(p.rootNamespaces) > 0 && !slices.Contains(p.rootNamespaces, proxy.Namespace):
-		st.addError("RootNamespaceError", "RootProxyNotAllowedInNamespace", "root HTTPProxy cannot be defined in this namespace")
+		st.AddError("RootNamespaceError", "RootProxyNotAllowedInNamespace", "root HTTPProxy cannot be defined in this namespace")
 		return
 	case len(proxy.Spec.Routes) == 0 && len(proxy.Spec.Includes) == 0 && proxy.Spec.TCPProxy == nil:
-		st.addError("SpecError", "NothingDefined", "HTTPProxy.Spec must have at least one Route, Include, or a TCPProxy")
+		st.AddError("SpecError", "NothingDefined", "HTTPProxy.Spec must have at least one Route, Include, or a TCPProxy")
 		return
 	}
 	if len(vh.JWTProviders) > 0 && (vh.TLS == nil || vh.TLS.SecretName == "") {
-		st.addError("JWTVerificationError", "JWTVerificationNotPermitted", "Spec.VirtualHost.JWTProviders can only be defined for root HTTPProxies that terminate TLS")
+		st.AddError("JWTVerificationError", "JWTVerificationNotPermitted", "Spec.VirtualHost.JWTProviders can only be defined for root HTTPProxies that terminate TLS")
 		return
 	}
 	if vh.TLS == nil && vh.Authorization != nil && vh.Authorization.ExtensionServiceRef.Name != "" {
-		st.addError("AuthError", "AuthNotPermitted", "Spec.VirtualHost.Authorization.ExtensionServiceRef can only be defined for root HTTPProxies that terminate TLS")
+		st.AddError("AuthError", "AuthNotPermitted", "Spec.VirtualHost.Authorization.ExtensionServiceRef can only be defined for root HTTPProxies that terminate TLS")
 		return
 	}
 	if len(vh.IPAllowFilterPolicy) > 0 && len(vh.IPDenyFilterPolicy) > 0 {
-		st.addError("IPFilterError", "IncompatibleIPAddressFilters", "Spec.VirtualHost.IPAllowFilterPolicy and Spec.VirtualHost.IPDepnyFilterPolicy cannot both be defined.")
+		st.AddError("IPFilterError", "IncompatibleIPAddressFilters", "Spec.VirtualHost.IPAllowFilterPolicy and Spec.VirtualHost.IPDepnyFilterPolicy cannot both be defined.")
 		return
 	}
 	var secure *dag.SecureVirtualHost
@@ -144,7 +145,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 	}
 	if proxy.Spec.TCPProxy != nil {
 		if secure == nil {
-			st.addError("TCPProxyError", "TLSMustBeConfigured", "Spec.TCPProxy requires that either Spec.TLS.Passthrough or Spec.TLS.SecretName be set")
+			st.AddError("TCPProxyError", "TLSMustBeConfigured", "Spec.TCPProxy requires that either Spec.TLS.Passthrough or Spec.TLS.SecretName be set")
 			return
 		}
 		tcp, ok := p.tcpProxy(st, proxy, &includePath{})
@@ -179,23 +180,23 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 
 // virtualHostPolicies sets a virtual host's CORS, rate-limit and IP filter
 // policies; false means an error stops the proxy.
-func (p *httpProxyProcessor) virtualHostPolicies(st *proxyStatus, proxy *contourv1.HTTPProxy, vh *dag.VirtualHost) bool {
+func (p *httpProxyProcessor) virtualHostPolicies(st *status.Proxy, proxy *contourv1.HTTPProxy, vh *dag.VirtualHost) bool {
 	spec := proxy.Spec.VirtualHost
 	var err error
 	if vh.CORS, err = corsPolicy(spec.CORSPolicy); err != nil {
-		st.addError("CORSError", "PolicyDidNotParse", "Spec.VirtualHost.CORSPolicy: %s", err)
+		st.AddError("CORSError", "PolicyDidNotParse", "Spec.VirtualHost.CORSPolicy: %s", err)
 		return false
 	}
 	if vh.RateLimit, err = rateLimitPolicy(spec.RateLimitPolicy); err != nil {
-		st.addError("VirtualHostError", "RateLimitPolicyNotValid", "Spec.VirtualHost.RateLimitPolicy is invalid: %s", err)
+		st.AddError("VirtualHostError", "RateLimitPolicyNotValid", "Spec.VirtualHost.RateLimitPolicy is invalid: %s", err)
 		return false
 	}
 	if vh.RateLimit, err = withDefaultGlobalRateLimit(vh.RateLimit, spec.RateLimitPolicy, p.settings); err != nil {
-		st.addError("VirtualHostError", "RateLimitPolicyNotValid", "Default Global RateLimit Policy is invalid: %s", err)
+		st.AddError("VirtualHostError", "RateLimitPolicyNotValid", "Default Global RateLimit Policy is invalid: %s", err)
 		return false
 	}
 	if vh.IPFilter, err = ipFilter(spec.IPAllowFilterPolicy, spec.IPDenyFilterPolicy, st); err != nil {
-		st.addError("IPFilterError", "IPFilterPolicyNotValid", "Spec.VirtualHost.IPAllowFilterPolicy or Spec.VirtualHost.IPDenyFilterPolicy is invalid: %s", err)
+		st.AddError("IPFilterError", "IPFilterPolicyNotValid", "Spec.VirtualHost.IPAllowFilterPolicy or Spec.VirtualHost.IPDenyFilterPolicy is invalid: %s", err)
 		return false
 	}
 	return true
@@ -204,7 +205,7 @@ func (p *httpProxyProcessor) virtualHostPolicies(st *proxyStatus, proxy *contour
 // routes computes the routes of proxy and of the proxies it includes, with
 // the include chain's conditions. An error in a proxy's own routes discards
 // all of them (its includes' routes too), as in Contour.
-func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, enforceTLS bool) []*dag.Route {
+func (p *httpProxyProcessor) routes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, enforceTLS bool) []*dag.Route {
 	var routes []*dag.Route
 	p.collectRoutes(st, root, proxy, includeConditions{}, &includePath{}, enforceTLS, &routes)
 	return routes
@@ -214,10 +215,10 @@ func (p *httpProxyProcessor) routes(st *proxyStatus, root, proxy *contourv1.HTTP
 // includes to out, which the whole walk shares: a proxy's routes are the
 // tail it added. Returning them proxy by proxy copied every route into
 // the slice of each of its ancestors, quadratic in a chain's depth.
-func (p *httpProxyProcessor) collectRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
+func (p *httpProxyProcessor) collectRoutes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
 	key := index.NamespacedName(proxy)
 	if path.contains(key) {
-		st.addError("IncludeError", "IncludeCreatesCycle", "include creates an include cycle: %s", path.cycle(key))
+		st.AddError("IncludeError", "IncludeCreatesCycle", "include creates an include cycle: %s", path.cycle(key))
 		return
 	}
 	path.push(key)
@@ -240,8 +241,8 @@ func (p *httpProxyProcessor) collectRoutes(st *proxyStatus, root, proxy *contour
 // visit processes an included proxy with a fresh status and keeps it, as
 // Contour keeps the status of each visit: the latest, unless an earlier
 // visit found errors and this one none.
-func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation int64, f func(*proxyStatus) (T, bool)) (T, bool) {
-	fresh := &proxyStatus{generation: generation}
+func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation int64, f func(*status.Proxy) (T, bool)) (T, bool) {
+	fresh := &status.Proxy{Generation: generation}
 	out, ok := f(fresh)
 	p.keepVisit(key, fresh)
 	p.did(rootEffect{name: key, visit: fresh})
@@ -250,12 +251,12 @@ func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation in
 
 // keepVisit keeps the status of a visit of the HTTPProxy key, as visit
 // says.
-func (p *httpProxyProcessor) keepVisit(key types.NamespacedName, fresh *proxyStatus) {
-	skey := statusKey{"HTTPProxy", key}
-	if old := p.status[skey]; old == nil || old.valid() || !fresh.valid() || !old.visited {
+func (p *httpProxyProcessor) keepVisit(key types.NamespacedName, fresh *status.Proxy) {
+	skey := status.Key{Kind: "HTTPProxy", Name: key}
+	if old := p.status[skey]; old == nil || old.Valid() || !fresh.Valid() || !old.Visited {
 		p.status[skey] = fresh
 	}
-	fresh.visited = true
+	fresh.Visited = true
 }
 
 // proxyByName looks an included HTTPProxy up.
@@ -273,7 +274,7 @@ func (p *httpProxyProcessor) unorphan(key types.NamespacedName) {
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a
 // missing include or one of a root gets a 502 route for its conditions.
-func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
+func (p *httpProxyProcessor) includedRoutes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
 	var seen []string
 	for _, inc := range proxy.Spec.Includes {
 		ns := inc.Namespace
@@ -281,24 +282,24 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 			ns = proxy.Namespace
 		}
 		if err := includeConditionsValid(inc.Conditions); err != nil {
-			st.addError("IncludeError", "PathMatchConditionsNotValid", "include: %s", err)
+			st.AddError("IncludeError", "PathMatchConditionsNotValid", "include: %s", err)
 			continue
 		}
 		if err := pathConditionsValid(inc.Conditions); err != nil {
-			st.addError("IncludeError", "PathMatchConditionsNotValid", "include: %s", err)
+			st.AddError("IncludeError", "PathMatchConditionsNotValid", "include: %s", err)
 			continue
 		}
 		if err := headerConditionsValid(inc.Conditions); err != nil {
-			st.addError("RouteError", "HeaderMatchConditionsNotValid", "%s", err)
+			st.AddError("RouteError", "HeaderMatchConditionsNotValid", "%s", err)
 			continue
 		}
 		if err := queryConditionsValid(inc.Conditions); err != nil {
-			st.addError("RouteError", "QueryParameterMatchConditionsNotValid", "%s", err)
+			st.AddError("RouteError", "QueryParameterMatchConditionsNotValid", "%s", err)
 			continue
 		}
 		if k := includeConditionsKey(inc.Conditions); k != "" {
 			if slices.Contains(seen, k) {
-				st.addError("IncludeError", "DuplicateMatchConditions", "duplicate conditions defined on an include")
+				st.AddError("IncludeError", "DuplicateMatchConditions", "duplicate conditions defined on an include")
 				continue
 			}
 			seen = append(seen, k)
@@ -306,15 +307,15 @@ func (p *httpProxyProcessor) includedRoutes(st *proxyStatus, root, proxy *contou
 		child, ok := p.proxyByName(types.NamespacedName{Namespace: ns, Name: inc.Name})
 		switch {
 		case !ok:
-			st.addError("IncludeError", "IncludeNotFound", "include %s/%s not found", ns, inc.Name)
+			st.AddError("IncludeError", "IncludeNotFound", "include %s/%s not found", ns, inc.Name)
 			*out = append(*out, badGatewayRoute(proxy, inc.Conditions)...)
 			continue
 		case child.Spec.VirtualHost != nil:
-			st.addError("IncludeError", "RootIncludesRoot", "root httpproxy cannot include another root httpproxy (%s/%s)", child.Namespace, child.Name)
+			st.AddError("IncludeError", "RootIncludesRoot", "root httpproxy cannot include another root httpproxy (%s/%s)", child.Namespace, child.Name)
 			*out = append(*out, badGatewayRoute(proxy, inc.Conditions)...)
 			continue
 		}
-		visit(p, index.NamespacedName(child), child.Generation, func(st *proxyStatus) (struct{}, bool) {
+		visit(p, index.NamespacedName(child), child.Generation, func(st *status.Proxy) (struct{}, bool) {
 			p.collectRoutes(st, root, child, conds.with(inc.Conditions), path, enforceTLS, out)
 			return struct{}{}, true
 		})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // ---- objects ---------------------------------------------------------------
@@ -208,10 +209,10 @@ func pxValid(warnings ...string) pxWant { return pxWant{current: "valid", warnin
 func pxInvalid(errors ...string) pxWant { return pxWant{current: "invalid", errors: errors} }
 
 func pxOrphaned() pxWant {
-	return pxWant{current: "orphaned", errors: []string{"Orphaned/Orphaned: " + orphanMessage}}
+	return pxWant{current: "orphaned", errors: []string{"Orphaned/Orphaned: " + status.OrphanMessage}}
 }
 
-func pxDetails(ds []conditionDetail) []string {
+func pxDetails(ds []status.Detail) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, d.Type+"/"+d.Reason+": "+d.Message)
@@ -264,7 +265,7 @@ func pxCheck(t testing.TB, res *Result, ns, name string, w pxWant) {
 			t.Errorf("HTTPProxy %s/%s: condition %s/%s %q", ns, name, c.Status, c.Reason, c.Message)
 		}
 		if w.current == "orphaned" {
-			wantDesc = orphanMessage
+			wantDesc = status.OrphanMessage
 		}
 		if st.Description != wantDesc {
 			t.Errorf("HTTPProxy %s/%s: description %q, want %q", ns, name, st.Description, wantDesc)

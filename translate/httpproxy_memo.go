@@ -14,6 +14,7 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Records of the HTTPProxy processor's work, root by root: done again
@@ -65,7 +66,7 @@ type proxyRun struct {
 	fqdns []string
 
 	roots  map[types.NamespacedName]*rootRun // the work of each root processed
-	status statuses                          // every HTTPProxy's, as the run left it
+	status status.Map                        // every HTTPProxy's, as the run left it
 
 	// placed pairs each kept virtual host with the one in the DAG of the
 	// translation under way, whose route order freeze works out.
@@ -77,7 +78,7 @@ type rootRun struct {
 	proxy   *contourv1.HTTPProxy
 	ext     *loader.Extensions
 	lookups []proxyLookup
-	status  *proxyStatus // the root's own, as its processing left it
+	status  *status.Proxy // the root's own, as its processing left it
 	effects []rootEffect
 	vhost   *dag.VirtualHost // as its processing left them; nil for none
 	svhost  *dag.SecureVirtualHost
@@ -95,7 +96,7 @@ type proxyLookup struct {
 // visit, or, when visit is nil, took it off the orphans.
 type rootEffect struct {
 	name  types.NamespacedName
-	visit *proxyStatus
+	visit *status.Proxy
 }
 
 // placedHost is a kept virtual host and its counterpart in the DAG.
@@ -238,10 +239,10 @@ func hostsTaken(d *dag.DAG, fqdns []string) bool {
 }
 
 // keepStatus records every HTTPProxy's status as the run left it.
-func (r *proxyRun) keepStatus(status statuses) {
-	r.status = make(statuses, len(status))
-	for key, st := range status {
-		if key.kind == "HTTPProxy" {
+func (r *proxyRun) keepStatus(statuses status.Map) {
+	r.status = make(status.Map, len(statuses))
+	for key, st := range statuses {
+		if key.Kind == "HTTPProxy" {
 			r.status[key] = st
 		}
 	}
@@ -359,8 +360,8 @@ func (p *httpProxyProcessor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
 		empty.VHosts, empty.SecureVHosts = nil, nil // made when the root adds a host
 		apart.dag.Listeners[key] = &empty
 	}
-	rr.status = p.status.forProxy(name) // set before the roots are processed; only this root writes it
-	apart.status = statuses{statusKey{"HTTPProxy", name}: rr.status}
+	rr.status = p.status.ForProxy(name) // set before the roots are processed; only this root writes it
+	apart.status = status.Map{status.Key{Kind: "HTTPProxy", Name: name}: rr.status}
 	apart.orphaned = nil // only deleted from
 	apart.memo, apart.recording = nil, rr
 	apart.root(root)
@@ -412,7 +413,7 @@ func (rr *rootRun) readsTheSame(c *index.Index, root *contourv1.HTTPProxy) bool 
 // replay does to p's status and orphans what rr's processing did; its
 // virtual hosts are placed by the caller.
 func (rr *rootRun) replay(p *httpProxyProcessor) {
-	p.status[statusKey{"HTTPProxy", index.NamespacedName(rr.proxy)}] = rr.status
+	p.status[status.Key{Kind: "HTTPProxy", Name: index.NamespacedName(rr.proxy)}] = rr.status
 	for _, e := range rr.effects {
 		if e.visit != nil {
 			p.keepVisit(e.name, e.visit)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // The HTTPProxy processor's work is taken from the Memo exactly when what
@@ -23,7 +24,7 @@ import (
 // translation matches one without a Memo.
 func TestMemoReplaysProxiesOnlyWhenTheirInputsAreTheSame(t *testing.T) {
 	backend := pxBackend("default", "kuard") // the Service, then its EndpointSlice
-	secret := mkTLSSecret(t, "default", "tls")
+	secret := testpki.TLSSecret(t, "default", "tls")
 	secure := pxRoot(pxTLSSecret("tls"), pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
 	plain := pxProxy("default", "other", pxFQDN("other.example.com"), pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
 	ingress := func(host string) *networkingv1.Ingress {
@@ -175,7 +176,7 @@ spec:
 // and without a Memo.
 func TestRootsApartMatchInOrder(t *testing.T) {
 	var items []any
-	items = append(items, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"))
+	items = append(items, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"))
 	shared := pxProxy("default", "shared", pxRoutes(pxRoute(pxConds(pxPrefix("/s")), pxSvc("kuard", 80)), pxRoute(pxConds(pxPrefix("/bad")), pxSvc("missing", 80))))
 	cycleA := pxProxy("default", "cycle-a", pxIncludes(pxInclude("cycle-b", "default")))
 	cycleB := pxProxy("default", "cycle-b", pxIncludes(pxInclude("cycle-a", "default")))
@@ -218,40 +219,6 @@ func TestRootsApartMatchInOrder(t *testing.T) {
 	}
 	if !strings.Contains(want, "IncludeCreatesCycle") || !strings.Contains(want, "RootIncludesRoot") || !strings.Contains(want, "DuplicateVhost") || !strings.Contains(want, "Orphaned") {
 		t.Error("the input does not exercise what it should")
-	}
-}
-
-// Statuses come out ordered by kind, namespace and name, whether their
-// keys are taken in the cache's order or, for a status of an object the
-// cache does not list, sorted.
-func TestStatusesOrderedKeys(t *testing.T) {
-	var objs []metav1.Object
-	for _, ns := range []string{"b", "a", "a-b", "a.b"} {
-		for _, name := range []string{"y", "x", "x-y"} {
-			objs = append(objs, pxProxy(ns, name, pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
-		}
-	}
-	c := index.New(pxObjects(t, objs...), index.Options{})
-	ss := statuses{}
-	for _, p := range c.HTTPProxies {
-		ss[statusKey{"HTTPProxy", index.NamespacedName(p)}] = &proxyStatus{}
-	}
-	sorted := func() []statusKey {
-		var keys []statusKey
-		for k := range ss {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b statusKey) int {
-			return strings.Compare(a.kind+"\x00"+a.name.Namespace+"/"+a.name.Name, b.kind+"\x00"+b.name.Namespace+"/"+b.name.Name)
-		})
-		return keys
-	}
-	if got := ss.orderedKeys(c); !slices.Equal(got, sorted()) {
-		t.Errorf("in the cache's order: %v\nwant %v", got, sorted())
-	}
-	ss[statusKey{"ExtensionService", types.NamespacedName{Namespace: "z", Name: "ext"}}] = &proxyStatus{}
-	if got := ss.orderedKeys(c); !slices.Equal(got, sorted()) {
-		t.Errorf("with a status the cache does not list: %v\nwant %v", got, sorted())
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/testpki"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -574,12 +575,12 @@ func TestHTTPProxyHealthChecks(t *testing.T) {
 }
 
 func TestHTTPProxyServices(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	objs := pxFlat(pxBackend("default", "kuard"), pxBackend("default", "other"),
 		mkService("default", "udp", corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}),
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ext"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.org", Ports: []corev1.ServicePort{mkPort("http", 80)}}},
-		mkSecret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
-		mkSecret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}))
+		testpki.Secret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+		testpki.Secret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}))
 	services := func(ss ...contourv1.Service) contourv1.Route { return pxRoute(pxConds(pxPrefix("/s")), ss...) }
 	weighted := func(name string, port int, w int64) contourv1.Service {
 		return pxEdit(pxSvc(name, port), func(s *contourv1.Service) { s.Weight = w })
@@ -840,8 +841,8 @@ func TestHTTPProxySlowStart(t *testing.T) {
 // TestHTTPProxyClusterNames: the settings Contour hashes into a cluster name
 // (internal/envoy/cluster.go:31-71), each giving kuard:80 its own cluster.
 func TestHTTPProxyClusterNames(t *testing.T) {
-	c := testCerts(t)
-	objs := pxFlat(pxBackend("default", "kuard"), mkSecret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}))
+	c := testpki.Certs(t)
+	objs := pxFlat(pxBackend("default", "kuard"), testpki.Secret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}))
 	variants := []struct {
 		name, hashed string // hashed is the string Contour hashes
 		edit         func(*contourv1.Route)

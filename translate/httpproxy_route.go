@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // One HTTPProxy route and the clusters of its services: conditions,
@@ -18,9 +20,9 @@ import (
 // route builds one route of proxy; ok is false when an error discards the
 // proxy's routes. The checks run in Contour's order, so that the first
 // error reported is the one Contour reports.
-func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*dag.Route, bool) {
+func (p *httpProxyProcessor) route(st *status.Proxy, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*dag.Route, bool) {
 	fail := func(errType, reason, format string, args ...any) (*dag.Route, bool) {
-		st.addError(errType, reason, format, args...)
+		st.AddError(errType, reason, format, args...)
 		return nil, false
 	}
 	actions := 0
@@ -129,7 +131,7 @@ func (p *httpProxyProcessor) route(st *proxyStatus, root, proxy *contourv1.HTTPP
 		r.DirectResponse = &dag.DirectResponse{StatusCode: 503}
 	}
 	if strings.HasPrefix(root.Spec.VirtualHost.Fqdn, "*.") {
-		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(root.Spec.VirtualHost.Fqdn))
+		r.HeaderMatch = append(r.HeaderMatch, dag.WildcardAuthorityMatch(root.Spec.VirtualHost.Fqdn))
 	}
 	if !routeJWTProvider(st, r, root, route) {
 		return nil, false
@@ -151,9 +153,9 @@ type clusterSettings struct {
 // cluster resolves one route service. A nil cluster with ok means the
 // Service could not be resolved (skipped, not fatal); !ok means an error
 // discards the proxy's routes.
-func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *dag.Route, cs clusterSettings, dynamic map[string]string) (*dag.Cluster, bool) {
+func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *dag.Route, cs clusterSettings, dynamic map[string]string) (*dag.Cluster, bool) {
 	if svc.Port < 1 || svc.Port > 65535 {
-		st.addError("ServiceError", "ServicePortInvalid", "service %q: port must be in the range 1-65535", svc.Name)
+		st.AddError("ServiceError", "ServicePortInvalid", "service %q: port must be in the range 1-65535", svc.Name)
 		return nil, false
 	}
 	name := types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}
@@ -163,7 +165,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	}
 	s, err := p.cache.ServiceWithHealthPort(name, svc.Port, healthPort)
 	if err != nil {
-		st.addError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
+		st.AddError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
 		return nil, true
 	}
 	s = withDefaultCircuitBreakers(s, p.settings)
@@ -171,7 +173,7 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 	if svc.Protocol != nil {
 		protocol = *svc.Protocol
 		if protocol != "h2" && protocol != "h2c" && protocol != "tls" {
-			st.addError("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
+			st.AddError("ServiceError", "UnsupportedProtocol", "unsupported protocol: %v", protocol)
 			return nil, false
 		}
 	}
@@ -187,9 +189,9 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 		v, err := upstreamValidation(p.cache, uv, proxy.Namespace)
 		if err != nil {
 			if e, ok := err.(index.DelegationNotPermittedError); ok {
-				st.addError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
+				st.AddError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 			} else {
-				st.addError("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
+				st.AddError("ServiceError", "TLSUpstreamValidation", "Service [%s:%d] TLS upstream validation policy error: %s", svc.Name, svc.Port, err)
 			}
 			return nil, false
 		}
@@ -207,32 +209,32 @@ func (p *httpProxyProcessor) cluster(st *proxyStatus, proxy *contourv1.HTTPProxy
 		c.RequestHeaders, err = withDefaultHeaders(defReq, c.RequestHeaders, true, dynamic)
 	}
 	if err != nil {
-		st.addError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
+		st.AddError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
 		return nil, false
 	}
 	if c.ResponseHeaders, err = headersPolicy(svc.ResponseHeadersPolicy, false, dynamic); err == nil {
 		c.ResponseHeaders, err = withDefaultHeaders(defResp, c.ResponseHeaders, false, dynamic)
 	}
 	if err != nil {
-		st.addError("ServiceError", "ResponseHeadersPolicyInvalid", "%s on response headers", err)
+		st.AddError("ServiceError", "ResponseHeadersPolicyInvalid", "%s on response headers", err)
 		return nil, false
 	}
 	if c.CookieRewrites, err = cookieRewrites(svc.CookieRewritePolicies); err != nil {
-		st.addError("RouteError", "CookieRewritePoliciesInvalid", "%s on service cookie rewrite rules", err)
+		st.AddError("RouteError", "CookieRewritePoliciesInvalid", "%s on service cookie rewrite rules", err)
 		return nil, false
 	}
 	if svc.SlowStartPolicy != nil {
 		if cs.lbPolicy != "" && cs.lbPolicy != "RoundRobin" && cs.lbPolicy != "WeightedLeastRequest" {
-			st.addError("ServiceError", "SlowStartInvalid", "slow start is only supported with RoundRobin or WeightedLeastRequest load balancer strategy")
+			st.AddError("ServiceError", "SlowStartInvalid", "slow start is only supported with RoundRobin or WeightedLeastRequest load balancer strategy")
 			return nil, false
 		}
 		if c.SlowStart, err = slowStart(svc.SlowStartPolicy); err != nil {
-			st.addError("ServiceError", "SlowStartInvalid", "%s on slow start", err)
+			st.AddError("ServiceError", "SlowStartInvalid", "%s on slow start", err)
 			return nil, false
 		}
 	}
 	if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
-		st.addError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
+		st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
 		return nil, false
 	}
 	c.SNI = upstreamSNI(r.RequestHeaders, c.RequestHeaders)
@@ -285,15 +287,15 @@ func httpProxyTimeouts(tp *contourv1.TimeoutPolicy) (dag.RouteTimeout, dag.Timeo
 	if tp == nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, nil
 	}
-	response, err := parseTimeout(tp.Response)
+	response, err := dag.ParseTimeout(tp.Response)
 	if err != nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing response timeout: %w", err)
 	}
-	idle, err := parseTimeout(tp.Idle)
+	idle, err := dag.ParseTimeout(tp.Idle)
 	if err != nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing idle timeout: %w", err)
 	}
-	idleConnection, err := parseTimeout(tp.IdleConnection)
+	idleConnection, err := dag.ParseTimeout(tp.IdleConnection)
 	if err != nil {
 		return dag.RouteTimeout{}, dag.Timeout{}, fmt.Errorf("error parsing idle connection timeout: %w", err)
 	}
@@ -322,7 +324,7 @@ func httpProxyRetryPolicy(rp *contourv1.RetryPolicy) *dag.RetryPolicy {
 		n = 1
 	}
 	out := &dag.RetryPolicy{RetryOn: on, NumRetries: uint32(n), RetriableStatusCodes: rp.RetriableStatusCodes}
-	if d, err := timeDuration(rp.PerTryTimeout); err == nil {
+	if d, err := time.ParseDuration(rp.PerTryTimeout); err == nil {
 		out.PerTryTimeout = dag.Timeout{Set: true, Duration: d}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/translate/internal/testpki"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
@@ -132,7 +133,7 @@ func TestHTTPProxyRootRules(t *testing.T) {
 // so a certificate delegated from elsewhere is not found.
 func TestHTTPProxyRootNamespacesHideSecrets(t *testing.T) {
 	res := pxTranslate(t, Options{RootNamespaces: []string{"roots"}},
-		pxBackend("roots", "kuard"), mkTLSSecret(t, "certs", "tls"), mkDelegation("certs", "d", "tls", "roots"),
+		pxBackend("roots", "kuard"), testpki.TLSSecret(t, "certs", "tls"), mkDelegation("certs", "d", "tls", "roots"),
 		pxProxy("roots", "root", pxFQDN("example.com"), pxTLSSecret("certs/tls"), pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
 	if st := pxMustStatus(t, res, "roots", "root"); st.CurrentStatus == "valid" {
 		t.Error("a Secret outside the root namespaces was found; Contour's Secret informer only watches the root namespaces (cmd/contour/serve.go:421-442,646-656)")
@@ -606,7 +607,7 @@ func TestHTTPProxyWildcardFQDN(t *testing.T) {
 }
 
 func TestHTTPProxyPermitInsecure(t *testing.T) {
-	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"),
+	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"),
 		pxRoot(pxTLSSecret("tls"), pxRoutes(
 			pxRouteTo(pxSvc("kuard", 80)),
 			pxEdit(pxRoute(pxConds(pxPrefix("/insecure")), pxSvc("kuard", 80)), func(r *contourv1.Route) { r.PermitInsecure = true }),
@@ -626,13 +627,13 @@ func TestHTTPProxyPermitInsecure(t *testing.T) {
 // ---- TLS ---------------------------------------------------------------------
 
 func TestHTTPProxyTLS(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	toKuard := pxRoutes(pxRouteTo(pxSvc("kuard", 80)))
 	tcpKuard := pxTCP(contourv1.TCPProxy{Services: []contourv1.Service{pxSvc("kuard", 8443)}})
-	objs := pxFlat(pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"), mkTLSSecret(t, "certs", "tls"),
-		mkTLSSecret(t, "certs", "wild"), mkDelegation("certs", "d", "tls", "default"), mkDelegation("certs", "w", "wild", "*"),
-		mkSecret("default", "notls", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
-		mkSecret("default", "badkey", corev1.SecretTypeTLS, map[string][]byte{"tls.crt": c.CertPEM, "tls.key": []byte("nope")}))
+	objs := pxFlat(pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"), testpki.TLSSecret(t, "certs", "tls"),
+		testpki.TLSSecret(t, "certs", "wild"), mkDelegation("certs", "d", "tls", "default"), mkDelegation("certs", "w", "wild", "*"),
+		testpki.Secret("default", "notls", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+		testpki.Secret("default", "badkey", corev1.SecretTypeTLS, map[string][]byte{"tls.crt": c.CertPEM, "tls.key": []byte("nope")}))
 	tests := []struct {
 		name   string
 		opts   []pxOpt
@@ -754,7 +755,7 @@ func TestHTTPProxyTLSVersions(t *testing.T) {
 		{"1.1", "1.4", tlsv3.TlsParameters_TLSv1_2, tlsv3.TlsParameters_TLSv1_3},
 	} {
 		t.Run(tt.min+"-"+tt.max, func(t *testing.T) {
-			res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"),
+			res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"),
 				pxRoot(pxTLS(contourv1.TLS{SecretName: "tls", MinimumProtocolVersion: tt.min, MaximumProtocolVersion: tt.max}), pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
 			pxCheck(t, res, "default", "root", pxValid())
 			p := chainTLSContext(t, sniChain(findListener(res, "ingress_https"), "example.com")).GetCommonTlsContext().GetTlsParams()
@@ -771,7 +772,7 @@ func TestHTTPProxyTLSVersions(t *testing.T) {
 // authorization block and no extensionRef is "fallback & client
 // authorization are incompatible" (internal/dag/httpproxy_processor.go:286-290).
 func TestHTTPProxyFallbackWithAuthorizationPolicyOnly(t *testing.T) {
-	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"),
+	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"),
 		pxRoot(pxTLS(contourv1.TLS{SecretName: "tls", EnableFallbackCertificate: true}), pxRoutes(pxRouteTo(pxSvc("kuard", 80))),
 			pxVhost(func(vh *contourv1.VirtualHost) {
 				vh.Authorization = &contourv1.AuthorizationServer{AuthPolicy: &contourv1.AuthorizationPolicy{Disabled: true}}
@@ -789,15 +790,15 @@ func TestHTTPProxyFallbackWithAuthorizationPolicyOnly(t *testing.T) {
 var pxCRLPEM = []byte("-----BEGIN X509 CRL-----\nMAA=\n-----END X509 CRL-----\n")
 
 func TestHTTPProxyClientValidation(t *testing.T) {
-	c := testCerts(t)
-	objs := pxFlat(pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"),
-		mkSecret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
-		mkSecret("default", "crl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": pxCRLPEM}),
-		mkSecret("default", "notcrl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": c.CertPEM}),
-		mkSecret("default", "empty", corev1.SecretTypeOpaque, map[string][]byte{"other": c.CertPEM}),
-		mkSecret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
-		mkSecret("certs", "crl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": pxCRLPEM}),
-		mkSecret("shared", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+	c := testpki.Certs(t)
+	objs := pxFlat(pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"),
+		testpki.Secret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+		testpki.Secret("default", "crl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": pxCRLPEM}),
+		testpki.Secret("default", "notcrl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": c.CertPEM}),
+		testpki.Secret("default", "empty", corev1.SecretTypeOpaque, map[string][]byte{"other": c.CertPEM}),
+		testpki.Secret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+		testpki.Secret("certs", "crl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": pxCRLPEM}),
+		testpki.Secret("shared", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
 		mkDelegation("shared", "d", "ca", "default"))
 	type chainWant struct {
 		ca, crl      bool
@@ -889,7 +890,7 @@ func TestHTTPProxyClientValidation(t *testing.T) {
 // quoted in "Spec.VirtualHost.TLS CA Secret %q is invalid: %s"
 // (internal/dag/httpproxy_processor.go:344-348,365-369).
 func TestHTTPProxyClientValidationDelegation(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	for name, tt := range map[string]struct {
 		cv   contourv1.DownstreamValidation
 		want string
@@ -899,10 +900,10 @@ func TestHTTPProxyClientValidationDelegation(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cv := tt.cv
-			res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"),
-				mkSecret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
-				mkSecret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
-				mkSecret("certs", "crl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": pxCRLPEM}),
+			res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"),
+				testpki.Secret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+				testpki.Secret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+				testpki.Secret("certs", "crl", corev1.SecretTypeOpaque, map[string][]byte{"crl.pem": pxCRLPEM}),
 				pxRoot(pxTLS(contourv1.TLS{SecretName: "tls", ClientValidation: &cv}), pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
 			got := pxDetails(pxMustStatus(t, res, "default", "root").Conditions[0].Errors)
 			if len(got) != 1 || !strings.HasPrefix(got[0], "TLSError/DelegationNotPermitted: ") {
@@ -917,9 +918,9 @@ func TestHTTPProxyClientValidationDelegation(t *testing.T) {
 }
 
 func TestHTTPProxyForwardClientCertificate(t *testing.T) {
-	c := testCerts(t)
-	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"),
-		mkSecret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+	c := testpki.Certs(t)
+	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"),
+		testpki.Secret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
 		pxRoot(pxTLS(contourv1.TLS{SecretName: "tls", ClientValidation: &contourv1.DownstreamValidation{
 			CACertificate: "ca", ForwardClientCertificate: &contourv1.ClientCertificateDetails{Subject: true, URI: true},
 		}}), pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
@@ -934,7 +935,7 @@ func TestHTTPProxyForwardClientCertificate(t *testing.T) {
 // ---- tcpproxy ----------------------------------------------------------------
 
 func TestHTTPProxyTCPProxy(t *testing.T) {
-	objs := pxFlat(pxBackend("default", "kuard"), pxBackend("teama", "app"), mkTLSSecret(t, "default", "tls"))
+	objs := pxFlat(pxBackend("default", "kuard"), pxBackend("teama", "app"), testpki.TLSSecret(t, "default", "tls"))
 	passthrough := pxTLS(contourv1.TLS{Passthrough: true})
 	tp := func(services ...contourv1.Service) pxOpt { return pxTCP(contourv1.TCPProxy{Services: services}) }
 	tpInclude := func(name, ns string) pxOpt {
@@ -1110,7 +1111,7 @@ func TestHTTPProxyTCPProxyIncludeWithoutTCPProxy(t *testing.T) {
 }
 
 func TestHTTPProxyTCPProxyWithRoutes(t *testing.T) {
-	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"),
+	res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"),
 		pxRoot(pxTLSSecret("tls"), pxTCP(contourv1.TCPProxy{Services: []contourv1.Service{pxSvc("kuard", 8443)},
 			HealthCheckPolicy: &contourv1.TCPHealthCheckPolicy{IntervalSeconds: 5}}),
 			pxRoutes(pxRouteTo(pxSvc("kuard", 80)), pxEdit(pxRoute(pxConds(pxPrefix("/plain")), pxSvc("kuard", 80)), func(r *contourv1.Route) { r.PermitInsecure = true }))))

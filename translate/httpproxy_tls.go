@@ -6,6 +6,7 @@ import (
 
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // The TLS side of an HTTPProxy root: its secure virtual host, client
@@ -14,15 +15,15 @@ import (
 
 // secureVirtualHost validates a root's TLS settings and creates its secure
 // virtual host; ok is false when an error stops the proxy.
-func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1.HTTPProxy) (*dag.SecureVirtualHost, bool) {
+func (p *httpProxyProcessor) secureVirtualHost(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.SecureVirtualHost, bool) {
 	tls := proxy.Spec.VirtualHost.TLS
 	fail := func(reason, format string, args ...any) (*dag.SecureVirtualHost, bool) {
-		st.addError("TLSError", reason, format, args...)
+		st.AddError("TLSError", reason, format, args...)
 		return nil, false
 	}
 	if tls.Passthrough && tls.EnableFallbackCertificate {
 		// Reported, but Contour still programs the proxy.
-		st.addError("TLSError", "TLSIncompatibleFeatures", "Spec.VirtualHost.TLS: both Passthrough and enableFallbackCertificate were specified")
+		st.AddError("TLSError", "TLSIncompatibleFeatures", "Spec.VirtualHost.TLS: both Passthrough and enableFallbackCertificate were specified")
 	}
 	switch {
 	case tls.SecretName != "" && tls.Passthrough:
@@ -34,21 +35,21 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 	}
 	https := p.dag.Listener("https")
 	if https == nil {
-		st.addError("ListenerError", "ErrorIdentifyingListener", "more than one https listener configured")
+		st.AddError("ListenerError", "ErrorIdentifyingListener", "more than one https listener configured")
 		return nil, false
 	}
 	if tls.Passthrough {
 		return https.EnsureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
 	}
-	secret, err := p.cache.LookupTLSSecret(secretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
+	secret, err := p.cache.LookupTLSSecret(index.SecretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
 	if err != nil {
 		if _, ok := err.(index.DelegationNotPermittedError); ok {
 			return fail("DelegationNotPermitted", "Spec.VirtualHost.TLS Secret %q certificate delegation not permitted", tls.SecretName)
 		}
 		return fail("SecretNotValid", "Spec.VirtualHost.TLS Secret %q is invalid: %s", tls.SecretName, err)
 	}
-	minTLS := tlsVersionAnnotation(tls.MinimumProtocolVersion, "1.2")
-	maxTLS := tlsVersionAnnotation(tls.MaximumProtocolVersion, "1.3")
+	minTLS := dag.TLSVersion(tls.MinimumProtocolVersion, "1.2")
+	maxTLS := dag.TLSVersion(tls.MaximumProtocolVersion, "1.3")
 	if maxTLS < minTLS {
 		return fail("TLSConfigNotValid", "Spec.Virtualhost.TLS the minimum protocol version is greater than the maximum protocol version")
 	}
@@ -95,20 +96,20 @@ func (p *httpProxyProcessor) secureVirtualHost(st *proxyStatus, proxy *contourv1
 // clientValidation resolves the CA and CRL of a secure virtual host's client
 // certificate validation. A missing CA is reported but, as in Contour, does
 // not stop the proxy.
-func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*dag.ClientValidation, bool) {
+func (p *httpProxyProcessor) clientValidation(st *status.Proxy, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*dag.ClientValidation, bool) {
 	out := &dag.ClientValidation{SkipValidation: cv.SkipClientCertValidation, Optional: cv.OptionalClientCertificate}
 	if f := cv.ForwardClientCertificate; f != nil {
 		out.Forward = &dag.ForwardClientCert{Subject: f.Subject, Cert: f.Cert, Chain: f.Chain, DNS: f.DNS, URI: f.URI}
 	}
 	lookup := func(ref, what string, get func(types.NamespacedName, string) ([]byte, error)) ([]byte, bool) {
-		name := secretReference(ref, "", proxy.Namespace)
+		name := index.SecretReference(ref, "", proxy.Namespace)
 		data, err := get(name, proxy.Namespace)
 		if _, denied := err.(index.DelegationNotPermittedError); denied {
-			st.addError("TLSError", "DelegationNotPermitted", "Spec.VirtualHost.TLS %s Secret %q is invalid: %s", what, ref, err)
+			st.AddError("TLSError", "DelegationNotPermitted", "Spec.VirtualHost.TLS %s Secret %q is invalid: %s", what, ref, err)
 			return nil, false
 		}
 		if err != nil {
-			st.addError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: invalid %s Secret %q: %s", what, name, err)
+			st.AddError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: invalid %s Secret %q: %s", what, name, err)
 			return nil, false
 		}
 		return data, true
@@ -120,7 +121,7 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 			return nil, false
 		}
 	case !cv.SkipClientCertValidation:
-		st.addError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: CA Secret must be specified")
+		st.AddError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: CA Secret must be specified")
 	}
 	if cv.CertificateRevocationList != "" {
 		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.cache.LookupCRLSecret); !ok {
@@ -133,7 +134,7 @@ func (p *httpProxyProcessor) clientValidation(st *proxyStatus, proxy *contourv1.
 
 // tcpProxy resolves a proxy's tcpproxy: services of its own, or those of
 // the non-root proxy it includes (followed transitively).
-func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProxy, path *includePath) (*dag.TCPProxy, bool) {
+func (p *httpProxyProcessor) tcpProxy(st *status.Proxy, proxy *contourv1.HTTPProxy, path *includePath) (*dag.TCPProxy, bool) {
 	tp := proxy.Spec.TCPProxy
 	path.push(index.NamespacedName(proxy))
 	defer path.pop()
@@ -142,7 +143,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		include = tp.IncludesDeprecated
 	}
 	fail := func(errType, reason, format string, args ...any) (*dag.TCPProxy, bool) {
-		st.addError(errType, reason, format, args...)
+		st.AddError(errType, reason, format, args...)
 		return nil, false
 	}
 	if len(tp.Services) > 0 && include != nil {
@@ -155,7 +156,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 			lbPolicy = lb.Strategy
 		case "Cookie", "RequestHash":
 			// Hashing needs HTTP; the strategy is ignored, not its policies.
-			st.addWarning("TCPProxyError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for TCPProxies", "Spec.TCPProxy.LoadBalancerPolicy", lb.Strategy)
+			st.AddWarning("TCPProxyError", "IgnoredField", "ignoring field %q; %s load balancer policy is not supported for TCPProxies", "Spec.TCPProxy.LoadBalancerPolicy", lb.Strategy)
 		}
 	}
 	if len(tp.Services) > 0 {
@@ -216,7 +217,7 @@ func (p *httpProxyProcessor) tcpProxy(st *proxyStatus, proxy *contourv1.HTTPProx
 		// Contour finds nothing to do: no error, and nothing is forwarded.
 		return nil, true
 	}
-	return visit(p, key, child.Generation, func(st *proxyStatus) (*dag.TCPProxy, bool) {
+	return visit(p, key, child.Generation, func(st *status.Proxy) (*dag.TCPProxy, bool) {
 		return p.tcpProxy(st, child, path)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/testpki"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
@@ -75,7 +76,7 @@ func pxRunVhostCases(t *testing.T, tls bool, tests []pxVhostCase) {
 			if tls {
 				opts = append(opts, pxTLSSecret("tls"))
 			}
-			res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"), pxRoot(opts...))
+			res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"), pxRoot(opts...))
 			pxCheck(t, res, "default", "root", tt.status)
 			if tt.status.current != "valid" {
 				if rs := pxRoutesOf(res, pxHTTPRC, "example.com"); len(rs) != 0 {
@@ -122,7 +123,7 @@ func TestHTTPProxyCORS(t *testing.T) {
 	}
 
 	t.Run("policy", func(t *testing.T) {
-		res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"), pxRoot(pxTLSSecret("tls"), pxRoutes(pxRouteTo(pxSvc("kuard", 80))),
+		res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"), pxRoot(pxTLSSecret("tls"), pxRoutes(pxRouteTo(pxSvc("kuard", 80))),
 			pxVhost(cors(contourv1.CORSPolicy{
 				AllowCredentials: true, AllowPrivateNetwork: true,
 				AllowOrigin:   []string{"*", "https://example.org", "http://example.org:8080", "https://example.org/path", `https://.*\.example\.org`},
@@ -297,7 +298,7 @@ func TestHTTPProxyIPFilters(t *testing.T) {
 			t.Errorf("route rbac %s", got)
 		}
 
-		res = pxTranslate(t, Options{}, pxBackend("default", "kuard"), mkTLSSecret(t, "default", "tls"), pxRoot(pxTLSSecret("tls"), policy, pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
+		res = pxTranslate(t, Options{}, pxBackend("default", "kuard"), testpki.TLSSecret(t, "default", "tls"), pxRoot(pxTLSSecret("tls"), policy, pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))
 		pxCheck(t, res, "default", "root", pxInvalid(invalidCIDR, invalidCIDR))
 		if got := pxRBAC(t, pxVirtualHost(t, res, "https/example.com", "example.com").TypedPerFilterConfig); got != "ALLOW remote:10.0.0.0/8" {
 			t.Errorf("TLS virtual host rbac %s", got)
@@ -383,11 +384,11 @@ func pxCheckExtension(t testing.TB, res *Result, ns, name string, errs, warns []
 }
 
 func TestExtensionService(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	objs := pxFlat(pxBackend("default", "authz"), pxBackend("default", "authz2"),
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ext"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "auth.example.org", Ports: []corev1.ServicePort{mkPort("", 8443)}}},
-		mkSecret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
-		mkSecret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}))
+		testpki.Secret("default", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+		testpki.Secret("certs", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}))
 	h2c := "h2c"
 	tests := []struct {
 		name        string
@@ -467,7 +468,7 @@ func TestExtensionService(t *testing.T) {
 // ---- external authorization ------------------------------------------------------
 
 func TestHTTPProxyExternalAuthorization(t *testing.T) {
-	objs := pxFlat(pxBackend("default", "kuard"), pxBackend("auth", "authz"), mkTLSSecret(t, "default", "tls"),
+	objs := pxFlat(pxBackend("default", "kuard"), pxBackend("auth", "authz"), testpki.TLSSecret(t, "default", "tls"),
 		pxExtension("auth", "authz", contourv1alpha1.ExtensionServiceSpec{Services: pxTargets("authz"), TimeoutPolicy: &contourv1.TimeoutPolicy{Response: "2s"}}),
 		pxExtension("auth", "broken", contourv1alpha1.ExtensionServiceSpec{Services: pxTargets("missing")}))
 	authz := func(a contourv1.AuthorizationServer) pxOpt {
@@ -607,9 +608,9 @@ func TestHTTPProxyExternalAuthorization(t *testing.T) {
 	})
 
 	t.Run("extension SNI is the gRPC authority", func(t *testing.T) {
-		c := testCerts(t)
-		res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), pxBackend("auth", "authz"), mkTLSSecret(t, "default", "tls"),
-			mkSecret("auth", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
+		c := testpki.Certs(t)
+		res := pxTranslate(t, Options{}, pxBackend("default", "kuard"), pxBackend("auth", "authz"), testpki.TLSSecret(t, "default", "tls"),
+			testpki.Secret("auth", "ca", corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": c.CertPEM}),
 			pxExtension("auth", "authz", contourv1alpha1.ExtensionServiceSpec{Services: pxTargets("authz"),
 				UpstreamValidation: &contourv1.UpstreamValidation{CACertificate: "ca", SubjectName: "authz.auth.svc"}}),
 			pxRoot(pxTLSSecret("tls"), authz(contourv1.AuthorizationServer{}), pxRoutes(pxRouteTo(pxSvc("kuard", 80)))))

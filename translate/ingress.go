@@ -72,8 +72,8 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 		}
 		return
 	}
-	minVersion := tlsVersionAnnotation(index.ContourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
-	maxVersion := tlsVersionAnnotation(index.ContourAnnotation(ing, "tls-maximum-protocol-version"), "1.3")
+	minVersion := dag.TLSVersion(index.ContourAnnotation(ing, "tls-minimum-protocol-version"), "1.2")
+	maxVersion := dag.TLSVersion(index.ContourAnnotation(ing, "tls-maximum-protocol-version"), "1.3")
 	if maxVersion < minVersion {
 		// Contour stops processing TLS for this and every Ingress it has not
 		// visited yet (in map order); contourc skips only this Ingress's TLS.
@@ -81,7 +81,7 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 		return
 	}
 	for _, tls := range ing.Spec.TLS {
-		name := secretReference(tls.SecretName, index.ContourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
+		name := index.SecretReference(tls.SecretName, index.ContourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
 		secret, err := p.cache.LookupTLSSecret(name, ing.Namespace)
 		if err != nil {
 			p.notice(ing, "TLS for %s left out: secret %s: %v", strings.Join(tls.Hosts, ","), name, err)
@@ -94,23 +94,6 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 			svh.MaxTLSVersion = maxVersion
 		}
 	}
-}
-
-// secretReference resolves an Ingress TLS SecretName: "ns/name" or a name in
-// the tls-cert-namespace annotation's namespace or the Ingress's own.
-func secretReference(secretName, annotationNamespace, ownNamespace string) types.NamespacedName {
-	ns, name, ok := strings.Cut(secretName, "/")
-	if !ok {
-		ns, name = "", secretName
-	}
-	switch {
-	case ns != "":
-	case annotationNamespace != "":
-		ns = annotationNamespace
-	default:
-		ns = ownNamespace
-	}
-	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
 // ingressRules returns spec.rules with the default backend prepended as a
@@ -214,7 +197,7 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 		Name:         ing.Name,
 	}
 	if strings.HasPrefix(host, "*.") {
-		r.HeaderMatch = append(r.HeaderMatch, wildcardAuthorityMatch(host))
+		r.HeaderMatch = append(r.HeaderMatch, dag.WildcardAuthorityMatch(host))
 	}
 	return r, nil
 }
@@ -250,16 +233,6 @@ func ingressPathMatch(path networkingv1.HTTPIngressPath) (dag.PathMatch, error) 
 	}
 }
 
-// wildcardAuthorityMatch limits a "*.example.com" virtual host to one DNS
-// label, since Envoy's wildcard domains match several; a port is allowed.
-func wildcardAuthorityMatch(host string) dag.HeaderMatch {
-	return dag.HeaderMatch{
-		Name:  ":authority",
-		Type:  dag.HeaderRegex,
-		Value: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?" + regexp.QuoteMeta(host[1:]) + "(:[0-9]+)?",
-	}
-}
-
 // requiresTLS is ingress.kubernetes.io/force-ssl-redirect: "true".
 func requiresTLS(ing *networkingv1.Ingress) bool {
 	return ing.Annotations["ingress.kubernetes.io/force-ssl-redirect"] == "true"
@@ -277,7 +250,7 @@ func ingressTimeout(ing *networkingv1.Ingress) dag.RouteTimeout {
 	if value == "" {
 		value = index.ContourAnnotation(ing, "request-timeout")
 	}
-	t, err := parseTimeout(value)
+	t, err := dag.ParseTimeout(value)
 	if err != nil {
 		return dag.RouteTimeout{}
 	}
@@ -292,7 +265,7 @@ func ingressRetryPolicy(ing *networkingv1.Ingress) *dag.RetryPolicy {
 		return nil
 	}
 	rp := &dag.RetryPolicy{RetryOn: retryOn, NumRetries: ingressNumRetries(index.ContourAnnotation(ing, "num-retries"))}
-	if t, err := parseTimeout(index.ContourAnnotation(ing, "per-try-timeout")); err == nil {
+	if t, err := dag.ParseTimeout(index.ContourAnnotation(ing, "per-try-timeout")); err == nil {
 		rp.PerTryTimeout = t
 	}
 	return rp

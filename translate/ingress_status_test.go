@@ -9,6 +9,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // TestIngressTLSWithoutHTTPSListener checks that an Ingress's TLS, left
@@ -20,7 +21,7 @@ func TestIngressTLSWithoutHTTPSListener(t *testing.T) {
 		Spec: gatewayv1.GatewaySpec{GatewayClassName: "contour",
 			Listeners: []gatewayv1.Listener{listener("http", 80, gatewayv1.HTTPProtocolType, "")}},
 	}
-	objs := append(mkObjects(t, gw, mkTLSSecret(t, "web", "tls"), mkService("web", "web", mkPort("http", 80)),
+	objs := append(mkObjects(t, gw, testpki.TLSSecret(t, "web", "tls"), mkService("web", "web", mkPort("http", 80)),
 		mkIngress("web", "web", ingTLS("tls", "web.example.com"), ingRule("web.example.com", ingPath(ptPrefix, "/", "web", 80)))),
 		loader.Object{Kind: "GatewayClass", Obj: &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "contour"},
 			Spec: gatewayv1.GatewayClassSpec{ControllerName: defaultGatewayController}}})

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/translate/internal/testpki"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -321,7 +322,7 @@ func TestIngressHosts(t *testing.T) {
 	t.Run("long host: hashed virtual host name, full domain", func(t *testing.T) {
 		host := strings.Repeat("a", 50) + ".long.example.com"
 		ing := mkIngress("default", "h", ingTLS("tls", host), ingRule(host, ingPath(ptPrefix, "/", "kuard", 80)))
-		res := translateIngressT(t, Options{}, withKuard(ing, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(ing, testpki.TLSSecret(t, "default", "tls"))...)
 		sum := sha256.Sum256([]byte(host))
 		vhName := hex.EncodeToString(sum[:])[:60]
 		for _, rc := range []string{"ingress_http", "https/" + host} {
@@ -434,7 +435,7 @@ func assertNoHTTPS(t *testing.T, res *Result) {
 }
 
 func TestIngressTLS(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	v12, v13 := tlsv3.TlsParameters_TLSv1_2, tlsv3.TlsParameters_TLSv1_3
 
 	t.Run("secure virtual host, SNI chain and SDS secret", func(t *testing.T) {
@@ -443,7 +444,7 @@ func TestIngressTLS(t *testing.T) {
 			ingRule("foo.com", ingPath(ptPrefix, "/", "kuard", 80)),
 			ingRule("bar.com", ingPath(ptPrefix, "/", "kuard", 80)),
 		)
-		res := translateIngressT(t, Options{}, withKuard(ing, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(ing, testpki.TLSSecret(t, "default", "tls"))...)
 		sds := wantSDSName("default", "tls", c.CertPEM)
 		assertHTTPS(t, res, "foo.com", sds, v12, v13)
 		assertHTTPS(t, res, "bar.com", sds, v12, v13)
@@ -477,7 +478,7 @@ func TestIngressTLS(t *testing.T) {
 	t.Run("rules of another Ingress for a TLS host are served over TLS", func(t *testing.T) {
 		a := mkIngress("default", "a", ingTLS("tls", "foo.com"))
 		b := mkIngress("default", "b", ingRule("foo.com", ingPath(ptPrefix, "/", "kuard", 80)))
-		res := translateIngressT(t, Options{}, withKuard(a, b, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(a, b, testpki.TLSSecret(t, "default", "tls"))...)
 		assertHTTPS(t, res, "foo.com", wantSDSName("default", "tls", c.CertPEM), v12, v13)
 	})
 
@@ -486,7 +487,7 @@ func TestIngressTLS(t *testing.T) {
 			ingTLS("tls", "*.foo.com"),
 			ingRule("*.foo.com", ingPath(ptPrefix, "/", "kuard", 80)),
 		)
-		res := translateIngressT(t, Options{}, withKuard(ing, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(ing, testpki.TLSSecret(t, "default", "tls"))...)
 		assertHTTPS(t, res, "*.foo.com", wantSDSName("default", "tls", c.CertPEM), v12, v13)
 		if hs := mustRoutes(t, res, "https/*.foo.com", "*.foo.com")[0].Match.Headers; len(hs) != 1 || hs[0].Name != ":authority" {
 			t.Errorf("secure wildcard route headers = %v, want the :authority match", hs)
@@ -499,7 +500,7 @@ func TestIngressTLS(t *testing.T) {
 			ingDefaultBackend("kuard", 80),
 			ingRule("", ingPath(ptPrefix, "/app", "kuard", 80)),
 		)
-		res := translateIngressT(t, Options{}, withKuard(ing, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(ing, testpki.TLSSecret(t, "default", "tls"))...)
 		if rc := findRouteConfig(res, "https/*"); rc != nil {
 			t.Errorf("host-less routes served over TLS: %v", rc)
 		}
@@ -512,7 +513,7 @@ func TestIngressTLS(t *testing.T) {
 	})
 
 	t.Run("Opaque secret is accepted", func(t *testing.T) {
-		s := mkTLSSecret(t, "default", "tls")
+		s := testpki.TLSSecret(t, "default", "tls")
 		s.Type = corev1.SecretTypeOpaque
 		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls"), s)...)
 		assertHTTPS(t, res, "foo.com", wantSDSName("default", "tls", c.CertPEM), v12, v13)
@@ -525,12 +526,12 @@ func TestIngressTLS(t *testing.T) {
 	}{
 		{"missing secret", nil, "not found"},
 		{"wrong type", func() *corev1.Secret {
-			s := mkTLSSecret(t, "default", "tls")
+			s := testpki.TLSSecret(t, "default", "tls")
 			s.Type = corev1.SecretTypeDockerConfigJson
 			return s
 		}(), "secret type"},
-		{"missing key", mkSecret("default", "tls", corev1.SecretTypeTLS, map[string][]byte{corev1.TLSCertKey: c.CertPEM}), "private key"},
-		{"garbage certificate", mkSecret("default", "tls", corev1.SecretTypeTLS, map[string][]byte{
+		{"missing key", testpki.Secret("default", "tls", corev1.SecretTypeTLS, map[string][]byte{corev1.TLSCertKey: c.CertPEM}), "private key"},
+		{"garbage certificate", testpki.Secret("default", "tls", corev1.SecretTypeTLS, map[string][]byte{
 			corev1.TLSCertKey: []byte("not a certificate"), corev1.TLSPrivateKeyKey: c.KeyPEM,
 		}), "certificate"},
 	}
@@ -556,7 +557,7 @@ func TestIngressTLS(t *testing.T) {
 			ingRule("foo.com", ingPath(ptPrefix, "/", "kuard", 80)),
 			ingRule("bar.com", ingPath(ptPrefix, "/", "kuard", 80)),
 		)
-		res := translateIngressT(t, Options{}, withKuard(ing, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(ing, testpki.TLSSecret(t, "default", "tls"))...)
 		assertHTTPS(t, res, "foo.com", wantSDSName("default", "tls", c.CertPEM), v12, v13)
 		if findRouteConfig(res, "https/bar.com") != nil {
 			t.Errorf("bar.com served over TLS without a secret")
@@ -566,7 +567,7 @@ func TestIngressTLS(t *testing.T) {
 }
 
 func TestIngressTLSCrossNamespace(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	v12, v13 := tlsv3.TlsParameters_TLSv1_2, tlsv3.TlsParameters_TLSv1_3
 	certsTLS := wantSDSName("certs", "tls", c.CertPEM)
 	annot := ingAnnotations("projectcontour.io/tls-cert-namespace", "certs")
@@ -592,7 +593,7 @@ func TestIngressTLSCrossNamespace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs := withKuard(tlsIngress("i", tt.secretName, tt.ingOpts...), mkTLSSecret(t, "certs", "tls"))
+			objs := withKuard(tlsIngress("i", tt.secretName, tt.ingOpts...), testpki.TLSSecret(t, "certs", "tls"))
 			if tt.delegation != nil {
 				objs = append(objs, tt.delegation)
 			}
@@ -610,7 +611,7 @@ func TestIngressTLSCrossNamespace(t *testing.T) {
 	}
 
 	t.Run("same-namespace secret needs no delegation", func(t *testing.T) {
-		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "default/tls"), mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "default/tls"), testpki.TLSSecret(t, "default", "tls"))...)
 		assertHTTPS(t, res, "foo.com", wantSDSName("default", "tls", c.CertPEM), v12, v13)
 	})
 
@@ -618,9 +619,9 @@ func TestIngressTLSCrossNamespace(t *testing.T) {
 		// Contour's NamespacedNameFrom splits "/tls" into namespace "" and
 		// name "tls", then fills the namespace from the annotation or the
 		// Ingress: the Secret default/tls is used.
-		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "/tls"), mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "/tls"), testpki.TLSSecret(t, "default", "tls"))...)
 		if findRouteConfig(res, "https/foo.com") == nil {
-			t.Fatal(`secretReference("/tls", "", "default") returns {default, "/tls"} instead of {default, tls} as Contour's NamespacedNameFrom does`)
+			t.Fatal(`index.SecretReference("/tls", "", "default") returns {default, "/tls"} instead of {default, tls} as Contour's NamespacedNameFrom does`)
 		}
 		assertHTTPS(t, res, "foo.com", wantSDSName("default", "tls", c.CertPEM), v12, v13)
 	})
@@ -629,7 +630,7 @@ func TestIngressTLSCrossNamespace(t *testing.T) {
 func ingOpts(o ...func(*networkingv1.Ingress)) []func(*networkingv1.Ingress) { return o }
 
 func TestIngressTLSVersions(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	sds := wantSDSName("default", "tls", c.CertPEM)
 	v12, v13 := tlsv3.TlsParameters_TLSv1_2, tlsv3.TlsParameters_TLSv1_3
 	const (
@@ -660,7 +661,7 @@ func TestIngressTLSVersions(t *testing.T) {
 			if tt.max != "" {
 				kv = append(kv, maxKey, tt.max)
 			}
-			res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", ingAnnotations(kv...)), mkTLSSecret(t, "default", "tls"))...)
+			res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", ingAnnotations(kv...)), testpki.TLSSecret(t, "default", "tls"))...)
 			assertHTTPS(t, res, "foo.com", sds, tt.wantMin, tt.wantMax)
 		})
 	}
@@ -671,7 +672,7 @@ func TestIngressTLSVersions(t *testing.T) {
 			ingTLS("tls", "bar.com"),
 			ingRule("bar.com", ingPath(ptPrefix, "/", "kuard", 80)),
 		)
-		res := translateIngressT(t, Options{}, withKuard(bad, good, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(bad, good, testpki.TLSSecret(t, "default", "tls"))...)
 		if findRouteConfig(res, "https/foo.com") != nil {
 			t.Errorf("foo.com served over TLS despite max < min")
 		}
@@ -706,7 +707,7 @@ func TestIngressForceSSLRedirect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", ingAnnotations(tt.kv...)), mkTLSSecret(t, "default", "tls"))...)
+			res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", ingAnnotations(tt.kv...)), testpki.TLSSecret(t, "default", "tls"))...)
 			httpRoutes := mustRoutes(t, res, "ingress_http", "foo.com")
 			if len(httpRoutes) != 1 {
 				t.Fatalf("got %d HTTP routes, want 1", len(httpRoutes))
@@ -762,7 +763,7 @@ func TestIngressAllowHTTPFalse(t *testing.T) {
 	allowFalse := ingAnnotations("kubernetes.io/ingress.allow-http", "false")
 
 	t.Run("TLS only", func(t *testing.T) {
-		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", allowFalse), mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", allowFalse), testpki.TLSSecret(t, "default", "tls"))...)
 		rc := findRouteConfig(res, "ingress_http")
 		if rc == nil {
 			t.Fatalf("ingress_http route config must still be emitted")
@@ -781,7 +782,7 @@ func TestIngressAllowHTTPFalse(t *testing.T) {
 
 	t.Run("other Ingresses keep the HTTP listener", func(t *testing.T) {
 		other := mkIngress("default", "other", ingRule("bar.com", ingPath(ptPrefix, "/", "kuard", 80)))
-		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", allowFalse), other, mkTLSSecret(t, "default", "tls"))...)
+		res := translateIngressT(t, Options{}, withKuard(tlsIngress("i", "tls", allowFalse), other, testpki.TLSSecret(t, "default", "tls"))...)
 		rc := findRouteConfig(res, "ingress_http")
 		if got := vhostNames(rc); !equalStringsT(got, []string{"bar.com"}) {
 			t.Errorf("ingress_http virtual hosts = %v, want [bar.com]", got)

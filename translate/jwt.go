@@ -12,6 +12,7 @@ import (
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // JWT verification of HTTPProxy virtual hosts: spec.virtualhost.jwtProviders
@@ -30,19 +31,19 @@ const defaultDNSLookupFamily = "auto"
 // jwtProviders validates a root's JWT providers in Contour's order and adds
 // them to its secure virtual host one by one, as Contour does; false means
 // an error stops the proxy.
-func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTPProxy, svh *dag.SecureVirtualHost) bool {
+func (p *httpProxyProcessor) jwtProviders(st *status.Proxy, proxy *contourv1.HTTPProxy, svh *dag.SecureVirtualHost) bool {
 	var names []string
 	hasDefault := false
 	ext := p.cache.HTTPProxyExtensions(proxy)
 	for i, jp := range proxy.Spec.VirtualHost.JWTProviders {
 		if slices.Contains(names, jp.Name) {
-			st.addError("JWTVerificationError", "DuplicateProviderName", "Spec.VirtualHost.JWTProviders is invalid: duplicate name %s", jp.Name)
+			st.AddError("JWTVerificationError", "DuplicateProviderName", "Spec.VirtualHost.JWTProviders is invalid: duplicate name %s", jp.Name)
 			return false
 		}
 		names = append(names, jp.Name)
 		if jp.Default {
 			if hasDefault {
-				st.addError("JWTVerificationError", "MultipleDefaultProvidersSpecified", "Spec.VirtualHost.JWTProviders is invalid: at most one provider can be set as the default")
+				st.AddError("JWTVerificationError", "MultipleDefaultProvidersSpecified", "Spec.VirtualHost.JWTProviders is invalid: at most one provider can be set as the default")
 				return false
 			}
 			hasDefault = true
@@ -58,21 +59,21 @@ func (p *httpProxyProcessor) jwtProviders(st *proxyStatus, proxy *contourv1.HTTP
 
 // jwtProvider resolves a provider's one JWKS source: local (the CRD's CEL
 // rule, which Contour checks again, wants exactly one) or remote.
-func (p *httpProxyProcessor) jwtProvider(st *proxyStatus, proxy *contourv1.HTTPProxy, jp contourv1.JWTProvider, local *loader.LocalJWKS) (*dag.JWTProvider, bool) {
+func (p *httpProxyProcessor) jwtProvider(st *status.Proxy, proxy *contourv1.HTTPProxy, jp contourv1.JWTProvider, local *loader.LocalJWKS) (*dag.JWTProvider, bool) {
 	out := &dag.JWTProvider{Name: jp.Name, Issuer: jp.Issuer, Audiences: jp.Audiences, ForwardJWT: jp.ForwardJWT}
 	hasRemote, hasLocal := jp.RemoteJWKS.URI != "", local != nil && local.SecretName != ""
 	switch {
 	case hasRemote && hasLocal:
-		st.addError("JWTVerificationError", "JWKSSourceConflict", "Spec.VirtualHost.JWTProviders for provider %q is invalid: at most one of remoteJWKS or localJWKS may be set", jp.Name)
+		st.AddError("JWTVerificationError", "JWKSSourceConflict", "Spec.VirtualHost.JWTProviders for provider %q is invalid: at most one of remoteJWKS or localJWKS may be set", jp.Name)
 		return nil, false
 	case !hasRemote && !hasLocal:
-		st.addError("JWTVerificationError", "JWKSSourceMissing", "Spec.VirtualHost.JWTProviders for provider %q is invalid: exactly one of remoteJWKS or localJWKS must be set", jp.Name)
+		st.AddError("JWTVerificationError", "JWKSSourceMissing", "Spec.VirtualHost.JWTProviders for provider %q is invalid: exactly one of remoteJWKS or localJWKS must be set", jp.Name)
 		return nil, false
 	case hasLocal:
 		// The Secret is always the proxy's own namespace's: no delegation.
 		jwks, err := p.cache.LookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
 		if err != nil {
-			st.addError("JWTVerificationError", "LocalJWKSInvalid", "Spec.VirtualHost.JWTProviders.LocalJWKS for provider %q is invalid: %s", jp.Name, err)
+			st.AddError("JWTVerificationError", "LocalJWKSInvalid", "Spec.VirtualHost.JWTProviders.LocalJWKS for provider %q is invalid: %s", jp.Name, err)
 			return nil, false
 		}
 		out.LocalJWKS = jwks
@@ -89,9 +90,9 @@ func (p *httpProxyProcessor) jwtProvider(st *proxyStatus, proxy *contourv1.HTTPP
 // remoteJWKS validates a provider's remote JWKS: URI and scheme, upstream
 // validation (https only), timeout (default 1s), cache duration, port (from
 // the URI, else the scheme's) and DNS lookup family.
-func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPProxy, rj contourv1.RemoteJWKS) (*dag.RemoteJWKS, bool) {
+func (p *httpProxyProcessor) remoteJWKS(st *status.Proxy, proxy *contourv1.HTTPProxy, rj contourv1.RemoteJWKS) (*dag.RemoteJWKS, bool) {
 	fail := func(reason, format string, args ...any) (*dag.RemoteJWKS, bool) {
-		st.addError("JWTVerificationError", reason, format, args...)
+		st.AddError("JWTVerificationError", reason, format, args...)
 		return nil, false
 	}
 	u, err := url.Parse(rj.URI)
@@ -154,11 +155,11 @@ func (p *httpProxyProcessor) remoteJWKS(st *proxyStatus, proxy *contourv1.HTTPPr
 // routeJWTProvider sets the provider a route requires: its policy's
 // require, none when disabled, else the root's default provider. Asking
 // for both is an error that discards the proxy's routes.
-func routeJWTProvider(st *proxyStatus, r *dag.Route, root *contourv1.HTTPProxy, route contourv1.Route) bool {
+func routeJWTProvider(st *status.Proxy, r *dag.Route, root *contourv1.HTTPProxy, route contourv1.Route) bool {
 	policy := route.JWTVerificationPolicy
 	switch {
 	case policy != nil && policy.Require != "" && policy.Disabled:
-		st.addError("JWTVerificationError", "InvalidJWTVerificationPolicy", "route's JWT verification policy cannot specify both require and disabled")
+		st.AddError("JWTVerificationError", "InvalidJWTVerificationPolicy", "route's JWT verification policy cannot specify both require and disabled")
 		return false
 	case policy != nil && policy.Require != "":
 		r.JWTProvider = policy.Require
@@ -185,13 +186,13 @@ func defaultJWTProvider(root *contourv1.HTTPProxy) string {
 // checkRouteJWTProviders reports the first route requiring a provider the
 // secure virtual host does not define. Contour checks this after adding the
 // routes, so they stay programmed and only the status says so.
-func checkRouteJWTProviders(st *proxyStatus, svh *dag.SecureVirtualHost, routes []*dag.Route) {
+func checkRouteJWTProviders(st *status.Proxy, svh *dag.SecureVirtualHost, routes []*dag.Route) {
 	for _, r := range routes {
 		if r.JWTProvider == "" {
 			continue
 		}
 		if !slices.ContainsFunc(svh.JWTProviders, func(jp *dag.JWTProvider) bool { return jp.Name == r.JWTProvider }) {
-			st.addError("JWTVerificationError", "JWTProviderNotDefined", "Route references an undefined JWT provider %q", r.JWTProvider)
+			st.AddError("JWTVerificationError", "JWTProviderNotDefined", "Route references an undefined JWT provider %q", r.JWTProvider)
 			return
 		}
 	}

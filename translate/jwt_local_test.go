@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // jwksDoc is a JWKS with one (public) RSA key.
@@ -20,14 +21,14 @@ const jwksDoc = `{"keys":[{"kty":"RSA","kid":"k1","alg":"RS256","n":"sXchDaQebHn
 
 // jwksSecret is an Opaque Secret default/jwks holding data in key.
 func jwksSecret(key, data string) *corev1.Secret {
-	return mkSecret("default", "jwks", corev1.SecretTypeOpaque, map[string][]byte{key: []byte(data)})
+	return testpki.Secret("default", "jwks", corev1.SecretTypeOpaque, map[string][]byte{key: []byte(data)})
 }
 
 // translateLocalJWKS is translateJWT with the proxy's localJWKS extension
 // fields, by provider index.
 func translateLocalJWKS(t *testing.T, proxy *contourv1.HTTPProxy, local map[int]*loader.LocalJWKS, extra ...metav1.Object) *Result {
 	t.Helper()
-	objs := append([]metav1.Object{mkTLSSecret(t, "default", "secret")}, kuardObjects()...)
+	objs := append([]metav1.Object{testpki.TLSSecret(t, "default", "secret")}, kuardObjects()...)
 	in := mkObjects(t, append(objs, extra...)...)
 	o := loader.Object{Kind: "HTTPProxy", Obj: proxy, Source: mkSource("HTTPProxy", 1)}
 	if local != nil {
@@ -61,9 +62,9 @@ func TestLocalJWKSErrors(t *testing.T) {
 			"JWKSSourceMissing", `Spec.VirtualHost.JWTProviders for provider "provider-1" is invalid: exactly one of remoteJWKS or localJWKS must be set`},
 		{"secret missing", provider, ref, nil, "LocalJWKSInvalid", invalid + "Secret not found"},
 		{"secret in another namespace", provider, ref,
-			mkSecret("other", "jwks", corev1.SecretTypeOpaque, map[string][]byte{"jwks.json": []byte(jwksDoc)}), "LocalJWKSInvalid", invalid + "Secret not found"},
+			testpki.Secret("other", "jwks", corev1.SecretTypeOpaque, map[string][]byte{"jwks.json": []byte(jwksDoc)}), "LocalJWKSInvalid", invalid + "Secret not found"},
 		{"wrong secret type", provider, ref,
-			mkSecret("default", "jwks", corev1.SecretTypeTLS, map[string][]byte{"jwks.json": []byte(jwksDoc)}), "LocalJWKSInvalid", invalid + `secret type is not "Opaque"`},
+			testpki.Secret("default", "jwks", corev1.SecretTypeTLS, map[string][]byte{"jwks.json": []byte(jwksDoc)}), "LocalJWKSInvalid", invalid + `secret type is not "Opaque"`},
 		{"key missing", provider, ref, jwksSecret("keys.json", jwksDoc), "LocalJWKSInvalid", invalid + `missing "jwks.json" key or empty value`},
 		{"empty value", provider, ref, jwksSecret("jwks.json", ""), "LocalJWKSInvalid", invalid + `missing "jwks.json" key or empty value`},
 		{"blank value", provider, ref, jwksSecret("jwks.json", " \n\t"), "LocalJWKSInvalid", invalid + "empty JWKS"},

@@ -32,6 +32,8 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/status"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // ---- inputs ----------------------------------------------------------------
@@ -83,14 +85,14 @@ func jwtWithRoute(prefix string, policy *contourv1.JWTVerificationPolicy) func(*
 
 // jwtCASecret is an Opaque Secret with the test certificate as ca.crt.
 func jwtCASecret(t testing.TB, ns, name string) *corev1.Secret {
-	return mkSecret(ns, name, corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": testCerts(t).CertPEM})
+	return testpki.Secret(ns, name, corev1.SecretTypeOpaque, map[string][]byte{"ca.crt": testpki.Certs(t).CertPEM})
 }
 
 // translateJWT translates the proxies with the TLS Secret default/secret,
 // kuard, and extra objects; every resource must pass ValidateAll.
 func translateJWT(t *testing.T, proxies []*contourv1.HTTPProxy, extra ...metav1.Object) *Result {
 	t.Helper()
-	objs := append([]metav1.Object{mkTLSSecret(t, "default", "secret")}, kuardObjects()...)
+	objs := append([]metav1.Object{testpki.TLSSecret(t, "default", "secret")}, kuardObjects()...)
 	in := mkObjects(t, append(objs, extra...)...)
 	for i, p := range proxies {
 		in = append(in, loader.Object{Kind: "HTTPProxy", Obj: p, Source: mkSource("HTTPProxy", i+1)})
@@ -106,7 +108,7 @@ func translateJWT(t *testing.T, proxies []*contourv1.HTTPProxy, extra ...metav1.
 // ---- finders ---------------------------------------------------------------
 
 // jwtProxyErrors returns the errors of the Valid condition of HTTPProxy ns/name.
-func jwtProxyErrors(t *testing.T, res *Result, ns, name string) []conditionDetail {
+func jwtProxyErrors(t *testing.T, res *Result, ns, name string) []status.Detail {
 	t.Helper()
 	for _, s := range res.Status {
 		if s.Kind == "HTTPProxy" && s.Namespace == ns && s.Name == name {
@@ -672,7 +674,7 @@ func TestJWKSClusterVariants(t *testing.T) {
 			}
 			if vc != nil {
 				want := &tlsv3.CertificateValidationContext{
-					TrustedCa: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: testCerts(t).CertPEM}},
+					TrustedCa: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: testpki.Certs(t).CertPEM}},
 					MatchTypedSubjectAltNames: []*tlsv3.SubjectAltNameMatcher{{
 						SanType: tlsv3.SubjectAltNameMatcher_DNS,
 						Matcher: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: "jwks.internal"}},
@@ -752,7 +754,7 @@ func TestJWKSClustersPerSettings(t *testing.T) {
 		provider("p3", "https://idp.example.com/other", validated("idp-ca", "other.example.com")))
 	res := translateJWT(t, []*contourv1.HTTPProxy{tenantB, tenantA},
 		jwtCASecret(t, "tenant-a", "idp-ca"), jwtCASecret(t, "tenant-b", "idp-ca"),
-		mkTLSSecret(t, "tenant-a", "secret"), mkTLSSecret(t, "tenant-b", "secret"),
+		testpki.TLSSecret(t, "tenant-a", "secret"), testpki.TLSSecret(t, "tenant-b", "secret"),
 		mkService("tenant-a", "kuard", mkPort("http", 80)), mkService("tenant-b", "kuard", mkPort("http", 80)))
 	for _, ns := range []string{"tenant-a", "tenant-b"} {
 		if errs := jwtProxyErrors(t, res, ns, "simple"); len(errs) != 0 {
@@ -813,7 +815,7 @@ func TestJWTFilterBeforeExtAuthz(t *testing.T) {
 			ExtensionServiceRef: contourv1.ExtensionServiceReference{Name: "authz"},
 		}
 	})
-	objs := append([]metav1.Object{mkTLSSecret(t, "default", "secret"), mkService("default", "authz", mkPort("grpc", 9000)),
+	objs := append([]metav1.Object{testpki.TLSSecret(t, "default", "secret"), mkService("default", "authz", mkPort("grpc", 9000)),
 		mkEndpointSlice("default", "authz-abc", "authz", []discoveryv1.EndpointPort{mkSlicePort("grpc", 9000)}, mkEndpoint(nil, "10.0.0.2")),
 	}, kuardObjects()...)
 	in := append(mkObjects(t, objs...),

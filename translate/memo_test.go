@@ -14,6 +14,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // TestMemoChangesNoResult translates every golden input, one after the
@@ -164,8 +165,8 @@ func TestMemoReuses(t *testing.T) {
 // a good one broken, as a reload after an edit would: each translation
 // must match one without a Memo.
 func TestMemoFollowsSecretContent(t *testing.T) {
-	good := mkTLSSecret(t, "default", "good")
-	broken := mkSecret("default", "broken", corev1.SecretTypeTLS, map[string][]byte{
+	good := testpki.TLSSecret(t, "default", "good")
+	broken := testpki.Secret("default", "broken", corev1.SecretTypeTLS, map[string][]byte{
 		corev1.TLSCertKey: []byte("not a certificate"), corev1.TLSPrivateKeyKey: []byte("not a key"),
 	})
 	objects := func(secrets ...*corev1.Secret) []loader.Object {
@@ -185,8 +186,8 @@ func TestMemoFollowsSecretContent(t *testing.T) {
 			t.Fatal("a translation with a memo differs from one without")
 		}
 	}
-	mended := mkSecret("default", "broken", corev1.SecretTypeTLS, good.Data)
-	spoilt := mkSecret("default", "good", corev1.SecretTypeTLS, broken.Data)
+	mended := testpki.Secret("default", "broken", corev1.SecretTypeTLS, good.Data)
+	spoilt := testpki.Secret("default", "good", corev1.SecretTypeTLS, broken.Data)
 	after := objects(spoilt, mended)
 	want = translatedForMemoTest(t, after, nil)
 	if want == translatedForMemoTest(t, before, nil) {

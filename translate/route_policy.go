@@ -9,6 +9,8 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/httpheader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Per-route HTTPProxy policies: redirects, path rewrites, internal
@@ -163,7 +165,7 @@ func internalRedirectPolicy(p *contourv1.HTTPInternalRedirectPolicy) *dag.Intern
 // loadBalancing returns a route's load-balancer strategy and hash
 // policies. Invalid request-hash entries are dropped with warnings; with
 // none left the strategy falls back to round robin.
-func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, []dag.RequestHashPolicy) {
+func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *status.Proxy) (string, []dag.RequestHashPolicy) {
 	if lb == nil {
 		return "", nil
 	}
@@ -179,11 +181,11 @@ func loadBalancing(lb *contourv1.LoadBalancerPolicy, st *proxyStatus) (string, [
 	}
 }
 
-func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (string, []dag.RequestHashPolicy) {
+func requestHashPolicies(in []contourv1.RequestHashPolicy, st *status.Proxy) (string, []dag.RequestHashPolicy) {
 	var out []dag.RequestHashPolicy
 	sourceIP := false
 	headers, params := map[string]bool{}, map[string]bool{}
-	ignore := func(format string, args ...any) { st.addWarning("SpecError", "IgnoredField", format, args...) }
+	ignore := func(format string, args ...any) { st.AddWarning("SpecError", "IgnoredField", format, args...) }
 	for _, hp := range in {
 		attrs := 0
 		for _, set := range []bool{hp.HashSourceIP, hp.HeaderHashOptions != nil, hp.QueryParameterHashOptions != nil} {
@@ -205,7 +207,7 @@ func requestHashPolicies(in []contourv1.RequestHashPolicy, st *proxyStatus) (str
 			sourceIP, p.SourceIP = true, true
 		case hp.HeaderHashOptions != nil:
 			name := http.CanonicalHeaderKey(hp.HeaderHashOptions.HeaderName)
-			if msgs := headerNameProblems(name); len(msgs) != 0 {
+			if msgs := httpheader.NameProblems(name); len(msgs) != 0 {
 				ignore("ignoring invalid header hash policy options with invalid header name %q: %v", name, msgs)
 				continue
 			}

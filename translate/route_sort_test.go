@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // TestIngressRouteOrder checks the order of an Ingress's routes in the
@@ -115,10 +116,10 @@ func determinismObjects(t *testing.T) []metav1.Object {
 			mkEndpoint(nil, "10.0.0.2"), mkEndpoint(nil, "10.0.0.1")),
 		mkEndpointSlice("default", "grpc-1", "grpc", []discoveryv1.EndpointPort{mkSlicePort("grpc", 50051)}, mkEndpoint(nil, "10.0.1.1")),
 		mkEndpointSlice("apps", "web-1", "web", []discoveryv1.EndpointPort{mkSlicePort("http", 8080)}, mkEndpoint(nil, "10.0.2.1")),
-		mkTLSSecret(t, "default", "tls"),
-		mkTLSSecret(t, "certs", "wild"),
+		testpki.TLSSecret(t, "default", "tls"),
+		testpki.TLSSecret(t, "certs", "wild"),
 		mkDelegation("certs", "to-apps", "wild", "apps"),
-		mkSecret("default", "broken", "kubernetes.io/tls", map[string][]byte{"tls.crt": []byte("x")}),
+		testpki.Secret("default", "broken", "kubernetes.io/tls", map[string][]byte{"tls.crt": []byte("x")}),
 		mkIngress("default", "a",
 			ingDefaultBackend("kuard", "http"),
 			ingTLS("tls", "foo.com"),

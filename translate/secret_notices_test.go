@@ -7,24 +7,18 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/pem"
 	"strings"
 	"testing"
 
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/testpki"
 	corev1 "k8s.io/api/core/v1"
 )
-
-func joinBytesT(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
-
-func pemEncodeT(typ string, der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
-}
 
 // TestSecretErrorsHideKeyMaterial: no error or notice about a broken Secret
 // quotes its key material, in PEM, base64 or hex form.
 func TestSecretErrorsHideKeyMaterial(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	keyB64 := base64.StdEncoding.EncodeToString(c.KeyDER)
 	otherB64 := base64.StdEncoding.EncodeToString(c.OtherKeyDER)
 	// Fragments that must never appear: PEM armour, any 12-character run of
@@ -54,21 +48,21 @@ func TestSecretErrorsHideKeyMaterial(t *testing.T) {
 	}
 	broken := map[string]map[string][]byte{
 		"key in tls.crt":             tlsData(c.KeyPEM, c.KeyPEM),
-		"key DER in a CERTIFICATE":   tlsData(pemEncodeT("CERTIFICATE", c.KeyDER), c.KeyPEM),
+		"key DER in a CERTIFICATE":   tlsData(testpki.PEM("CERTIFICATE", c.KeyDER), c.KeyPEM),
 		"key PEM pasted as tls.crt":  tlsData([]byte(keyB64), c.KeyPEM),
-		"EC key in an RSA block":     tlsData(c.CertPEM, pemEncodeT("RSA PRIVATE KEY", c.KeyDER)),
-		"EC key in a PKCS#8 block":   tlsData(c.CertPEM, pemEncodeT("PRIVATE KEY", c.KeyDER)),
-		"truncated key":              tlsData(c.CertPEM, pemEncodeT("EC PRIVATE KEY", c.KeyDER[:len(c.KeyDER)-5])),
+		"EC key in an RSA block":     tlsData(c.CertPEM, testpki.PEM("RSA PRIVATE KEY", c.KeyDER)),
+		"EC key in a PKCS#8 block":   tlsData(c.CertPEM, testpki.PEM("PRIVATE KEY", c.KeyDER)),
+		"truncated key":              tlsData(c.CertPEM, testpki.PEM("EC PRIVATE KEY", c.KeyDER[:len(c.KeyDER)-5])),
 		"corrupted key base64":       tlsData(c.CertPEM, []byte("-----BEGIN EC PRIVATE KEY-----\n"+keyB64[:40]+"*"+keyB64[41:]+"\n-----END EC PRIVATE KEY-----\n")),
-		"two keys":                   tlsData(c.CertPEM, joinBytesT(c.KeyPEM, c.OtherKeyPEM)),
-		"key with a bad block type":  tlsData(c.CertPEM, pemEncodeT("ENCRYPTED PRIVATE KEY", c.KeyDER)),
+		"two keys":                   tlsData(c.CertPEM, testpki.Join(c.KeyPEM, c.OtherKeyPEM)),
+		"key with a bad block type":  tlsData(c.CertPEM, testpki.PEM("ENCRYPTED PRIVATE KEY", c.KeyDER)),
 		"key as raw DER":             tlsData(c.CertPEM, c.KeyDER),
 		"nameless cert and key":      tlsData(c.NoNameCert, c.KeyPEM),
 		"key bytes in the type line": tlsData(c.CertPEM, []byte("-----BEGIN "+keyB64[:30]+"-----\n-----END "+keyB64[:30]+"-----\n")),
 	}
 	for name, data := range broken {
 		t.Run(name, func(t *testing.T) {
-			err := index.ValidTLSSecret(mkSecret("default", "tls", corev1.SecretTypeTLS, data))
+			err := index.ValidTLSSecret(testpki.Secret("default", "tls", corev1.SecretTypeTLS, data))
 			if err == nil {
 				t.Fatalf("secret accepted")
 			}
@@ -77,7 +71,7 @@ func TestSecretErrorsHideKeyMaterial(t *testing.T) {
 			}
 			// The same through Translate: the notice must not leak either.
 			ing := mkIngress("default", "i", ingTLS("tls", "foo.com"), ingRule("foo.com", ingPath(ptPrefix, "/", "kuard", 80)))
-			res := translateIngressT(t, Options{}, withKuard(ing, mkSecret("default", "tls", corev1.SecretTypeTLS, data))...)
+			res := translateIngressT(t, Options{}, withKuard(ing, testpki.Secret("default", "tls", corev1.SecretTypeTLS, data))...)
 			mustNotice(t, res, "Ingress", "default/i", "default/tls")
 			for _, n := range res.Notices {
 				if what := leaks(n.String()); what != "" && name != "key bytes in the type line" {

@@ -10,6 +10,7 @@ import (
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Options are the Contour settings that change translation. Zero values mean
@@ -114,46 +115,13 @@ type Result struct {
 	dag *dag.DAG
 }
 
-// ObjectStatus is the status of one object in the form Contour writes it.
-type ObjectStatus struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace"`
-	Name       string `json:"name"`
-	Status     any    `json:"status"`
-	// StandIns are the stand-in objects the status rests on (set by the
-	// caller from the standin package's report; never by translate): the
-	// status itself stays exactly Contour's.
-	StandIns []loader.StandIn `json:"standIns,omitempty"`
-	// Findings, for an Ingress, on which Contour writes no status (its
-	// Status is nil), are what keeps it from being served as written:
-	// the notices about it. Never nil for an Ingress, so that its JSON
-	// says "findings": [] when it is served as written; nil otherwise.
-	Findings []string `json:"findings,omitzero"`
-	// Ignored, for an Ingress Contour does not serve (of another class),
-	// says why.
-	Ignored string `json:"ignored,omitempty"`
-	// NotServed, for an Ingress or HTTPProxy of a class no Contour
-	// instance of the input serves, says so with the class (set by the
-	// caller, which knows every instance).
-	NotServed string `json:"notServed,omitempty"`
-	// Instance is the Contour instance whose verdict this is, in a run of
-	// several (set by the caller; empty in a run of one, whose output is
-	// as before instances existed).
-	Instance string        `json:"instance,omitempty"`
-	Source   loader.Source `json:"-"`
-}
+// ObjectStatus is the status of one object in the form Contour writes it
+// (defined in translate/internal/status, where the processors write it).
+type ObjectStatus = status.ObjectStatus
 
-// Notice is an informational message tied to an object.
-type Notice struct {
-	Source loader.Source
-	Kind   string
-	Name   string // namespace/name
-	Msg    string
-}
-
-// String is "file:line: Kind namespace/name: message", what is known of it.
-func (n Notice) String() string { return config.Notice(n).String() }
+// Notice is an informational message tied to an object (defined in
+// translate/internal/status, where the processors write it).
+type Notice = status.Notice
 
 // Translate builds the DAG from objs and the Envoy resources from the DAG.
 // The result does not depend on the order of objs.

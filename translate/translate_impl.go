@@ -14,6 +14,7 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // The listeners of `contour serve` with no configuration file.
@@ -211,15 +212,15 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	}
 	ingresses := &ingressProcessor{dag: d, cache: c, settings: s, notices: &res.Notices}
 	ingresses.run()
-	status := make(statuses, len(c.HTTPProxies)+len(c.Extensions))
-	extensions := &extensionProcessor{cache: c, settings: s, status: status}
+	statuses := make(status.Map, len(c.HTTPProxies)+len(c.Extensions))
+	extensions := &extensionProcessor{cache: c, settings: s, status: statuses}
 	extensions.run()
 	d.Extensions = extensions.clusters
-	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: status, rootNamespaces: opts.RootNamespaces,
+	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: statuses, rootNamespaces: opts.RootNamespaces,
 		disablePermitInsecure: s.DisablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
 	var gs *gatewayStatuses
 	if gw != nil {
-		gs = &gatewayStatuses{routes: make(map[statusKey]*routeStatus, routes)}
+		gs = &gatewayStatuses{routes: make(map[status.Key]*routeStatus, routes)}
 		(&gatewayProcessor{dag: d, cache: c, settings: s, status: gs, gateway: gw, inOrder: opts.httpRoutesInOrder}).run()
 	}
 	c.StopCheckingAhead()
@@ -228,7 +229,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	// reads neither the statuses nor what listing them reads but the cache.
 	var listing sync.WaitGroup
 	listing.Go(func() {
-		res.Status = withoutClusterStatuses(listStatuses(status, gs, ingresses.statuses(objs, opts.IngressClassNames), c), clusterKeys)
+		res.Status = withoutClusterStatuses(listStatuses(statuses, gs, ingresses.statuses(objs, opts.IngressClassNames), c), clusterKeys)
 	})
 	res.Resources = buildResourcesWith(d, c, opts, s, &res.Notices)
 	listing.Wait()
@@ -240,8 +241,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 // ExtensionServices, the Ingresses' entries and, with a Gateway, the
 // statuses of the Gateway API objects, ordered by kind, namespace and
 // name.
-func listStatuses(proxies statuses, gateway *gatewayStatuses, ingresses []ObjectStatus, c *index.Index) []ObjectStatus {
-	out := proxies.objectStatuses(c)
+func listStatuses(proxies status.Map, gateway *gatewayStatuses, ingresses []ObjectStatus, c *index.Index) []ObjectStatus {
+	out := proxies.ObjectStatuses(c)
 	if gateway == nil && len(ingresses) == 0 {
 		return out
 	}

@@ -13,6 +13,8 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/httpheader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Virtual-host (and route) policies of HTTPProxy: CORS, rate limits and
@@ -132,10 +134,10 @@ func localRateLimit(p *contourv1.LocalRateLimitPolicy) (*dag.LocalRateLimit, err
 		if _, dup := out.ResponseHeaders[key]; dup {
 			return nil, fmt.Errorf("duplicate header addition: %q", key)
 		}
-		if msgs := headerNameProblems(key); len(msgs) != 0 {
+		if msgs := httpheader.NameProblems(key); len(msgs) != 0 {
 			return nil, fmt.Errorf("invalid header name %q: %v", key, msgs)
 		}
-		out.ResponseHeaders[key] = escapeHeaderValue(h.Value, nil)
+		out.ResponseHeaders[key] = httpheader.EscapeValue(h.Value, nil)
 	}
 	return out, nil
 }
@@ -181,12 +183,12 @@ func globalRateLimits(in []contourv1.RateLimitDescriptor) ([]dag.RateLimitDescri
 
 // ipFilter converts allow or deny policies; bare addresses are /32 or
 // /128. Unparsable CIDRs are reported and void the whole filter.
-func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*dag.IPFilter, error) {
+func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *status.Proxy) (*dag.IPFilter, error) {
 	var policies []contourv1.IPFilterPolicy
 	out := &dag.IPFilter{}
 	switch {
 	case len(allow) > 0 && len(deny) > 0:
-		st.addError("IPFilterError", "IncompatibleIPAddressFilters", "cannot specify both `ipAllowPolicy` and `ipDenyPolicy`")
+		st.AddError("IPFilterError", "IncompatibleIPAddressFilters", "cannot specify both `ipAllowPolicy` and `ipDenyPolicy`")
 		return nil, errors.New("invalid ip filter")
 	case len(allow) > 0:
 		out.Allow, policies = true, allow
@@ -207,7 +209,7 @@ func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *proxyStatus) (*dag.IPF
 		}
 		var ipnet *net.IPNet
 		if _, ipnet, err = net.ParseCIDR(cidr); err != nil {
-			st.addError("IPFilterError", "InvalidCIDR", "%s failed to parse: %s", p.CIDR, err)
+			st.AddError("IPFilterError", "InvalidCIDR", "%s failed to parse: %s", p.CIDR, err)
 			continue
 		}
 		out.Rules = append(out.Rules, dag.IPFilterRule{Remote: p.Source == contourv1.IPFilterSourceRemote, CIDR: *ipnet})

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -230,20 +231,20 @@ func httpHealthCheckConfig(c *dag.Cluster) *corev3.HealthCheck {
 		http.ExpectedStatuses = append(http.ExpectedStatuses, &typev3.Int64Range{Start: r[0], End: r[1]})
 	}
 	return &corev3.HealthCheck{
-		Timeout:            durationpb.New(orDefault(hc.Timeout, healthCheckTimeout)),
-		Interval:           durationpb.New(orDefault(hc.Interval, healthCheckInterval)),
-		UnhealthyThreshold: wrapperspb.UInt32(orDefault(hc.UnhealthyThreshold, healthCheckUnhealthyThreshold)),
-		HealthyThreshold:   wrapperspb.UInt32(orDefault(hc.HealthyThreshold, healthCheckHealthyThreshold)),
+		Timeout:            durationpb.New(cmp.Or(hc.Timeout, healthCheckTimeout)),
+		Interval:           durationpb.New(cmp.Or(hc.Interval, healthCheckInterval)),
+		UnhealthyThreshold: wrapperspb.UInt32(cmp.Or(hc.UnhealthyThreshold, healthCheckUnhealthyThreshold)),
+		HealthyThreshold:   wrapperspb.UInt32(cmp.Or(hc.HealthyThreshold, healthCheckHealthyThreshold)),
 		HealthChecker:      &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: http},
 	}
 }
 
 func tcpHealthCheckConfig(hc *dag.TCPHealthCheck) *corev3.HealthCheck {
 	return &corev3.HealthCheck{
-		Timeout:            durationpb.New(orDefault(hc.Timeout, healthCheckTimeout)),
-		Interval:           durationpb.New(orDefault(hc.Interval, healthCheckInterval)),
-		UnhealthyThreshold: wrapperspb.UInt32(orDefault(hc.UnhealthyThreshold, healthCheckUnhealthyThreshold)),
-		HealthyThreshold:   wrapperspb.UInt32(orDefault(hc.HealthyThreshold, healthCheckHealthyThreshold)),
+		Timeout:            durationpb.New(cmp.Or(hc.Timeout, healthCheckTimeout)),
+		Interval:           durationpb.New(cmp.Or(hc.Interval, healthCheckInterval)),
+		UnhealthyThreshold: wrapperspb.UInt32(cmp.Or(hc.UnhealthyThreshold, healthCheckUnhealthyThreshold)),
+		HealthyThreshold:   wrapperspb.UInt32(cmp.Or(hc.HealthyThreshold, healthCheckHealthyThreshold)),
 		HealthChecker:      &corev3.HealthCheck_TcpHealthCheck_{TcpHealthCheck: &corev3.HealthCheck_TcpHealthCheck{}},
 	}
 }
@@ -254,14 +255,6 @@ func durationOrDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 func lbPolicy(policy string) clusterv3.Cluster_LbPolicy {

@@ -1,5 +1,7 @@
 package dag
 
+import "regexp"
+
 // HeaderNameMatch matches a header name: exact, prefix, suffix or contains.
 type HeaderNameMatch struct {
 	Type, Value string
@@ -48,4 +50,14 @@ type QueryMatch struct {
 	Type       string // exact, regex, prefix, suffix, contains, present
 	Value      string
 	IgnoreCase bool
+}
+
+// WildcardAuthorityMatch limits a "*.example.com" virtual host to one DNS
+// label, since Envoy's wildcard domains match several; a port is allowed.
+func WildcardAuthorityMatch(host string) HeaderMatch {
+	return HeaderMatch{
+		Name:  ":authority",
+		Type:  HeaderRegex,
+		Value: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?" + regexp.QuoteMeta(host[1:]) + "(:[0-9]+)?",
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -150,4 +151,24 @@ func (c *Index) ConfigMapCA(name types.NamespacedName) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(ca), nil
+}
+
+// SecretReference resolves a reference to a Secret as Contour's
+// NamespacedNameFrom does: "ns/name", or a name in annotationNamespace (an
+// Ingress's tls-cert-namespace annotation) or else in ownNamespace; an
+// empty namespace part ("/name") counts as none. Ingress TLS SecretNames
+// and HTTPProxy's Secret references use it.
+func SecretReference(secretName, annotationNamespace, ownNamespace string) types.NamespacedName {
+	ns, name, ok := strings.Cut(secretName, "/")
+	if !ok {
+		ns, name = "", secretName
+	}
+	switch {
+	case ns != "":
+	case annotationNamespace != "":
+		ns = annotationNamespace
+	default:
+		ns = ownNamespace
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}
 }

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
 // TestDecodePEMMatchesPEMDecode decodes many layouts, plain and not, and
 // random edits of them, block after block with decodePEM and with
 // pem.Decode, and compares every block and what is left.
 func TestDecodePEMMatchesPEMDecode(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	cert, key := string(c.CertPEM), string(c.KeyPEM)
 	inputs := []string{
 		cert, key, string(c.PKCS8KeyPEM), cert + cert + key, cert + "\n", "junk\n" + cert, cert + "trailing text",

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/contourc/contourc/translate/internal/testpki"
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -18,12 +19,12 @@ import (
 func TestServingSecretNames(t *testing.T) {
 	other := gatewayv1.Namespace("other")
 	objs := []metav1.Object{
-		mkTLSSecret(t, "ns", "proxy-cert"),
-		mkTLSSecret(t, "other", "delegated-cert"),
-		mkTLSSecret(t, "ns", "ingress-cert"),
-		mkTLSSecret(t, "other", "gateway-cert"),
-		mkTLSSecret(t, "ns", "unreferenced"),
-		mkSecret("ns", "opaque", corev1.SecretTypeOpaque, nil),
+		testpki.TLSSecret(t, "ns", "proxy-cert"),
+		testpki.TLSSecret(t, "other", "delegated-cert"),
+		testpki.TLSSecret(t, "ns", "ingress-cert"),
+		testpki.TLSSecret(t, "other", "gateway-cert"),
+		testpki.TLSSecret(t, "ns", "unreferenced"),
+		testpki.Secret("ns", "opaque", corev1.SecretTypeOpaque, nil),
 		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: contourv1.HTTPProxySpec{
 			VirtualHost: &contourv1.VirtualHost{Fqdn: "a.example.com", TLS: &contourv1.TLS{SecretName: "proxy-cert"}}}},
 		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}, Spec: contourv1.HTTPProxySpec{
@@ -54,7 +55,7 @@ func TestServingSecretNames(t *testing.T) {
 // same Memo, whose verdicts are remembered.
 func TestCheckingAheadOnlyWithoutVerdicts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	objs := mkObjects(t, mkTLSSecret(t, "ns", "cert"),
+	objs := mkObjects(t, testpki.TLSSecret(t, "ns", "cert"),
 		&contourv1.HTTPProxy{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: contourv1.HTTPProxySpec{
 			VirtualHost: &contourv1.VirtualHost{Fqdn: "a.example.com", TLS: &contourv1.TLS{SecretName: "cert"}}}})
 	memo := &Memo{}

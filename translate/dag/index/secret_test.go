@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/contourc/contourc/translate/internal/testpki"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -37,7 +38,7 @@ func testRSAKeyPEM(t *testing.T) []byte {
 }
 
 func TestValidTLSSecret(t *testing.T) {
-	c := testCerts(t)
+	c := testpki.Certs(t)
 	tlsData := func(crt, key []byte) map[string][]byte {
 		return map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}
 	}
@@ -53,15 +54,15 @@ func TestValidTLSSecret(t *testing.T) {
 		{name: "PKCS#1 RSA key", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testRSAKeyPEM(t))},
 		// Key and certificate are not checked against each other.
 		{name: "mismatched key is not checked", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, c.OtherKeyPEM)},
-		{name: "EC PARAMETERS before the key are ignored", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, joinBytesT(c.ECParameters, c.KeyPEM))},
-		{name: "EC PARAMETERS after the key are ignored", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, joinBytesT(c.KeyPEM, c.ECParameters))},
+		{name: "EC PARAMETERS before the key are ignored", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.Join(c.ECParameters, c.KeyPEM))},
+		{name: "EC PARAMETERS after the key are ignored", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.Join(c.KeyPEM, c.ECParameters))},
 		{name: "SAN-only certificate", typ: corev1.SecretTypeTLS, data: tlsData(c.SANOnlyCert, c.KeyPEM)},
 		{name: "IP-SAN-only certificate", typ: corev1.SecretTypeTLS, data: tlsData(c.IPOnlyCert, c.KeyPEM)},
 		{name: "CN-only certificate", typ: corev1.SecretTypeTLS, data: tlsData(c.CNOnlyCert, c.KeyPEM)},
 		// Only the first certificate of a bundle needs a name.
-		{name: "bundle with a nameless intermediate", typ: corev1.SecretTypeTLS, data: tlsData(joinBytesT(c.CertPEM, c.NoNameCert), c.KeyPEM)},
-		{name: "trailing text after the PEM", typ: corev1.SecretTypeTLS, data: tlsData(joinBytesT(c.CertPEM, []byte("# trailing comment\n")), joinBytesT(c.KeyPEM, []byte("\n\n")))},
-		{name: "leading text before the PEM", typ: corev1.SecretTypeTLS, data: tlsData(joinBytesT([]byte("subject=CN = www.example.com\n"), c.CertPEM), c.KeyPEM)},
+		{name: "bundle with a nameless intermediate", typ: corev1.SecretTypeTLS, data: tlsData(testpki.Join(c.CertPEM, c.NoNameCert), c.KeyPEM)},
+		{name: "trailing text after the PEM", typ: corev1.SecretTypeTLS, data: tlsData(testpki.Join(c.CertPEM, []byte("# trailing comment\n")), testpki.Join(c.KeyPEM, []byte("\n\n")))},
+		{name: "leading text before the PEM", typ: corev1.SecretTypeTLS, data: tlsData(testpki.Join([]byte("subject=CN = www.example.com\n"), c.CertPEM), c.KeyPEM)},
 
 		{name: "wrong type", typ: corev1.SecretTypeDockerConfigJson, data: tlsData(c.CertPEM, c.KeyPEM), wantErr: `secret type is not "kubernetes.io/tls" or "Opaque"`},
 		{name: "service account token type", typ: corev1.SecretTypeServiceAccountToken, data: tlsData(c.CertPEM, c.KeyPEM), wantErr: "secret type is not"},
@@ -71,24 +72,24 @@ func TestValidTLSSecret(t *testing.T) {
 		{name: "no PEM in tls.crt", typ: corev1.SecretTypeTLS, data: tlsData([]byte("this is not PEM"), c.KeyPEM), wantErr: "failed to locate certificate"},
 		{name: "DER instead of PEM", typ: corev1.SecretTypeTLS, data: tlsData(c.CertDER, c.KeyPEM), wantErr: "failed to locate certificate"},
 		{name: "non-CERTIFICATE block in tls.crt", typ: corev1.SecretTypeTLS, data: tlsData(c.KeyPEM, c.KeyPEM), wantErr: "unexpected block type 'EC PRIVATE KEY'"},
-		{name: "certificate then a key in tls.crt", typ: corev1.SecretTypeTLS, data: tlsData(joinBytesT(c.CertPEM, c.KeyPEM), c.KeyPEM), wantErr: "unexpected block type 'EC PRIVATE KEY'"},
-		{name: "CERTIFICATE block that does not parse", typ: corev1.SecretTypeTLS, data: tlsData(pemEncodeT("CERTIFICATE", []byte("garbage")), c.KeyPEM), wantErr: "invalid TLS certificate"},
+		{name: "certificate then a key in tls.crt", typ: corev1.SecretTypeTLS, data: tlsData(testpki.Join(c.CertPEM, c.KeyPEM), c.KeyPEM), wantErr: "unexpected block type 'EC PRIVATE KEY'"},
+		{name: "CERTIFICATE block that does not parse", typ: corev1.SecretTypeTLS, data: tlsData(testpki.PEM("CERTIFICATE", []byte("garbage")), c.KeyPEM), wantErr: "invalid TLS certificate"},
 		{name: "broken PEM encoding", typ: corev1.SecretTypeTLS, data: tlsData([]byte("-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n"), c.KeyPEM), wantErr: "failed to parse PEM block"},
 		{name: "certificate without CN or SAN", typ: corev1.SecretTypeTLS, data: tlsData(c.NoNameCert, c.KeyPEM), wantErr: "certificate has no common name or subject alt name"},
-		{name: "nameless certificate first in a bundle", typ: corev1.SecretTypeTLS, data: tlsData(joinBytesT(c.NoNameCert, c.CertPEM), c.KeyPEM), wantErr: "no common name"},
+		{name: "nameless certificate first in a bundle", typ: corev1.SecretTypeTLS, data: tlsData(testpki.Join(c.NoNameCert, c.CertPEM), c.KeyPEM), wantErr: "no common name"},
 		{name: "empty tls.key", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, []byte{}), wantErr: "failed to locate private key"},
 		{name: "no PEM in tls.key", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, []byte("secret")), wantErr: "failed to locate private key"},
 		{name: "EC PARAMETERS only", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, c.ECParameters), wantErr: "failed to locate private key"},
-		{name: "two private keys", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, joinBytesT(c.KeyPEM, c.OtherKeyPEM)), wantErr: "multiple private keys"},
-		{name: "same key twice in two encodings", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, joinBytesT(c.KeyPEM, c.PKCS8KeyPEM)), wantErr: "multiple private keys"},
-		{name: "certificate in tls.key", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, joinBytesT(c.CertPEM, c.KeyPEM)), wantErr: "unexpected block type 'CERTIFICATE'"},
-		{name: "EC key in an RSA block", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, pemEncodeT("RSA PRIVATE KEY", c.KeyDER)), wantErr: "invalid TLS private key"},
-		{name: "truncated key", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, pemEncodeT("EC PRIVATE KEY", c.KeyDER[:20])), wantErr: "invalid TLS private key"},
-		{name: "PKCS#8 block holding garbage", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, pemEncodeT("PRIVATE KEY", []byte("garbage"))), wantErr: "invalid TLS private key"},
+		{name: "two private keys", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.Join(c.KeyPEM, c.OtherKeyPEM)), wantErr: "multiple private keys"},
+		{name: "same key twice in two encodings", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.Join(c.KeyPEM, c.PKCS8KeyPEM)), wantErr: "multiple private keys"},
+		{name: "certificate in tls.key", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.Join(c.CertPEM, c.KeyPEM)), wantErr: "unexpected block type 'CERTIFICATE'"},
+		{name: "EC key in an RSA block", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.PEM("RSA PRIVATE KEY", c.KeyDER)), wantErr: "invalid TLS private key"},
+		{name: "truncated key", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.PEM("EC PRIVATE KEY", c.KeyDER[:20])), wantErr: "invalid TLS private key"},
+		{name: "PKCS#8 block holding garbage", typ: corev1.SecretTypeTLS, data: tlsData(c.CertPEM, testpki.PEM("PRIVATE KEY", []byte("garbage"))), wantErr: "invalid TLS private key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidTLSSecret(mkSecret("default", "s", tt.typ, tt.data))
+			err := ValidTLSSecret(testpki.Secret("default", "s", tt.typ, tt.data))
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
