@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"sort"
@@ -71,7 +71,7 @@ func hcmAccessLogs(s *config.Settings, secure bool) []*accesslogv3.AccessLog {
 	}
 	al := &accesslogv3.AccessLog{
 		Name:       listenerFileAccessLogName,
-		ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: mustAny(fal)},
+		ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: MustAny(fal)},
 	}
 	switch s.AccessLogLevel {
 	case "error":
@@ -99,9 +99,9 @@ func accessLogFormatters(s *config.Settings) []*corev3.TypedExtensionConfig {
 	for _, n := range names {
 		switch n {
 		case "envoy.formatter.req_without_query":
-			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: mustAny(&reqwithoutqueryv3.ReqWithoutQuery{})})
+			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: MustAny(&reqwithoutqueryv3.ReqWithoutQuery{})})
 		case "envoy.formatter.metadata":
-			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: mustAny(&metadataformatterv3.Metadata{})})
+			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: MustAny(&metadataformatterv3.Metadata{})})
 		}
 	}
 	return out
@@ -174,7 +174,7 @@ func hcmTracing(t *config.TracingSettings, ext *config.ExtensionRef) *hcmv3.Http
 		CustomTags:       tags,
 		Provider: &tracev3.Tracing_Http{
 			Name: "envoy.tracers.opentelemetry",
-			ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: mustAny(&tracev3.OpenTelemetryConfig{
+			ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: MustAny(&tracev3.OpenTelemetryConfig{
 				GrpcService: grpcService(ext.ClusterName, ext.SNI, ext.Timeout),
 				ServiceName: t.ServiceName,
 			})},
@@ -187,7 +187,7 @@ func hcmTracing(t *config.TracingSettings, ext *config.ExtensionRef) *hcmv3.Http
 func proxyProtocolFilter() *listenerv3.ListenerFilter {
 	return &listenerv3.ListenerFilter{
 		Name:       "envoy.filters.listener.proxy_protocol",
-		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(&proxyprotocolv3.ProxyProtocol{})},
+		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: MustAny(&proxyprotocolv3.ProxyProtocol{})},
 	}
 }
 
@@ -203,7 +203,7 @@ func tlsInspectorFilter(ja3, ja4 bool) *listenerv3.ListenerFilter {
 	}
 	return &listenerv3.ListenerFilter{
 		Name:       listenerTLSInspectorName,
-		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(ti)},
+		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: MustAny(ti)},
 	}
 }
 
@@ -258,7 +258,7 @@ func staticListenersFor(s *config.Settings) []*listenerv3.Listener {
 		l := adminProxyListener("stats", "stats", m.Address, uint32(m.Port), []string{"/stats", "/stats/prometheus"})
 		l.FilterChains[0].TransportSocket = &corev3.TransportSocket{
 			Name:       listenerTLSTransportSocketName,
-			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(s, m.CAFile != ""))},
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: MustAny(metricsTLSContext(s, m.CAFile != ""))},
 		}
 		out = append(out, l, adminProxyListener("health", "stats", h.Address, uint32(h.Port), []string{"/ready"}))
 	case m.AddressPort == h:
@@ -305,8 +305,8 @@ func metricsTLSContext(s *config.Settings, clientValidation bool) *tlsv3.Downstr
 	return ctx
 }
 
-// metricsSecrets are the file-backed SDS secrets of the metrics listener.
-func metricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
+// MetricsSecrets are the file-backed SDS secrets of the metrics listener.
+func MetricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
 	if !m.TLS {
 		return nil
 	}
@@ -327,11 +327,11 @@ func metricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
 	return out
 }
 
-// runtimeLayerFor is the RTDS layer "dynamic" with the settings' keys:
+// RuntimeLayerFor is the RTDS layer "dynamic" with the settings' keys:
 // the max requests per I/O cycle, per-listener connection limits for the
 // DAG's listeners, then the user's runtime-settings as strings (a key
 // Contour manages is not overridden; the base RE2 keys are).
-func runtimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runtime {
+func RuntimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runtime {
 	rt := runtimeLayer()
 	managed := map[string]bool{}
 	if v := s.MaxRequestsPerIOCycle; v != nil && *v > 0 {
@@ -356,7 +356,7 @@ func runtimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runt
 // downstreamTLSParams is the DownstreamTlsContext of a secure virtual host
 // with the configuration's ciphers and curves.
 func downstreamTLSContextFor(s *config.Settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
-	ctx := downstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
+	ctx := DownstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
 	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = configSource(s)
 	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.TLS.CipherSuites...)
 	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.TLS.ECDHCurves

@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 // Builders for Envoy listeners and HTTP connection managers, as Contour's
 // `contour serve` emits them with no configuration file (downstream TLS is in
@@ -243,7 +243,7 @@ func adminRouteConfig(paths []string) *routev3.RouteConfiguration {
 
 // hcmNetworkFilter wraps an HttpConnectionManager as a network filter.
 func hcmNetworkFilter(hcm *hcmv3.HttpConnectionManager) *listenerv3.Filter {
-	return hcmPackedFilter(mustAny(hcm))
+	return hcmPackedFilter(MustAny(hcm))
 }
 
 // hcmPackedFilter is hcmNetworkFilter for a manager packed already.
@@ -258,7 +258,7 @@ func hcmPackedFilter(packed *anypb.Any) *listenerv3.Filter {
 func hcmHTTPFilter(name string, cfg proto.Message) *hcmv3.HttpFilter {
 	return &hcmv3.HttpFilter{
 		Name:       name,
-		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(cfg)},
+		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: MustAny(cfg)},
 	}
 }
 
@@ -439,7 +439,7 @@ func hcmStdoutAccessLog() *accesslogv3.AccessLog {
 	return &accesslogv3.AccessLog{
 		Name: listenerFileAccessLogName,
 		ConfigType: &accesslogv3.AccessLog_TypedConfig{
-			TypedConfig: mustAny(&fileaccesslogv3.FileAccessLog{Path: hcmAccessLogPath}),
+			TypedConfig: MustAny(&fileaccesslogv3.FileAccessLog{Path: hcmAccessLogPath}),
 		},
 	}
 }
@@ -506,7 +506,7 @@ func buildDefaultFilters(algorithm string) []*hcmv3.HttpFilter {
 		out = append(out, hcmHTTPFilter(hcmCompressorFilterName, &compressorv3.Compressor{
 			CompressorLibrary: &corev3.TypedExtensionConfig{
 				Name:        algorithm,
-				TypedConfig: mustAny(library),
+				TypedConfig: MustAny(library),
 			},
 			ResponseDirectionConfig: &compressorv3.Compressor_ResponseDirectionConfig{
 				CommonConfig: &compressorv3.Compressor_CommonDirectionConfig{
@@ -526,7 +526,7 @@ func buildDefaultFilters(algorithm string) []*hcmv3.HttpFilter {
 		hcmHTTPFilter(hcmLuaFilterName, &luav3.Lua{
 			SourceCodes: map[string]*corev3.DataSource{
 				hcmCookieRewriteLuaName: {
-					Specifier: &corev3.DataSource_InlineString{InlineString: cookieRewriteLua},
+					Specifier: &corev3.DataSource_InlineString{InlineString: CookieRewriteLua},
 				},
 			},
 		}),
@@ -541,7 +541,7 @@ func buildDefaultFilters(algorithm string) []*hcmv3.HttpFilter {
 var misdirectedRequestLuaFilter = sync.OnceValue(func() *hcmv3.HttpFilter {
 	return hcmHTTPFilter(hcmLuaFilterName, &luav3.Lua{
 		DefaultSourceCode: &corev3.DataSource{
-			Specifier: &corev3.DataSource_InlineString{InlineString: misdirectedRequestLua},
+			Specifier: &corev3.DataSource_InlineString{InlineString: MisdirectedRequestLua},
 		},
 	})
 })
@@ -570,7 +570,7 @@ func tlsListener(name, address string, port uint32, chains []*listenerv3.FilterC
 		ListenerFilters: []*listenerv3.ListenerFilter{{
 			Name: listenerTLSInspectorName,
 			ConfigType: &listenerv3.ListenerFilter_TypedConfig{
-				TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{}),
+				TypedConfig: MustAny(&tlsinspectorv3.TlsInspector{}),
 			},
 		}},
 		FilterChains:  chains,

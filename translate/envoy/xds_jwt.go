@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"time"
@@ -39,7 +39,7 @@ func jwtAuthnFilter(providers []*dag.JWTProvider) *hcmv3.HttpFilter {
 			RequiresType: &jwtauthnv3.JwtRequirement_ProviderName{ProviderName: p.Name},
 		}
 	}
-	return &hcmv3.HttpFilter{Name: jwtAuthnFilterName, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(cfg)}}
+	return &hcmv3.HttpFilter{Name: jwtAuthnFilterName, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: MustAny(cfg)}}
 }
 
 // jwtProvider inlines a local JWKS, or fetches the JWKS through its
@@ -73,7 +73,7 @@ func jwtProvider(p *dag.JWTProvider) *jwtauthnv3.JwtProvider {
 // jwtPerRouteConfig selects the requirement (named after the provider) a
 // route's requests must meet.
 func jwtPerRouteConfig(provider string) *anypb.Any {
-	return mustAny(&jwtauthnv3.PerRouteConfig{
+	return MustAny(&jwtauthnv3.PerRouteConfig{
 		RequirementSpecifier: &jwtauthnv3.PerRouteConfig_RequirementName{RequirementName: provider},
 	})
 }
@@ -82,12 +82,12 @@ func jwtPerRouteConfig(provider string) *anypb.Any {
 // both address families are wanted) to host:port, over TLS with the host as
 // SNI for https.
 func dnsNameCluster(c *dag.DNSNameCluster) *clusterv3.Cluster {
-	return dnsNameClusterWith(c, config.Defaults())
+	return DNSNameClusterWith(c, config.Defaults())
 }
 
-// dnsNameClusterWith is dnsNameCluster with the configuration's upstream
+// DNSNameClusterWith is dnsNameCluster with the configuration's upstream
 // TLS parameters.
-func dnsNameClusterWith(c *dag.DNSNameCluster, s *config.Settings) *clusterv3.Cluster {
+func DNSNameClusterWith(c *dag.DNSNameCluster, s *config.Settings) *clusterv3.Cluster {
 	name := c.ClusterName()
 	family := dnsLookupFamily(c.DNSLookupFamily)
 	discovery := clusterv3.Cluster_STRICT_DNS
