@@ -71,7 +71,7 @@ func hcmAccessLogs(s *config.Settings, secure bool) []*accesslogv3.AccessLog {
 	}
 	al := &accesslogv3.AccessLog{
 		Name:       listenerFileAccessLogName,
-		ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: MustAny(fal)},
+		ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: mustAny(fal)},
 	}
 	switch s.AccessLogLevel {
 	case "error":
@@ -99,9 +99,9 @@ func accessLogFormatters(s *config.Settings) []*corev3.TypedExtensionConfig {
 	for _, n := range names {
 		switch n {
 		case "envoy.formatter.req_without_query":
-			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: MustAny(&reqwithoutqueryv3.ReqWithoutQuery{})})
+			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: mustAny(&reqwithoutqueryv3.ReqWithoutQuery{})})
 		case "envoy.formatter.metadata":
-			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: MustAny(&metadataformatterv3.Metadata{})})
+			out = append(out, &corev3.TypedExtensionConfig{Name: n, TypedConfig: mustAny(&metadataformatterv3.Metadata{})})
 		}
 	}
 	return out
@@ -174,7 +174,7 @@ func hcmTracing(t *config.TracingSettings, ext *config.ExtensionRef) *hcmv3.Http
 		CustomTags:       tags,
 		Provider: &tracev3.Tracing_Http{
 			Name: "envoy.tracers.opentelemetry",
-			ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: MustAny(&tracev3.OpenTelemetryConfig{
+			ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: mustAny(&tracev3.OpenTelemetryConfig{
 				GrpcService: grpcService(ext.ClusterName, ext.SNI, ext.Timeout),
 				ServiceName: t.ServiceName,
 			})},
@@ -187,7 +187,7 @@ func hcmTracing(t *config.TracingSettings, ext *config.ExtensionRef) *hcmv3.Http
 func proxyProtocolFilter() *listenerv3.ListenerFilter {
 	return &listenerv3.ListenerFilter{
 		Name:       "envoy.filters.listener.proxy_protocol",
-		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: MustAny(&proxyprotocolv3.ProxyProtocol{})},
+		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(&proxyprotocolv3.ProxyProtocol{})},
 	}
 }
 
@@ -203,7 +203,7 @@ func tlsInspectorFilter(ja3, ja4 bool) *listenerv3.ListenerFilter {
 	}
 	return &listenerv3.ListenerFilter{
 		Name:       listenerTLSInspectorName,
-		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: MustAny(ti)},
+		ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(ti)},
 	}
 }
 
@@ -258,7 +258,7 @@ func staticListenersFor(s *config.Settings) []*listenerv3.Listener {
 		l := adminProxyListener("stats", "stats", m.Address, uint32(m.Port), []string{"/stats", "/stats/prometheus"})
 		l.FilterChains[0].TransportSocket = &corev3.TransportSocket{
 			Name:       listenerTLSTransportSocketName,
-			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: MustAny(metricsTLSContext(s, m.CAFile != ""))},
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(metricsTLSContext(s, m.CAFile != ""))},
 		}
 		out = append(out, l, adminProxyListener("health", "stats", h.Address, uint32(h.Port), []string{"/ready"}))
 	case m.AddressPort == h:
@@ -356,7 +356,7 @@ func RuntimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runt
 // downstreamTLSParams is the DownstreamTlsContext of a secure virtual host
 // with the configuration's ciphers and curves.
 func downstreamTLSContextFor(s *config.Settings, secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
-	ctx := DownstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
+	ctx := downstreamTLSContext(secretName, minVersion, maxVersion, alpn...)
 	ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs[0].SdsConfig = configSource(s)
 	ctx.CommonTlsContext.TlsParams.CipherSuites = append([]string(nil), s.TLS.CipherSuites...)
 	ctx.CommonTlsContext.TlsParams.EcdhCurves = s.TLS.ECDHCurves

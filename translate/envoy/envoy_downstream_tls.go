@@ -10,10 +10,10 @@ import (
 // Downstream TLS: the SNI filter chains of an HTTPS listener and the TLS
 // contexts and certificates they serve, as Contour builds them.
 
-// SNIFilterChain returns a filter chain matching serverName (or, for "*",
+// sniFilterChain returns a filter chain matching serverName (or, for "*",
 // transport_protocol "tls") with the given filters and optional downstream
 // TLS context (nil for TLS passthrough).
-func SNIFilterChain(serverName string, tls *tlsv3.DownstreamTlsContext, filters ...*listenerv3.Filter) *listenerv3.FilterChain {
+func sniFilterChain(serverName string, tls *tlsv3.DownstreamTlsContext, filters ...*listenerv3.Filter) *listenerv3.FilterChain {
 	fc := &listenerv3.FilterChain{Filters: filters}
 	// Envoy cannot match SNI "*", so Contour matches any TLS connection.
 	if serverName == "*" {
@@ -24,31 +24,31 @@ func SNIFilterChain(serverName string, tls *tlsv3.DownstreamTlsContext, filters 
 	if tls != nil {
 		fc.TransportSocket = &corev3.TransportSocket{
 			Name:       listenerTLSTransportSocketName,
-			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: MustAny(tls)},
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 		}
 	}
 	return fc
 }
 
-// DownstreamCipherSuites are Contour's default TLS cipher suites (equal-
+// downstreamCipherSuites are Contour's default TLS cipher suites (equal-
 // preference groups in BoringSSL's bracket syntax).
-var DownstreamCipherSuites = []string{
+var downstreamCipherSuites = []string{
 	"[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]",
 	"[ECDHE-RSA-AES128-GCM-SHA256|ECDHE-RSA-CHACHA20-POLY1305]",
 	"ECDHE-ECDSA-AES256-GCM-SHA384",
 	"ECDHE-RSA-AES256-GCM-SHA384",
 }
 
-// DownstreamTLSContext returns the DownstreamTlsContext Contour puts on a
+// downstreamTLSContext returns the DownstreamTlsContext Contour puts on a
 // secure virtual host's filter chain: TLS params (min/max, default ciphers),
 // the SDS secret reference, and ALPN protocols.
-func DownstreamTLSContext(secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
+func downstreamTLSContext(secretName string, minVersion, maxVersion tlsv3.TlsParameters_TlsProtocol, alpn ...string) *tlsv3.DownstreamTlsContext {
 	return &tlsv3.DownstreamTlsContext{
 		CommonTlsContext: &tlsv3.CommonTlsContext{
 			TlsParams: &tlsv3.TlsParameters{
 				TlsMinimumProtocolVersion: minVersion,
 				TlsMaximumProtocolVersion: maxVersion,
-				CipherSuites:              append([]string(nil), DownstreamCipherSuites...),
+				CipherSuites:              append([]string(nil), downstreamCipherSuites...),
 			},
 			TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{
 				Name:      secretName,
@@ -59,10 +59,10 @@ func DownstreamTLSContext(secretName string, minVersion, maxVersion tlsv3.TlsPar
 	}
 }
 
-// DownstreamClientValidation is the client-certificate validation of an
+// downstreamClientValidation is the client-certificate validation of an
 // HTTPProxy's spec.virtualhost.tls.clientValidation (Contour's
 // dag.PeerValidationContext as used on a downstream context).
-type DownstreamClientValidation struct {
+type downstreamClientValidation struct {
 	CACertificate             []byte // trusted_ca, inline bytes (may be empty)
 	CRL                       []byte // crl, inline bytes (may be empty)
 	SkipClientCertValidation  bool   // trust_chain_verification ACCEPT_UNTRUSTED
@@ -70,11 +70,11 @@ type DownstreamClientValidation struct {
 	OptionalClientCertificate bool   // require_client_certificate false
 }
 
-// WithDownstreamClientValidation adds client-certificate validation to ctx
-// as Contour's DownstreamTLSContext does with a peer validation context:
+// withDownstreamClientValidation adds client-certificate validation to ctx
+// as Contour's downstreamTLSContext does with a peer validation context:
 // an inline validation_context and require_client_certificate (always set,
 // false when the certificate is optional). It returns ctx.
-func WithDownstreamClientValidation(ctx *tlsv3.DownstreamTlsContext, v DownstreamClientValidation) *tlsv3.DownstreamTlsContext {
+func withDownstreamClientValidation(ctx *tlsv3.DownstreamTlsContext, v downstreamClientValidation) *tlsv3.DownstreamTlsContext {
 	vc := &tlsv3.CertificateValidationContext{
 		TrustChainVerification: tlsv3.CertificateValidationContext_VERIFY_TRUST_CHAIN,
 	}
@@ -93,8 +93,8 @@ func WithDownstreamClientValidation(ctx *tlsv3.DownstreamTlsContext, v Downstrea
 	return ctx
 }
 
-// TLSCertificateSecret returns the SDS secret holding a serving certificate.
-func TLSCertificateSecret(name string, cert, key []byte) *tlsv3.Secret {
+// tlsCertificateSecret returns the SDS secret holding a serving certificate.
+func tlsCertificateSecret(name string, cert, key []byte) *tlsv3.Secret {
 	return &tlsv3.Secret{
 		Name: name,
 		Type: &tlsv3.Secret_TlsCertificate{

@@ -243,7 +243,7 @@ func adminRouteConfig(paths []string) *routev3.RouteConfiguration {
 
 // hcmNetworkFilter wraps an HttpConnectionManager as a network filter.
 func hcmNetworkFilter(hcm *hcmv3.HttpConnectionManager) *listenerv3.Filter {
-	return hcmPackedFilter(MustAny(hcm))
+	return hcmPackedFilter(mustAny(hcm))
 }
 
 // hcmPackedFilter is hcmNetworkFilter for a manager packed already.
@@ -258,7 +258,7 @@ func hcmPackedFilter(packed *anypb.Any) *listenerv3.Filter {
 func hcmHTTPFilter(name string, cfg proto.Message) *hcmv3.HttpFilter {
 	return &hcmv3.HttpFilter{
 		Name:       name,
-		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: MustAny(cfg)},
+		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(cfg)},
 	}
 }
 
@@ -439,7 +439,7 @@ func hcmStdoutAccessLog() *accesslogv3.AccessLog {
 	return &accesslogv3.AccessLog{
 		Name: listenerFileAccessLogName,
 		ConfigType: &accesslogv3.AccessLog_TypedConfig{
-			TypedConfig: MustAny(&fileaccesslogv3.FileAccessLog{Path: hcmAccessLogPath}),
+			TypedConfig: mustAny(&fileaccesslogv3.FileAccessLog{Path: hcmAccessLogPath}),
 		},
 	}
 }
@@ -506,7 +506,7 @@ func buildDefaultFilters(algorithm string) []*hcmv3.HttpFilter {
 		out = append(out, hcmHTTPFilter(hcmCompressorFilterName, &compressorv3.Compressor{
 			CompressorLibrary: &corev3.TypedExtensionConfig{
 				Name:        algorithm,
-				TypedConfig: MustAny(library),
+				TypedConfig: mustAny(library),
 			},
 			ResponseDirectionConfig: &compressorv3.Compressor_ResponseDirectionConfig{
 				CommonConfig: &compressorv3.Compressor_CommonDirectionConfig{
@@ -526,7 +526,7 @@ func buildDefaultFilters(algorithm string) []*hcmv3.HttpFilter {
 		hcmHTTPFilter(hcmLuaFilterName, &luav3.Lua{
 			SourceCodes: map[string]*corev3.DataSource{
 				hcmCookieRewriteLuaName: {
-					Specifier: &corev3.DataSource_InlineString{InlineString: CookieRewriteLua},
+					Specifier: &corev3.DataSource_InlineString{InlineString: cookieRewriteLua},
 				},
 			},
 		}),
@@ -541,7 +541,7 @@ func buildDefaultFilters(algorithm string) []*hcmv3.HttpFilter {
 var misdirectedRequestLuaFilter = sync.OnceValue(func() *hcmv3.HttpFilter {
 	return hcmHTTPFilter(hcmLuaFilterName, &luav3.Lua{
 		DefaultSourceCode: &corev3.DataSource{
-			Specifier: &corev3.DataSource_InlineString{InlineString: MisdirectedRequestLua},
+			Specifier: &corev3.DataSource_InlineString{InlineString: misdirectedRequestLua},
 		},
 	})
 })
@@ -570,7 +570,7 @@ func tlsListener(name, address string, port uint32, chains []*listenerv3.FilterC
 		ListenerFilters: []*listenerv3.ListenerFilter{{
 			Name: listenerTLSInspectorName,
 			ConfigType: &listenerv3.ListenerFilter_TypedConfig{
-				TypedConfig: MustAny(&tlsinspectorv3.TlsInspector{}),
+				TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{}),
 			},
 		}},
 		FilterChains:  chains,

@@ -77,14 +77,14 @@ func listenerGoldens() []listenerGolden {
 	secure := tlsv3.TlsParameters_TLSv1_2
 	latest := tlsv3.TlsParameters_TLSv1_3
 	https := func(name, routeConfig, secret string) *listenerv3.FilterChain {
-		return SNIFilterChain(name,
-			DownstreamTLSContext(secret, secure, latest, "h2", "http/1.1"),
+		return sniFilterChain(name,
+			downstreamTLSContext(secret, secure, latest, "h2", "http/1.1"),
 			httpConnectionManager("ingress_https", routeConfig, true))
 	}
-	clientValidated := func(v DownstreamClientValidation) []proto.Message {
-		ctx := WithDownstreamClientValidation(
-			DownstreamTLSContext("default/secret/df23ae141c", secure, latest, "h2", "http/1.1"), v)
-		return []proto.Message{SNIFilterChain("www.example.com", ctx,
+	clientValidated := func(v downstreamClientValidation) []proto.Message {
+		ctx := withDownstreamClientValidation(
+			downstreamTLSContext("default/secret/df23ae141c", secure, latest, "h2", "http/1.1"), v)
+		return []proto.Message{sniFilterChain("www.example.com", ctx,
 			httpConnectionManager("ingress_https", "https/www.example.com", true))}
 	}
 	return []listenerGolden{{
@@ -120,7 +120,7 @@ func listenerGoldens() []listenerGolden {
 		source:  "contour/docs-guides-cert-manager-L358",
 		extract: section(goldenSecretType),
 		build: func() []proto.Message {
-			return []proto.Message{TLSCertificateSecret("default/httpbin/df23ae141c",
+			return []proto.Message{tlsCertificateSecret("default/httpbin/df23ae141c",
 				listenerTestBytes["certificate_chain"], listenerTestBytes["private_key"])}
 		},
 	}, {
@@ -144,8 +144,8 @@ func listenerGoldens() []listenerGolden {
 		extract: listenersNamed("https-443"),
 		build: func() []proto.Message {
 			return []proto.Message{tlsListener("https-443", "0.0.0.0", 8443, []*listenerv3.FilterChain{
-				SNIFilterChain("*",
-					DownstreamTLSContext("envoy-gateway/tls-secret-1/10bac03029", secure, latest, "h2", "http/1.1"),
+				sniFilterChain("*",
+					downstreamTLSContext("envoy-gateway/tls-secret-1/10bac03029", secure, latest, "h2", "http/1.1"),
 					httpConnectionManagerWith("https-443", "https-443/*", hcmOptions{secure: true, websockets: true})),
 			})}
 		},
@@ -160,8 +160,8 @@ func listenerGoldens() []listenerGolden {
 			return []any{fc}
 		},
 		build: func() []proto.Message {
-			return []proto.Message{SNIFilterChain("tcp.example.com",
-				DownstreamTLSContext("default/secret/df23ae141c", secure, latest))}
+			return []proto.Message{sniFilterChain("tcp.example.com",
+				downstreamTLSContext("default/secret/df23ae141c", secure, latest))}
 		},
 	}, {
 		// clientValidation.optionalClientCertificate: require false.
@@ -169,7 +169,7 @@ func listenerGoldens() []listenerGolden {
 		source:  "contour/docs-config-tls-termination-L173",
 		extract: func(doc jsonObj) any { return []any{firstChain(doc, "ingress_https")} },
 		build: func() []proto.Message {
-			return clientValidated(DownstreamClientValidation{
+			return clientValidated(downstreamClientValidation{
 				CACertificate:             listenerTestBytes["trusted_ca"],
 				OptionalClientCertificate: true,
 			})
@@ -180,7 +180,7 @@ func listenerGoldens() []listenerGolden {
 		source:  "contour/docs-config-tls-termination-L194",
 		extract: func(doc jsonObj) any { return []any{firstChain(doc, "ingress_https")} },
 		build: func() []proto.Message {
-			return clientValidated(DownstreamClientValidation{
+			return clientValidated(downstreamClientValidation{
 				CACertificate:            listenerTestBytes["trusted_ca"],
 				SkipClientCertValidation: true,
 			})
@@ -191,7 +191,7 @@ func listenerGoldens() []listenerGolden {
 		source:  "contour/docs-config-tls-termination-L248",
 		extract: func(doc jsonObj) any { return []any{firstChain(doc, "ingress_https")} },
 		build: func() []proto.Message {
-			return clientValidated(DownstreamClientValidation{
+			return clientValidated(downstreamClientValidation{
 				CACertificate:         listenerTestBytes["trusted_ca"],
 				CRL:                   listenerTestBytes["crl"],
 				OnlyVerifyLeafCertCRL: true,
@@ -215,8 +215,8 @@ func listenerGoldens() []listenerGolden {
 				StatusOnError:          &typev3.HttpStatus{Code: typev3.StatusCode_Forbidden},
 				IncludePeerCertificate: true,
 			})
-			return []proto.Message{SNIFilterChain("local.projectcontour.io",
-				DownstreamTLSContext("default/ingress-conformance-echo/df23ae141c", secure, latest, "h2", "http/1.1"),
+			return []proto.Message{sniFilterChain("local.projectcontour.io",
+				downstreamTLSContext("default/ingress-conformance-echo/df23ae141c", secure, latest, "h2", "http/1.1"),
 				httpConnectionManagerWith("ingress_https", "https/local.projectcontour.io",
 					hcmOptions{secure: true, extraFilters: []*hcmv3.HttpFilter{authz}}))}
 		},

@@ -14,3 +14,6 @@ var (
 	HttpsRedirectForTest               = httpsRedirect
 	RedirectFilterConfigForTest        = redirectFilterConfig
 )
+
+// MustAnyForTest is mustAny, which packs as the builders do.
+var MustAnyForTest = mustAny

@@ -62,7 +62,7 @@ func (p *hcmPacker) manager(statPrefix string, o hcmOptions, rds *hcmv3.HttpConn
 	whole := func() (*hcmv3.HttpConnectionManager, *anypb.Any) {
 		hcm := hcmWithoutRoutes(statPrefix, o)
 		hcm.RouteSpecifier = rds
-		return hcm, MustAny(hcm)
+		return hcm, mustAny(hcm)
 	}
 	if p == nil || o.settings != p.settings || len(o.extraFilters) > 0 || o.forwardClientCert != nil {
 		return whole()

@@ -1,6 +1,6 @@
 package envoy
 
-// CookieRewriteLua is the "cookie_rewrite.lua" entry of the Lua filter's
+// cookieRewriteLua is the "cookie_rewrite.lua" entry of the Lua filter's
 // source_codes. Routes (or weighted clusters) with HTTPProxy
 // cookieRewritePolicies select it with a LuaPerRoute whose filter_context
 // is {"cookie_rewrite_rules": {<cookie name>: {Path?, Domain?, SameSite?,
@@ -14,7 +14,7 @@ package envoy
 // filter context, are left untouched. This script keeps the original
 // attribute order (Contour's order is unspecified) and matches attribute
 // names case-insensitively.
-const CookieRewriteLua = `
+const cookieRewriteLua = `
 -- contourc: rewrite Set-Cookie attributes per route (cookie_rewrite_rules).
 local function trim(s)
   return (string.gsub(s, "^%s*(.-)%s*$", "%1"))

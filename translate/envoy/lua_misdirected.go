@@ -1,6 +1,6 @@
 package envoy
 
-// MisdirectedRequestLua is the default_source_code of the Lua HTTP filter
+// misdirectedRequestLua is the default_source_code of the Lua HTTP filter
 // that Contour puts first on every per-SNI HTTPS connection manager.
 //
 // HTTP/2 (and HTTP/1.1 keep-alive) clients may reuse a TLS connection for
@@ -20,7 +20,7 @@ package envoy
 // equals an SNI name, so the response is the same 421. A request without
 // :authority (impossible after Envoy's codec validation) is treated as an
 // empty host instead of raising a script error.
-const MisdirectedRequestLua = `
+const misdirectedRequestLua = `
 -- contourc: reject requests whose host is not this connection's TLS SNI.
 local function request_host(headers)
   local authority = headers:get(":authority")

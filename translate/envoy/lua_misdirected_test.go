@@ -20,12 +20,12 @@ func TestMisdirectedRequestLuaIntent(t *testing.T) {
 		`[":status"] = "421"`,
 		":respond(",
 	} {
-		if !strings.Contains(MisdirectedRequestLua, want) {
-			t.Errorf("MisdirectedRequestLua does not contain %q", want)
+		if !strings.Contains(misdirectedRequestLua, want) {
+			t.Errorf("misdirectedRequestLua does not contain %q", want)
 		}
 	}
-	if strings.Contains(MisdirectedRequestLua, "envoy_on_response") {
-		t.Error("MisdirectedRequestLua must only act on requests")
+	if strings.Contains(misdirectedRequestLua, "envoy_on_response") {
+		t.Error("misdirectedRequestLua must only act on requests")
 	}
 }
 
@@ -39,8 +39,8 @@ func TestCookieRewriteLuaIntent(t *testing.T) {
 		`"set-cookie"`,
 		"rule.Path", "rule.Domain", "rule.SameSite", "rule.Secure",
 	} {
-		if !strings.Contains(CookieRewriteLua, want) {
-			t.Errorf("CookieRewriteLua does not contain %q", want)
+		if !strings.Contains(cookieRewriteLua, want) {
+			t.Errorf("cookieRewriteLua does not contain %q", want)
 		}
 	}
 	if hcmCookieRewriteLuaName != "cookie_rewrite.lua" {
@@ -72,8 +72,8 @@ func TestLuaScriptsBehaviour(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, script, spec string }{
-		{"misdirected", MisdirectedRequestLua, "misdirected_spec.lua"},
-		{"cookie_rewrite", CookieRewriteLua, "cookie_rewrite_spec.lua"},
+		{"misdirected", misdirectedRequestLua, "misdirected_spec.lua"},
+		{"cookie_rewrite", cookieRewriteLua, "cookie_rewrite_spec.lua"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec, err := os.ReadFile(filepath.Join(listenerGoldenDir, tc.spec))

@@ -5,7 +5,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
-// MustAny packs m into an Any. Marshalling a well-formed generated message
+// mustAny packs m into an Any. Marshalling a well-formed generated message
 // cannot fail, so a failure is a programming error.
 //
 // The encoding is deterministic (map entries in key order): serve versions
@@ -13,7 +13,7 @@ import (
 // two entries or more (an ext_authz context, Lua sources, rate limit
 // descriptors) would otherwise encode differently from one build to the
 // next, and look changed when it is not.
-func MustAny(m proto.Message) *anypb.Any {
+func mustAny(m proto.Message) *anypb.Any {
 	a := &anypb.Any{}
 	if err := anypb.MarshalFrom(a, m, proto.MarshalOptions{Deterministic: true}); err != nil {
 		panic(err)

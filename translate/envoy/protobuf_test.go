@@ -20,9 +20,9 @@ func TestMustAnyIsDeterministic(t *testing.T) {
 			CheckSettings: &extauthzv3.CheckSettings{ContextExtensions: ctx},
 		}}
 	}
-	first := MustAny(build()).GetValue()
+	first := mustAny(build()).GetValue()
 	for range 50 {
-		if got := MustAny(build()).GetValue(); !bytes.Equal(got, first) {
+		if got := mustAny(build()).GetValue(); !bytes.Equal(got, first) {
 			t.Fatal("the same config packed to different bytes")
 		}
 	}

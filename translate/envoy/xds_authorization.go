@@ -52,7 +52,7 @@ func extAuthzFilter(a *dag.ExternalAuthorization) *hcmv3.HttpFilter {
 	if b := a.WithRequestBody; b != nil {
 		cfg.WithRequestBody = &extauthzv3.BufferSettings{MaxRequestBytes: b.MaxRequestBytes, AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
-	return &hcmv3.HttpFilter{Name: "envoy.filters.http.ext_authz", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: MustAny(cfg)}}
+	return &hcmv3.HttpFilter{Name: "envoy.filters.http.ext_authz", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(cfg)}}
 }
 
 // grpcService calls an extension cluster over Envoy's gRPC client; the
@@ -91,7 +91,7 @@ func headerNameMatchers(in []dag.HeaderNameMatch) []*matcherv3.StringMatcher {
 // route, packed once and shared, as the fixed HTTP filters are: every
 // HTTP-to-HTTPS redirect carries it, thousands of them.
 var authzDisabled = sync.OnceValue(func() *anypb.Any {
-	return MustAny(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
+	return mustAny(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_Disabled{Disabled: true}})
 })
 
 // routeAuthzConfig is a route's ext_authz override: disabled, or extra
@@ -101,7 +101,7 @@ func routeAuthzConfig(r *dag.Route) *anypb.Any {
 	case r.AuthDisabled:
 		return authzDisabled()
 	case len(r.AuthContext) > 0:
-		return MustAny(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{
+		return mustAny(&extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{
 			CheckSettings: &extauthzv3.CheckSettings{ContextExtensions: r.AuthContext},
 		}})
 	}

@@ -176,7 +176,7 @@ func explicitHTTP1Options(idle dag.Timeout) map[string]*anypb.Any {
 	if idle.Set {
 		opts.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: envoyTimeout(idle)}
 	}
-	return map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": MustAny(opts)}
+	return map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": mustAny(opts)}
 }
 
 // httpProtocolOptions pins the upstream HTTP version when it is HTTP/2 or
@@ -204,7 +204,7 @@ func httpProtocolOptionsWith(http2 bool, idle dag.Timeout, maxRequests *uint32) 
 			opts.CommonHttpProtocolOptions.MaxRequestsPerConnection = wrapperspb.UInt32(*maxRequests)
 		}
 	}
-	return map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": MustAny(opts)}
+	return map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": mustAny(opts)}
 }
 
 // Contour's health-check defaults.
@@ -347,7 +347,7 @@ func upstreamTLSContext(sni string, validation *dag.UpstreamValidation, alpn ...
 func upstreamTransportSocket(ctx *tlsv3.UpstreamTlsContext) *corev3.TransportSocket {
 	return &corev3.TransportSocket{
 		Name:       "envoy.transport_sockets.tls",
-		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: MustAny(ctx)},
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(ctx)},
 	}
 }
 

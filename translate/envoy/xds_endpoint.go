@@ -16,12 +16,12 @@ import (
 // ClusterLoadAssignments from EndpointSlices, as Contour's EndpointSlice
 // translator builds them.
 
-// LoadAssignment returns the CLA of a Service port: every ready endpoint
+// loadAssignment returns the CLA of a Service port: every ready endpoint
 // (an unset ready condition counts as ready) on every TCP slice port that
 // matches the Service port's name (all of them for an unnamed port), using
 // each endpoint's first address, without duplicates. No endpoints gives a
 // CLA with only its name.
-func LoadAssignment(svc *dag.Service, slices []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
+func loadAssignment(svc *dag.Service, slices []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
 	cla := &endpointv3.ClusterLoadAssignment{ClusterName: dag.EndpointsName(svc)}
 	type hostPort struct {
 		addr string
@@ -104,7 +104,7 @@ func ExtensionLoadAssignment(e *dag.ExtensionCluster, c *index.Index) *endpointv
 		total += t.Weight
 	}
 	for _, t := range e.Targets {
-		endpoints := LoadAssignment(t.Service, c.EndpointSlices(t.Service)).Endpoints
+		endpoints := loadAssignment(t.Service, c.EndpointSlices(t.Service)).Endpoints
 		if len(endpoints) == 0 {
 			continue
 		}

@@ -39,7 +39,7 @@ func jwtAuthnFilter(providers []*dag.JWTProvider) *hcmv3.HttpFilter {
 			RequiresType: &jwtauthnv3.JwtRequirement_ProviderName{ProviderName: p.Name},
 		}
 	}
-	return &hcmv3.HttpFilter{Name: jwtAuthnFilterName, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: MustAny(cfg)}}
+	return &hcmv3.HttpFilter{Name: jwtAuthnFilterName, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(cfg)}}
 }
 
 // jwtProvider inlines a local JWKS, or fetches the JWKS through its
@@ -73,7 +73,7 @@ func jwtProvider(p *dag.JWTProvider) *jwtauthnv3.JwtProvider {
 // jwtPerRouteConfig selects the requirement (named after the provider) a
 // route's requests must meet.
 func jwtPerRouteConfig(provider string) *anypb.Any {
-	return MustAny(&jwtauthnv3.PerRouteConfig{
+	return mustAny(&jwtauthnv3.PerRouteConfig{
 		RequirementSpecifier: &jwtauthnv3.PerRouteConfig_RequirementName{RequirementName: provider},
 	})
 }

@@ -101,7 +101,7 @@ func secureFilterChainsFor(l *dag.Listener, s *config.Settings, b *Reuse, u *Unp
 				Filters:          []*listenerv3.Filter{httpConnectionManagerWith(l.Name, fallbackRouteConfigName(l), opts)},
 				TransportSocket: &corev3.TransportSocket{
 					Name:       listenerTLSTransportSocketName,
-					ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: MustAny(ftls)},
+					ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(ftls)},
 				},
 			}
 		}
@@ -140,7 +140,7 @@ func secureFilterChain(l *dag.Listener, svh *dag.SecureVirtualHost, s *config.Se
 		lo, hi := vhostTLSRange(s, svh.MinTLSVersion, svh.MaxTLSVersion)
 		tls = withClientValidation(downstreamTLSContextFor(s, dag.SecretName(svh.Secret), lo, hi, alpn...), svh.ClientValidation)
 	}
-	fc := SNIFilterChain(svh.Name, tls, filter)
+	fc := sniFilterChain(svh.Name, tls, filter)
 	if tls != nil {
 		u.remember(fc.GetTransportSocket().GetTypedConfig(), tls)
 	}
@@ -153,7 +153,7 @@ func withClientValidation(ctx *tlsv3.DownstreamTlsContext, cv *dag.ClientValidat
 	if cv == nil {
 		return ctx
 	}
-	return WithDownstreamClientValidation(ctx, DownstreamClientValidation{
+	return withDownstreamClientValidation(ctx, downstreamClientValidation{
 		CACertificate: cv.CACert, CRL: cv.CRL, SkipClientCertValidation: cv.SkipValidation,
 		OnlyVerifyLeafCertCRL: cv.OnlyVerifyLeafCertCRL, OptionalClientCertificate: cv.Optional,
 	})
@@ -198,7 +198,7 @@ func tcpProxyFilterWith(statPrefix string, p *dag.TCPProxy, logs []*accesslogv3.
 		})
 		tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_WeightedClusters{WeightedClusters: wc}
 	}
-	return &listenerv3.Filter{Name: "envoy.filters.network.tcp_proxy", ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: MustAny(tp)}}
+	return &listenerv3.Filter{Name: "envoy.filters.network.tcp_proxy", ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(tp)}}
 }
 
 // tlsVersion clamps a virtual host's TLS version to Contour's global range

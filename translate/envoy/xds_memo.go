@@ -335,18 +335,18 @@ func (b *Reuse) Cluster(dc *dag.Cluster, dns string, s *config.Settings) *cluste
 	return out
 }
 
-// Assignment is LoadAssignment(svc, slices), the previous one when it was
+// Assignment is loadAssignment(svc, slices), the previous one when it was
 // built from the same.
 func (b *Reuse) Assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
 	if b == nil {
-		return LoadAssignment(svc, eps)
+		return loadAssignment(svc, eps)
 	}
 	name := dag.EndpointsName(svc)
 	if old, ok := b.previous.assignments[name]; ok && old.svc == *svc && slices.Equal(old.slices, eps) {
 		b.current.assignments[name] = old
 		return old.out
 	}
-	out := LoadAssignment(svc, eps)
+	out := loadAssignment(svc, eps)
 	b.current.assignments[name] = &builtAssignment{svc: *svc, slices: slices.Clone(eps), out: out}
 	return out
 }
@@ -355,13 +355,13 @@ func (b *Reuse) Assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *
 // held the same certificate and key.
 func (b *Reuse) secret(name string, sec *dag.Secret) *tlsv3.Secret {
 	if b == nil {
-		return TLSCertificateSecret(name, sec.Cert, sec.Key)
+		return tlsCertificateSecret(name, sec.Cert, sec.Key)
 	}
 	if old, ok := b.previous.secrets[name]; ok && bytes.Equal(old.cert, sec.Cert) && bytes.Equal(old.key, sec.Key) {
 		b.current.secrets[name] = old
 		return old.out
 	}
-	out := TLSCertificateSecret(name, sec.Cert, sec.Key)
+	out := tlsCertificateSecret(name, sec.Cert, sec.Key)
 	b.current.secrets[name] = builtSecret{cert: sec.Cert, key: sec.Key, out: out}
 	return out
 }

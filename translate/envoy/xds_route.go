@@ -114,7 +114,7 @@ func envoyVirtualHost(vh *dag.VirtualHost, secure bool) *routev3.VirtualHost {
 	}
 	tpfc := map[string]*anypb.Any{}
 	if vh.CORS != nil {
-		tpfc["envoy.filters.http.cors"] = MustAny(envoyCORSPolicy(vh.CORS))
+		tpfc["envoy.filters.http.cors"] = mustAny(envoyCORSPolicy(vh.CORS))
 	}
 	if rl := vh.RateLimit; rl != nil {
 		if rl.Local != nil {

@@ -92,7 +92,7 @@ func cookieRewriteConfig(policies []dag.CookieRewrite) *anypb.Any {
 	if err != nil {
 		panic(err) // only strings and bools go in
 	}
-	return MustAny(&luav3.LuaPerRoute{Override: &luav3.LuaPerRoute_Name{Name: hcmCookieRewriteLuaName}, FilterContext: ctx})
+	return mustAny(&luav3.LuaPerRoute{Override: &luav3.LuaPerRoute_Name{Name: hcmCookieRewriteLuaName}, FilterContext: ctx})
 }
 
 // redirectAction is a redirect; Envoy's default code is 301, so only
@@ -176,12 +176,12 @@ func internalRedirect(p *dag.InternalRedirectPolicy) *routev3.InternalRedirectPo
 	case "SafeOnly":
 		out.AllowCrossSchemeRedirect = true
 		out.Predicates = append(out.Predicates, &corev3.TypedExtensionConfig{
-			Name: "envoy.internal_redirect_predicates.safe_cross_scheme", TypedConfig: MustAny(&safecrossschemev3.SafeCrossSchemeConfig{}),
+			Name: "envoy.internal_redirect_predicates.safe_cross_scheme", TypedConfig: mustAny(&safecrossschemev3.SafeCrossSchemeConfig{}),
 		})
 	}
 	if p.DenyRepeatedRouteRedirect {
 		out.Predicates = append(out.Predicates, &corev3.TypedExtensionConfig{
-			Name: "envoy.internal_redirect_predicates.previous_routes", TypedConfig: MustAny(&previousroutesv3.PreviousRoutesConfig{}),
+			Name: "envoy.internal_redirect_predicates.previous_routes", TypedConfig: mustAny(&previousroutesv3.PreviousRoutesConfig{}),
 		})
 	}
 	return out

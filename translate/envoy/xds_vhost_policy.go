@@ -30,7 +30,7 @@ func routeFilterConfig(r *dag.Route, vhostName string) map[string]*anypb.Any {
 		tpfc["envoy.filters.http.local_ratelimit"] = localRateLimitConfig(r.RateLimit.Local, "vhost."+vhostName)
 	}
 	if r.IgnoreVirtualHostRateLimits {
-		tpfc["envoy.filters.http.ratelimit"] = MustAny(&ratelimitv3.RateLimitPerRoute{VhRateLimits: ratelimitv3.RateLimitPerRoute_IGNORE})
+		tpfc["envoy.filters.http.ratelimit"] = mustAny(&ratelimitv3.RateLimitPerRoute{VhRateLimits: ratelimitv3.RateLimitPerRoute_IGNORE})
 	}
 	if r.IPFilter != nil && len(r.IPFilter.Rules) > 0 {
 		tpfc["envoy.filters.http.rbac"] = ipFilterConfig(r.IPFilter)
@@ -94,7 +94,7 @@ func localRateLimitConfig(l *dag.LocalRateLimit, statPrefix string) *anypb.Any {
 	if l.ResponseStatusCode > 0 {
 		c.Status = &typev3.HttpStatus{Code: typev3.StatusCode(l.ResponseStatusCode)}
 	}
-	return MustAny(c)
+	return mustAny(c)
 }
 
 // envoyRateLimits turns global rate limit descriptors into rate limit
@@ -143,7 +143,7 @@ func ipFilterConfig(f *dag.IPFilter) *anypb.Any {
 		}
 		principals = append(principals, p)
 	}
-	return MustAny(&rbacfilterv3.RBACPerRoute{Rbac: &rbacfilterv3.RBAC{Rules: &rbacv3.RBAC{
+	return mustAny(&rbacfilterv3.RBACPerRoute{Rbac: &rbacfilterv3.RBAC{Rules: &rbacv3.RBAC{
 		Action: action,
 		Policies: map[string]*rbacv3.Policy{"ip-rules": {
 			Permissions: []*rbacv3.Permission{{Rule: &rbacv3.Permission_Any{Any: true}}},
