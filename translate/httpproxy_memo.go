@@ -14,6 +14,7 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/same"
 	"github.com/contourc/contourc/translate/internal/status"
 )
 
@@ -30,7 +31,7 @@ import (
 // processor would do exactly what it did the time before, and its work is
 // taken from the Memo instead: at 5,000 HTTPProxies that is 100 ms, and
 // the routes it hands on are the very same, so comparing virtual hosts
-// with the previous translation's (xds_memo.go) stops at their pointers.
+// with the previous translation's (translate/envoy's xds_memo.go) stops at their pointers.
 //
 // When HTTPProxies changed too, but nothing else it reads, each root is
 // taken from the Memo on its own when it reads the same as before: the
@@ -180,7 +181,7 @@ func (r *proxyRun) sameDependencies(now *proxyRun, butProxies bool) bool {
 	return r.listeners == now.listeners &&
 		equalBut(r.inputs, now.inputs, func(o loader.Object) bool { return butProxies && o.Kind == "HTTPProxy" }) &&
 		slices.Equal(r.rootNamespaces, now.rootNamespaces) &&
-		(r.settings == now.settings || r.settings != nil && now.settings != nil && sameValue(r.settings, now.settings))
+		(r.settings == now.settings || r.settings != nil && now.settings != nil && same.Value(r.settings, now.settings))
 }
 
 // equalBut says whether a and b hold the same objects in the same order

@@ -5,7 +5,9 @@ import (
 	"sync/atomic"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/envoy"
 )
 
 // Memo is what a translation may reuse from the one before it, for a
@@ -20,7 +22,7 @@ import (
 // validations by content, and the last index, which the next translation
 // patches). It also holds the Envoy messages the last translation built,
 // with what they were built from, which the next one returns again when
-// their inputs did not change (xds_memo.go). It keeps what the last one or
+// their inputs did not change (envoy.Memo). It keeps what the last one or
 // two translations used, so it grows with the inputs, not with the number
 // of reloads. A Memo serves one translation at a time.
 type Memo struct {
@@ -30,13 +32,10 @@ type Memo struct {
 	// a class, handed out again while unchanged (cluster.go).
 	admitted loader.Admitted
 
+	// xds is the Envoy builders' part (translate/envoy's xds_memo.go).
+	xds envoy.Memo
+
 	mu sync.Mutex
-	// built is what the last translation built, and nextBuilt what the
-	// one under way builds (xds_memo.go).
-	built, nextBuilt *built
-	// vhosts are the Envoy virtual hosts built, updated in place
-	// (xds_memo.go).
-	vhosts vhostMemo
 	// proxies is the last run of the HTTPProxy processor, nil when it
 	// cannot be done again (httpproxy_memo.go); replayedProxies counts the
 	// times it was done again whole, for tests.
@@ -64,14 +63,14 @@ func (m *Memo) begin() {
 	if m == nil {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.nextBuilt != nil {
-		m.built = m.nextBuilt
+	m.xds.Begin()
+}
+
+// reuse is the Envoy builders' reuse of a translation with settings s,
+// nil without a Memo.
+func (m *Memo) reuse(s *config.Settings) *envoy.Reuse {
+	if m == nil {
+		return nil
 	}
-	if m.built == nil {
-		m.built = newBuilt()
-	}
-	m.nextBuilt = m.built.sizedAlike()
-	m.vhosts.begin()
+	return m.xds.Reuse(s)
 }

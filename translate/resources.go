@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"github.com/contourc/contourc/translate/envoy"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -23,3 +24,7 @@ type Resources struct {
 	// in the resources above, for renderers (see Unpacked).
 	Unpacked *Unpacked
 }
+
+// Unpacked is envoy.Unpacked: the messages of the biggest typed configs,
+// kept for renderers.
+type Unpacked = envoy.Unpacked

@@ -14,6 +14,7 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/envoy"
 	"github.com/contourc/contourc/translate/internal/status"
 )
 
@@ -44,12 +45,18 @@ func noticeMissingEndpoints(dc *dag.Cluster, c *index.Index, opts Options, notic
 	svc := dc.Upstream
 	msg := "has no endpoints in the input: its cluster " + dag.ClusterName(dc) + " has no hosts"
 	if opts.UpstreamDNS != "" {
-		msg = "has no endpoints in the input: resolving it by DNS as " + dnsTarget(svc, opts.UpstreamDNS)
+		msg = "has no endpoints in the input: resolving it by DNS as " + envoy.DNSTarget(svc, opts.UpstreamDNS)
 	} else {
 		msg += " (use --upstream-dns to resolve it by DNS)"
 	}
 	*notices = append(*notices, Notice{Source: c.Source("Service", index.NamespacedName(svcObject{svc})), Kind: "Service", Name: svc.Namespace + "/" + svc.Name, Msg: fmt.Sprintf("port %d %s", svc.Port.Port, msg)})
 }
+
+// svcObject names a DAG Service as an object, for the index's Source.
+type svcObject struct{ s *dag.Service }
+
+func (o svcObject) GetNamespace() string { return o.s.Namespace }
+func (o svcObject) GetName() string      { return o.s.Name }
 
 // buildResourcesWith is buildResources with the configuration's settings;
 // with Options.StatusOnly it only finds the notices building them gives.
@@ -64,8 +71,8 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Sett
 			return Resources{}
 		}
 		seen := map[string]bool{}
-		eachClusterInAnyOrder(d, func(dc *dag.Cluster) {
-			if svc := dc.Upstream; svc.ExternalName != "" || hasEndpoints(c, svc) {
+		envoy.EachClusterInAnyOrder(d, func(dc *dag.Cluster) {
+			if svc := dc.Upstream; svc.ExternalName != "" || envoy.HasEndpoints(c, svc) {
 				return
 			}
 			if name := dag.ClusterName(dc); !seen[name] {
@@ -79,7 +86,7 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Sett
 	for _, l := range d.SortedListeners() {
 		dagListeners = append(dagListeners, l.Name)
 	}
-	r := Resources{Runtimes: []*runtimev3.Runtime{runtimeLayerFor(s, dagListeners)}}
+	r := Resources{Runtimes: []*runtimev3.Runtime{envoy.RuntimeLayerFor(s, dagListeners)}}
 	// The resource types only read the DAG: build them side by side, on
 	// every CPU, the clusters here.
 	d.Freeze()
@@ -89,41 +96,41 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Sett
 	if opts.Memo == nil {
 		r.Unpacked = &Unpacked{}
 	}
-	wg.Go(func() { r.Listeners = listenersFor(d, s, built, r.Unpacked) })
-	wg.Go(func() { r.RouteConfigs = routeConfigurations(d, built) })
+	wg.Go(func() { r.Listeners = envoy.ListenersFor(d, s, built, r.Unpacked) })
+	wg.Go(func() { r.RouteConfigs = envoy.RouteConfigurations(d, built) })
 	wg.Go(func() {
-		r.Secrets = append(secrets(d, built), metricsSecrets(s.Metrics)...)
+		r.Secrets = append(envoy.Secrets(d, built), envoy.MetricsSecrets(s.Metrics)...)
 		index.SortByName(r.Secrets, func(s *tlsv3.Secret) string { return s.Name })
 	})
 	claSeen := map[string]bool{}
-	for _, dc := range referencedClusters(d) {
+	for _, dc := range envoy.ReferencedClusters(d) {
 		svc := dc.Upstream
 		if svc.ExternalName != "" {
 			// Envoy resolves the external name itself: no endpoints.
-			r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
+			r.Clusters = append(r.Clusters, built.Cluster(dc, "", s))
 			continue
 		}
 		eps := c.EndpointSlices(svc)
 		if len(eps) == 0 {
 			noticeMissingEndpoints(dc, c, opts, notices)
 			if opts.UpstreamDNS != "" {
-				r.Clusters = append(r.Clusters, built.cluster(dc, opts.UpstreamDNS, s))
+				r.Clusters = append(r.Clusters, built.Cluster(dc, opts.UpstreamDNS, s))
 				continue
 			}
 		}
-		r.Clusters = append(r.Clusters, built.cluster(dc, "", s))
+		r.Clusters = append(r.Clusters, built.Cluster(dc, "", s))
 		if name := dag.EndpointsName(svc); !claSeen[name] {
 			claSeen[name] = true
-			r.Endpoints = append(r.Endpoints, built.assignment(svc, eps))
+			r.Endpoints = append(r.Endpoints, built.Assignment(svc, eps))
 		}
 	}
 	// Every valid extension is published, used or not.
 	for _, e := range d.SortedExtensions() {
-		r.Clusters = append(r.Clusters, extensionClusterWith(e, s))
-		r.Endpoints = append(r.Endpoints, extensionLoadAssignment(e, c))
+		r.Clusters = append(r.Clusters, envoy.ExtensionClusterWith(e, s))
+		r.Endpoints = append(r.Endpoints, envoy.ExtensionLoadAssignment(e, c))
 	}
 	for _, jc := range jwksClusters(d) {
-		r.Clusters = append(r.Clusters, dnsNameClusterWith(jc, s))
+		r.Clusters = append(r.Clusters, envoy.DNSNameClusterWith(jc, s))
 	}
 	index.SortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
 	index.SortByName(r.Endpoints, func(e *endpointv3.ClusterLoadAssignment) string { return e.ClusterName })

@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"sort"
@@ -84,25 +84,20 @@ func slicePortMatches(p discoveryv1.EndpointPort, svcPort corev1.ServicePort) bo
 	return svcPort.Name == "" || p.Name == nil || *p.Name == svcPort.Name
 }
 
-// hasEndpoints says whether the input holds any EndpointSlice for svc.
-func hasEndpoints(c *index.Index, svc *dag.Service) bool {
+// HasEndpoints says whether the input holds any EndpointSlice for svc.
+func HasEndpoints(c *index.Index, svc *dag.Service) bool {
 	return len(c.EndpointSlices(svc)) > 0
 }
 
-type svcObject struct{ s *dag.Service }
-
-func (o svcObject) GetNamespace() string { return o.s.Namespace }
-func (o svcObject) GetName() string      { return o.s.Name }
-
-// dnsTarget is how a Service is resolved by DNS: <svc>.<ns>.svc.<domain>:<port>.
-func dnsTarget(svc *dag.Service, domain string) string {
+// DNSTarget is how a Service is resolved by DNS: <svc>.<ns>.svc.<domain>:<port>.
+func DNSTarget(svc *dag.Service, domain string) string {
 	return svc.Name + "." + svc.Namespace + ".svc." + domain + ":" + strconv.Itoa(int(svc.Port.Port))
 }
 
-// extensionLoadAssignment has one locality per target Service of an
+// ExtensionLoadAssignment has one locality per target Service of an
 // extension, weighted by the target's weight (all 1 when none is set; a
 // zero weight among others is left unset).
-func extensionLoadAssignment(e *dag.ExtensionCluster, c *index.Index) *endpointv3.ClusterLoadAssignment {
+func ExtensionLoadAssignment(e *dag.ExtensionCluster, c *index.Index) *endpointv3.ClusterLoadAssignment {
 	cla := &endpointv3.ClusterLoadAssignment{ClusterName: e.ClusterName()}
 	var total uint32
 	for _, t := range e.Targets {

@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 // misdirectedRequestLua is the default_source_code of the Lua HTTP filter
 // that Contour puts first on every per-SNI HTTPS connection manager.

@@ -1,4 +1,4 @@
-package translate
+package same
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 )
 
 // Deep equality of DAG values, as reflect.DeepEqual decides it, at a
-// fraction of its cost: the Memo (xds_memo.go) compares every
+// fraction of its cost: the Memo (translate/envoy/xds_memo.go) compares every
 // virtual host with the one it built before, and DeepEqual, which goes
 // through reflect.Value at every field and records every pointer pair it
 // follows, took as long as building the Envoy virtual host again.
@@ -27,8 +27,8 @@ type comparer func(a, b unsafe.Pointer, depth int) bool
 // maxCompareDepth bounds how many pointers a comparison follows.
 const maxCompareDepth = 64
 
-// sameValue reports whether *a and *b are deeply equal.
-func sameValue[T any](a, b *T) bool {
+// Value reports whether *a and *b are deeply equal.
+func Value[T any](a, b *T) bool {
 	return cellFor(reflect.TypeFor[T]()).cmp(unsafe.Pointer(a), unsafe.Pointer(b), 0)
 }
 

@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"sort"
@@ -20,13 +20,13 @@ import (
 // to serve; the stats/health and admin listeners always exist.
 
 func listeners(d *dag.DAG) []*listenerv3.Listener {
-	return listenersFor(d, config.Defaults(), nil, nil)
+	return ListenersFor(d, config.Defaults(), nil, nil)
 }
 
-// listenersFor builds the listeners with the configuration's settings,
+// ListenersFor builds the listeners with the configuration's settings,
 // remembering in u the typed configs of the connection managers and filter
 // chains.
-func listenersFor(d *dag.DAG, s *config.Settings, b *reuse, u *Unpacked) []*listenerv3.Listener {
+func ListenersFor(d *dag.DAG, s *config.Settings, b *Reuse, u *Unpacked) []*listenerv3.Listener {
 	out := staticListenersFor(s)
 	for _, l := range d.SortedListeners() {
 		switch l.Protocol {
@@ -72,7 +72,7 @@ func secureFilterChains(l *dag.Listener) []*listenerv3.FilterChain {
 // virtual host, ordered by server name, then the fallback-certificate chain
 // when a virtual host enables it. p, when set, packs their connection
 // managers.
-func secureFilterChainsFor(l *dag.Listener, s *config.Settings, b *reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
+func secureFilterChainsFor(l *dag.Listener, s *config.Settings, b *Reuse, u *Unpacked, p *hcmPacker) []*listenerv3.FilterChain {
 	var chains []*listenerv3.FilterChain
 	var fallback *listenerv3.FilterChain
 	alpn := alpnForVersions(s.DefaultHTTPVersions)
@@ -119,7 +119,7 @@ func secureFilterChainsFor(l *dag.Listener, s *config.Settings, b *reuse, u *Unp
 
 // secureFilterChain is the SNI filter chain of svh on l: a TCP proxy or an
 // HTTP connection manager behind the virtual host's TLS context. It reads
-// nothing of svh's routes (see reuse.filterChain).
+// nothing of svh's routes (see Reuse.filterChain).
 func secureFilterChain(l *dag.Listener, svh *dag.SecureVirtualHost, s *config.Settings, alpn []string, forward *dag.ForwardClientCert, u *Unpacked, p *hcmPacker) *listenerv3.FilterChain {
 	var filter *listenerv3.Filter
 	if svh.TCPProxy != nil {

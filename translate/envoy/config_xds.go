@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"sort"
@@ -305,8 +305,8 @@ func metricsTLSContext(s *config.Settings, clientValidation bool) *tlsv3.Downstr
 	return ctx
 }
 
-// metricsSecrets are the file-backed SDS secrets of the metrics listener.
-func metricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
+// MetricsSecrets are the file-backed SDS secrets of the metrics listener.
+func MetricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
 	if !m.TLS {
 		return nil
 	}
@@ -327,11 +327,11 @@ func metricsSecrets(m config.MetricsSettings) []*tlsv3.Secret {
 	return out
 }
 
-// runtimeLayerFor is the RTDS layer "dynamic" with the settings' keys:
+// RuntimeLayerFor is the RTDS layer "dynamic" with the settings' keys:
 // the max requests per I/O cycle, per-listener connection limits for the
 // DAG's listeners, then the user's runtime-settings as strings (a key
 // Contour manages is not overridden; the base RE2 keys are).
-func runtimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runtime {
+func RuntimeLayerFor(s *config.Settings, listenerNames []string) *runtimev3.Runtime {
 	rt := runtimeLayer()
 	managed := map[string]bool{}
 	if v := s.MaxRequestsPerIOCycle; v != nil && *v > 0 {

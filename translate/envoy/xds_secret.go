@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"github.com/contourc/contourc/translate/dag"
@@ -6,9 +6,9 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 )
 
-// secrets returns the SDS secrets of the valid secure virtual hosts, once
+// Secrets returns the SDS secrets of the valid secure virtual hosts, once
 // per name, ordered by name.
-func secrets(d *dag.DAG, b *reuse) []*tlsv3.Secret {
+func Secrets(d *dag.DAG, b *Reuse) []*tlsv3.Secret {
 	seen := map[string]bool{}
 	var out []*tlsv3.Secret
 	add := func(sec *dag.Secret) {
@@ -31,7 +31,7 @@ func secrets(d *dag.DAG, b *reuse) []*tlsv3.Secret {
 	}
 	// The Envoy client certificate, when a service cluster presents it
 	// (not for extension clusters only, as in Contour).
-	for _, c := range referencedClusters(d) {
+	for _, c := range ReferencedClusters(d) {
 		add(c.ClientCertificate)
 	}
 	index.SortByName(out, func(s *tlsv3.Secret) string { return s.Name })

@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"time"
@@ -82,12 +82,12 @@ func jwtPerRouteConfig(provider string) *anypb.Any {
 // both address families are wanted) to host:port, over TLS with the host as
 // SNI for https.
 func dnsNameCluster(c *dag.DNSNameCluster) *clusterv3.Cluster {
-	return dnsNameClusterWith(c, config.Defaults())
+	return DNSNameClusterWith(c, config.Defaults())
 }
 
-// dnsNameClusterWith is dnsNameCluster with the configuration's upstream
+// DNSNameClusterWith is dnsNameCluster with the configuration's upstream
 // TLS parameters.
-func dnsNameClusterWith(c *dag.DNSNameCluster, s *config.Settings) *clusterv3.Cluster {
+func DNSNameClusterWith(c *dag.DNSNameCluster, s *config.Settings) *clusterv3.Cluster {
 	name := c.ClusterName()
 	family := dnsLookupFamily(c.DNSLookupFamily)
 	discovery := clusterv3.Cluster_STRICT_DNS

@@ -1,4 +1,4 @@
-package translate
+package same
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 	"github.com/contourc/contourc/translate/dag"
 )
 
-// TestSameValueIsDeepEqual holds sameValue to reflect.DeepEqual on random
+// TestSameValueIsDeepEqual holds Value to reflect.DeepEqual on random
 // DAG values: pairs built alike from one seed (equal content, distinct
 // pointers), and pairs where one value differs from the other at a single
 // random place, or from there on.
@@ -26,7 +26,7 @@ func TestSameValueIsDeepEqual(t *testing.T) {
 		t.Helper()
 		want := reflect.DeepEqual(a, b)
 		if got := eq(a, b); got != want {
-			t.Fatalf("%s: sameValue says %v, reflect.DeepEqual %v:\n%#v\n%#v", what, got, want, a, b)
+			t.Fatalf("%s: Value says %v, reflect.DeepEqual %v:\n%#v\n%#v", what, got, want, a, b)
 		}
 		if want {
 			equal++
@@ -65,7 +65,7 @@ func fillAs[T any](f *valueFiller) any {
 	return v
 }
 
-func sameAs[T any](a, b any) bool { return sameValue(a.(*T), b.(*T)) }
+func sameAs[T any](a, b any) bool { return Value(a.(*T), b.(*T)) }
 
 // valueFiller fills values at random from small domains, so that values
 // built alike collide. The leaf numbered change gets another value.
@@ -165,17 +165,17 @@ func TestSameValueStopsDeep(t *testing.T) {
 		}
 		return head
 	}
-	if !sameValue(chain(maxCompareDepth-1), chain(maxCompareDepth-1)) {
+	if !Value(chain(maxCompareDepth-1), chain(maxCompareDepth-1)) {
 		t.Error("equal chains within the depth are not the same")
 	}
-	if sameValue(chain(maxCompareDepth+5), chain(maxCompareDepth+5)) {
+	if Value(chain(maxCompareDepth+5), chain(maxCompareDepth+5)) {
 		t.Error("chains beyond the depth are the same")
 	}
 	loop := &node{v: 1}
 	loop.next = loop
 	other := &node{v: 1}
 	other.next = other
-	if sameValue(loop, other) {
+	if Value(loop, other) {
 		t.Error("a cycle compared as the same")
 	}
 }
@@ -201,7 +201,7 @@ func TestSameValueCompilesOnceForAll(t *testing.T) {
 	for range 16 {
 		wg.Go(func() {
 			<-start
-			if !sameValue(a, b) {
+			if !Value(a, b) {
 				t.Error("equal values compare unequal")
 			}
 		})

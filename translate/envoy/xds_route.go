@@ -1,10 +1,11 @@
-package translate
+package envoy
 
 import (
 	"sort"
 	"sync"
 
 	"github.com/contourc/contourc/internal/par"
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -18,7 +19,7 @@ import (
 // Envoy route configurations from the DAG: one for plain HTTP (always
 // present, even when empty) and one per secure virtual host.
 
-func routeConfigurations(d *dag.DAG, b *reuse) []*routev3.RouteConfiguration {
+func RouteConfigurations(d *dag.DAG, b *Reuse) []*routev3.RouteConfiguration {
 	var out []*routev3.RouteConfiguration
 	for _, l := range d.SortedListeners() {
 		switch l.Protocol {
@@ -72,7 +73,7 @@ func secureRouteConfigName(l *dag.Listener, svh *dag.SecureVirtualHost) string {
 // fallback-certificate chain: "ingress_fallbackcert" for ingress_https,
 // "<prefix>/fallbackcert" on a Gateway listener.
 func fallbackRouteConfigName(l *dag.Listener) string {
-	if l.Name == httpsListenerName {
+	if l.Name == config.HTTPSListenerName {
 		return "ingress_fallbackcert"
 	}
 	return l.RouteConfigName + "/fallbackcert"

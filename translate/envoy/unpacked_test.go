@@ -1,4 +1,4 @@
-package translate
+package envoy_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate"
+	"github.com/contourc/contourc/translate/envoy"
 )
 
 // TestUnpackedMatchesBytes translates every golden input without a Memo
@@ -18,7 +20,7 @@ import (
 // connection managers are packed in parts, see hcmPacker); with a Memo
 // nothing is remembered.
 func TestUnpackedMatchesBytes(t *testing.T) {
-	inputs, _ := filepath.Glob("../testdata/golden/*/input")
+	inputs, _ := filepath.Glob("../../testdata/golden/*/input")
 	if len(inputs) == 0 {
 		t.Fatal("no golden inputs")
 	}
@@ -28,7 +30,7 @@ func TestUnpackedMatchesBytes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
-		res, err := Translate(loaded.Objects, Options{})
+		res, err := translate.Translate(loaded.Objects, translate.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
@@ -40,7 +42,7 @@ func TestUnpackedMatchesBytes(t *testing.T) {
 			for _, fc := range l.GetFilterChains() {
 				anys := []*anypb.Any{fc.GetTransportSocket().GetTypedConfig()}
 				for _, f := range fc.GetFilters() {
-					if f.GetName() == listenerHCMFilterName {
+					if f.GetName() == envoy.HCMFilterNameForTest {
 						anys = append(anys, f.GetTypedConfig())
 					}
 				}
@@ -61,13 +63,13 @@ func TestUnpackedMatchesBytes(t *testing.T) {
 					if !proto.Equal(got, want) {
 						t.Errorf("%s: %s chain %q: remembered %s differs from its bytes", in, l.GetName(), fc.GetName(), a.GetTypeUrl())
 					}
-					if canonical := mustAny(got); !bytes.Equal(a.GetValue(), canonical.GetValue()) || a.GetTypeUrl() != canonical.GetTypeUrl() {
+					if canonical := envoy.MustAnyForTest(got); !bytes.Equal(a.GetValue(), canonical.GetValue()) || a.GetTypeUrl() != canonical.GetTypeUrl() {
 						t.Errorf("%s: %s chain %q: %s is not packed as marshalling it whole packs it", in, l.GetName(), fc.GetName(), a.GetTypeUrl())
 					}
 				}
 			}
 		}
-		withMemo, err := Translate(loaded.Objects, Options{Memo: NewMemo()})
+		withMemo, err := translate.Translate(loaded.Objects, translate.Options{Memo: translate.NewMemo()})
 		if err != nil {
 			t.Fatal(err)
 		}

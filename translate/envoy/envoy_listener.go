@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 // Builders for Envoy listeners and HTTP connection managers, as Contour's
 // `contour serve` emits them with no configuration file (downstream TLS is in

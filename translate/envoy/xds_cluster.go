@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"cmp"
@@ -24,10 +24,10 @@ import (
 // routes use are published, once per name: the first one met wins, and
 // contourc meets them in listener, virtual host and route order.
 
-// referencedClusters returns the DAG clusters the valid virtual hosts use,
+// ReferencedClusters returns the DAG clusters the valid virtual hosts use,
 // deduplicated by cluster name, ordered by name. The slice is shared once
 // the DAG is frozen: callers must not change it.
-func referencedClusters(d *dag.DAG) []*dag.Cluster {
+func ReferencedClusters(d *dag.DAG) []*dag.Cluster {
 	if d.Frozen {
 		return d.Referenced
 	}
@@ -46,9 +46,9 @@ func eachCluster(d *dag.DAG, f func(*dag.Cluster)) {
 	}, f)
 }
 
-// eachClusterInAnyOrder is eachCluster for callers to whom the order does not
+// EachClusterInAnyOrder is eachCluster for callers to whom the order does not
 // matter: it does not sort each virtual host's routes, the bulk of the cost.
-func eachClusterInAnyOrder(d *dag.DAG, f func(*dag.Cluster)) {
+func EachClusterInAnyOrder(d *dag.DAG, f func(*dag.Cluster)) {
 	dag.VisitClusters(d, func(vh *dag.VirtualHost) {
 		for _, r := range vh.Routes {
 			dag.RouteClusters(r, f)
@@ -368,12 +368,12 @@ func socketAddress(address string, port uint32) *corev3.Address {
 // extensionCluster builds an ExtensionService's cluster: EDS with
 // HTTP/2 (over TLS for h2) unless it speaks HTTP/1.1.
 func extensionCluster(e *dag.ExtensionCluster) *clusterv3.Cluster {
-	return extensionClusterWith(e, config.Defaults())
+	return ExtensionClusterWith(e, config.Defaults())
 }
 
-// extensionClusterWith is extensionCluster with the configuration's connect
+// ExtensionClusterWith is extensionCluster with the configuration's connect
 // timeout and Envoy client certificate.
-func extensionClusterWith(e *dag.ExtensionCluster, s *config.Settings) *clusterv3.Cluster {
+func ExtensionClusterWith(e *dag.ExtensionCluster, s *config.Settings) *clusterv3.Cluster {
 	name := e.ClusterName()
 	out := &clusterv3.Cluster{
 		Name:                 name,

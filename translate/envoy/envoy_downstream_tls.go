@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -71,7 +71,7 @@ type downstreamClientValidation struct {
 }
 
 // withDownstreamClientValidation adds client-certificate validation to ctx
-// as Contour's DownstreamTLSContext does with a peer validation context:
+// as Contour's downstreamTLSContext does with a peer validation context:
 // an inline validation_context and require_client_certificate (always set,
 // false when the certificate is optional). It returns ctx.
 func withDownstreamClientValidation(ctx *tlsv3.DownstreamTlsContext, v downstreamClientValidation) *tlsv3.DownstreamTlsContext {

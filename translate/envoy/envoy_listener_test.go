@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 // Golden tests for envoy_listener.go. Each golden file under
 // testdata/envoy_listener/ is a fragment of Contour's own output (a

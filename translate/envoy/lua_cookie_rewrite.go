@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 // cookieRewriteLua is the "cookie_rewrite.lua" entry of the Lua filter's
 // source_codes. Routes (or weighted clusters) with HTTPProxy

@@ -1,4 +1,4 @@
-package translate
+package envoy
 
 import (
 	"bytes"
@@ -15,9 +15,11 @@ import (
 
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/internal/same"
 )
 
-// Reusing the Envoy messages of the previous translation (Memo): route
+// Reusing the Envoy messages of the previous translation (Memo, the Envoy
+// half of translate's Memo): route
 // tables and virtual hosts, secure filter chains, clusters, load
 // assignments and secrets.
 //
@@ -189,8 +191,8 @@ func (b *built) sizedAlike() *built {
 }
 
 // reuse builds the Envoy messages of one translation, reusing what the
-// previous one built when a Memo gives it; a nil *reuse builds everything.
-type reuse struct {
+// previous one built when a Memo gives it; a nil *Reuse builds everything.
+type Reuse struct {
 	previous, current *built
 	vhosts            *vhostMemo
 	// routes guards current's route tables, which are built on every CPU.
@@ -199,26 +201,54 @@ type reuse struct {
 	// which filter chains and clusters read; route tables read none.
 	sameSettings bool
 	// chainFrom is where filterChain, which one goroutine calls
-	// (listenersFor's), works out what a filter chain is built from:
+	// (ListenersFor's), works out what a filter chain is built from:
 	// a copy on the heap at each call was 3.6 MB a reload at 5,000
 	// HTTPProxies.
 	chainFrom dag.SecureVirtualHost
 }
 
-// reuse returns the reuse of a translation with settings s.
-func (m *Memo) reuse(s *config.Settings) *reuse {
+// Memo is the Envoy half of translate's Memo: the messages the last
+// translation built, with what they were built from. The zero Memo is
+// ready to use; a Memo serves one translation at a time.
+type Memo struct {
+	mu sync.Mutex
+	// built is what the last translation built, and nextBuilt what the
+	// one under way builds.
+	built, nextBuilt *built
+	// vhosts are the Envoy virtual hosts built, updated in place.
+	vhosts vhostMemo
+}
+
+// Begin starts a translation: the messages of all but the last are
+// dropped.
+func (m *Memo) Begin() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.nextBuilt != nil {
+		m.built = m.nextBuilt
+	}
+	if m.built == nil {
+		m.built = newBuilt()
+	}
+	m.nextBuilt = m.built.sizedAlike()
+	m.vhosts.begin()
+}
+
+// Reuse returns the Reuse of a translation with settings s, after Begin;
+// a nil Memo gives a nil *Reuse, which builds everything.
+func (m *Memo) Reuse(s *config.Settings) *Reuse {
 	if m == nil {
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.nextBuilt.settings = s
-	return &reuse{previous: m.built, current: m.nextBuilt, vhosts: &m.vhosts,
-		sameSettings: m.built.settings != nil && sameValue(m.built.settings, s)}
+	return &Reuse{previous: m.built, current: m.nextBuilt, vhosts: &m.vhosts,
+		sameSettings: m.built.settings != nil && same.Value(m.built.settings, s)}
 }
 
 // virtualHost is envoyVirtualHost(vh, secure) for the table named table.
-func (b *reuse) virtualHost(table string, vh *dag.VirtualHost, secure bool) *routev3.VirtualHost {
+func (b *Reuse) virtualHost(table string, vh *dag.VirtualHost, secure bool) *routev3.VirtualHost {
 	if b == nil {
 		return envoyVirtualHost(vh, secure)
 	}
@@ -227,7 +257,7 @@ func (b *reuse) virtualHost(table string, vh *dag.VirtualHost, secure bool) *rou
 
 // table is routeConfiguration(name, vhosts), the previous one when it
 // held the very same virtual hosts.
-func (b *reuse) table(name string, vhosts []*routev3.VirtualHost) *routev3.RouteConfiguration {
+func (b *Reuse) table(name string, vhosts []*routev3.VirtualHost) *routev3.RouteConfiguration {
 	if b == nil {
 		return routeConfiguration(name, vhosts)
 	}
@@ -245,7 +275,7 @@ func (b *reuse) table(name string, vhosts []*routev3.VirtualHost) *routev3.Route
 
 // filterChain is build(), the secure virtual host's filter chain on l,
 // or the previous one when it was built from the same.
-func (b *reuse) filterChain(l *dag.Listener, svh *dag.SecureVirtualHost, build func() *listenerv3.FilterChain) *listenerv3.FilterChain {
+func (b *Reuse) filterChain(l *dag.Listener, svh *dag.SecureVirtualHost, build func() *listenerv3.FilterChain) *listenerv3.FilterChain {
 	if b == nil {
 		return build()
 	}
@@ -254,7 +284,7 @@ func (b *reuse) filterChain(l *dag.Listener, svh *dag.SecureVirtualHost, build f
 	*from = *svh
 	from.Routes, from.Sorted, from.Uses, from.Named, from.RoutesShared = nil, nil, nil, nil, false
 	cl := chainListener{l.Name, l.RouteConfigName, l.EnableWebsockets}
-	if old, ok := b.previous.chains[key]; ok && b.sameSettings && old.listener == cl && sameValue(&old.from, from) {
+	if old, ok := b.previous.chains[key]; ok && b.sameSettings && old.listener == cl && same.Value(&old.from, from) {
 		b.current.chains[key] = old
 		return old.out
 	}
@@ -278,9 +308,9 @@ func sameVirtualHost(a, b *dag.VirtualHost) bool {
 	x.Uses, y.Uses = nil, nil // derived from the routes, compared in order
 	x.Named, y.Named = nil, nil
 	x.RoutesShared, y.RoutesShared = false, false
-	same := sameValue(x, y)
+	equal := same.Value(x, y)
 	*x, *y = dag.VirtualHost{}, dag.VirtualHost{} // holding nothing of the DAG
-	return same
+	return equal
 }
 
 // vhostPairs are where sameVirtualHost, which the route tables' goroutines
@@ -289,14 +319,14 @@ func sameVirtualHost(a, b *dag.VirtualHost) bool {
 // the pair before putting it back), so it may be shared by every Memo.
 var vhostPairs = sync.Pool{New: func() any { return new([2]dag.VirtualHost) }}
 
-// cluster is clusterWith(dc, dns, s), the previous one when it was built
+// Cluster is clusterWith(dc, dns, s), the previous one when it was built
 // from the same.
-func (b *reuse) cluster(dc *dag.Cluster, dns string, s *config.Settings) *clusterv3.Cluster {
+func (b *Reuse) Cluster(dc *dag.Cluster, dns string, s *config.Settings) *clusterv3.Cluster {
 	if b == nil {
 		return clusterWith(dc, dns, s)
 	}
 	key := builtClusterKey{dag.ClusterName(dc), dns}
-	if old, ok := b.previous.clusters[key]; ok && b.sameSettings && sameValue(&old.from, dc) {
+	if old, ok := b.previous.clusters[key]; ok && b.sameSettings && same.Value(&old.from, dc) {
 		b.current.clusters[key] = old
 		return old.out
 	}
@@ -305,9 +335,9 @@ func (b *reuse) cluster(dc *dag.Cluster, dns string, s *config.Settings) *cluste
 	return out
 }
 
-// assignment is loadAssignment(svc, slices), the previous one when it was
+// Assignment is loadAssignment(svc, slices), the previous one when it was
 // built from the same.
-func (b *reuse) assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
+func (b *Reuse) Assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *endpointv3.ClusterLoadAssignment {
 	if b == nil {
 		return loadAssignment(svc, eps)
 	}
@@ -323,7 +353,7 @@ func (b *reuse) assignment(svc *dag.Service, eps []*discoveryv1.EndpointSlice) *
 
 // secret is the SDS secret name serves sec as, the previous one when it
 // held the same certificate and key.
-func (b *reuse) secret(name string, sec *dag.Secret) *tlsv3.Secret {
+func (b *Reuse) secret(name string, sec *dag.Secret) *tlsv3.Secret {
 	if b == nil {
 		return tlsCertificateSecret(name, sec.Cert, sec.Key)
 	}
