@@ -16,7 +16,7 @@ func resolveSettings(objs []loader.Object, opts Options) (*config.Settings, *loa
 		Config: opts.Config, ContourConfiguration: opts.ContourConfiguration, ConfigMap: opts.ConfigMap,
 		RuntimeSettings: opts.RuntimeSettings, Gateway: opts.Gateway, Flags: opts.Flags,
 	})
-	return s, cfg, fromConfig(notices), err
+	return s, cfg, notices, err
 }
 
 // withConfig folds the configuration file into the options; options set
@@ -26,16 +26,4 @@ func withConfig(opts Options) Options {
 		opts.Gateway = config.FileGateway(opts.Config)
 	}
 	return opts
-}
-
-// fromConfig turns the configuration's notices into translate's.
-func fromConfig(in []config.Notice) []Notice {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]Notice, len(in))
-	for i, n := range in {
-		out[i] = Notice(n)
-	}
-	return out
 }

@@ -193,7 +193,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Notices: append(append(fromConfig(config.UnappliedNotices(opts.Config)), cfgNotices...), fromConfig(config.MainBranchNotices(allObjs))...), dag: d}
+	res := &Result{Notices: append(append(config.UnappliedNotices(opts.Config), cfgNotices...), config.MainBranchNotices(allObjs)...), dag: d}
 	res.Notices = append(res.Notices, clusterNotices...)
 	routes := len(c.HTTPRoutes) + len(c.GRPCRoutes) + len(c.TLSRoutes) + len(c.TCPRoutes)
 	if gw != nil {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Contour's configuration file: the settings contourc applies, and notices
@@ -16,28 +17,9 @@ import (
 // silently half-used.
 
 // Notice is something a user should know about the configuration, or
-// about an object, that is not an error (translate's Notice).
-type Notice struct {
-	Source loader.Source
-	Kind   string
-	Name   string // namespace/name
-	Msg    string
-}
-
-// String is "file:line: Kind namespace/name: message", what is known of it.
-func (n Notice) String() string {
-	s := n.Source.String()
-	if s != "" {
-		s += ": "
-	}
-	switch {
-	case n.Kind != "" && n.Name != "":
-		s += n.Kind + " " + n.Name + ": "
-	case n.Kind != "":
-		s += n.Kind + ": " // the configuration, say
-	}
-	return s + n.Msg
-}
+// about an object, that is not an error: translate's Notice, which the
+// processors write too.
+type Notice = status.Notice
 
 // FileGateway is the Gateway a configuration file names (gateway.gatewayRef),
 // nil when it names none.
