@@ -2,12 +2,12 @@ package serve
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contourc/contourc/loader/engines"
+	"github.com/contourc/contourc/loader/engines/enginestest"
 )
 
 // TestServeKeepsEnginesHelper: a server keeps the contourc-engines process
@@ -15,15 +15,8 @@ import (
 // renders a chart. This test package does not link the engines, so charts
 // render in the real helper, started through a script that counts starts.
 func TestServeKeepsEnginesHelper(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds contourc-engines")
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, engines.Name)
-	build := exec.Command("go", "build", "-o", bin, "github.com/contourc/contourc/cmd/contourc-engines")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := enginestest.Build(t, dir)
 	starts := filepath.Join(dir, "starts")
 	wrapper := filepath.Join(dir, "engines.sh")
 	script := "#!/bin/sh\necho start >> '" + starts + "'\nexec '" + bin + "'\n"

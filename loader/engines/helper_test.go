@@ -2,26 +2,19 @@ package engines_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contourc/contourc/loader/engines"
+	"github.com/contourc/contourc/loader/engines/enginestest"
 )
 
 // TestFluxGenerateInHelper generates a Kustomization's file in the real
 // contourc-engines program, as contourc does: this test package links
 // neither engine.
 func TestFluxGenerateInHelper(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds contourc-engines")
-	}
-	bin := filepath.Join(t.TempDir(), engines.Name)
-	build := exec.Command("go", "build", "-o", bin, "github.com/contourc/contourc/cmd/contourc-engines")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := enginestest.Build(t, t.TempDir())
 	t.Setenv(engines.Env, bin)
 
 	root := t.TempDir()
