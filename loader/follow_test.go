@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader/walk"
 )
 
@@ -57,7 +58,7 @@ func svc(name string) string {
 
 func TestFollowRecursesOnceAndKeepsOrigins(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testfs.Write(t, root, map[string]string{
 		// top reaches itself (as the bootstrap Kustomization does), a,
 		// and b twice (b and b-again build the same path).
 		"top/self.yaml":    thing("top", "top"),
@@ -108,7 +109,7 @@ func TestFollowRecursesOnceAndKeepsOrigins(t *testing.T) {
 
 func TestWithoutFollowGitOpsObjectsAreSkipped(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.yaml": thing("a", "apps/a"), "s.yaml": svc("s")})
+	testfs.Write(t, root, map[string]string{"a.yaml": thing("a", "apps/a"), "s.yaml": svc("s")})
 	res, err := Load([]string{root}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,26 +1,12 @@
 package loader
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// writeTree writes files (path relative to root -> text) under root.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/contourc/contourc/internal/testfs"
+)
 
 const kzProxy = `apiVersion: projectcontour.io/v1
 kind: HTTPProxy
@@ -47,7 +33,7 @@ var kzTree = map[string]string{
 
 func TestLoadBuildsKustomizations(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, kzTree)
+	testfs.Write(t, root, kzTree)
 	t.Chdir(root)
 	res, err := Load([]string{"."}, Options{})
 	if err != nil {
@@ -87,7 +73,7 @@ func configMapHash(t *testing.T, res *Result) string {
 
 func TestLoadKustomizationPaths(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, kzTree)
+	testfs.Write(t, root, kzTree)
 	t.Chdir(root)
 	tests := []struct {
 		name  string
@@ -120,7 +106,7 @@ func TestLoadKustomizationPaths(t *testing.T) {
 
 func TestLoadKustomizationErrors(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testfs.Write(t, root, map[string]string{
 		"base/kustomization.yaml":  "resources:\n- proxy.yaml\n",
 		"base/proxy.yaml":          kzProxy + "  unknownField: 1\n",
 		"a/kustomization.yaml":     "resources:\n- ../base\n",

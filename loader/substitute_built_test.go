@@ -8,6 +8,7 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader/internal/manifest"
 )
 
@@ -63,7 +64,7 @@ spec:
 func loadTree(t *testing.T, files map[string]string, path string, opts Options) (*Result, error) {
 	t.Helper()
 	root := t.TempDir()
-	writeTree(t, root, files)
+	testfs.Write(t, root, files)
 	t.Chdir(root)
 	return Load([]string{path}, opts)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
+	"github.com/contourc/contourc/internal/testfs"
 )
 
 var argocdRepo = filepath.Join(gitopsDir, "argocd")
@@ -86,13 +87,13 @@ func argoCheckout(t *testing.T, origin string) string {
 		if err != nil {
 			return err
 		}
-		writeFiles(t, dir, map[string]string{rel: string(data)})
+		testfs.Write(t, dir, map[string]string{rel: string(data)})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, dir, map[string]string{
+	testfs.Write(t, dir, map[string]string{
 		".git/HEAD":   "ref: refs/heads/main\n",
 		".git/config": "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = " + origin + "\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
 	})

@@ -7,6 +7,7 @@ import (
 	// Charts render and Flux Kustomizations generate in the test
 	// process, not through contourc-engines (loader/helmchart's and
 	// loader/engines' own tests cover the helper).
+	"github.com/contourc/contourc/internal/testfs"
 	_ "github.com/contourc/contourc/loader/flux/fluxgen"
 	_ "github.com/contourc/contourc/loader/helmchart/helmrender"
 )
@@ -45,7 +46,7 @@ func TestHelmChartPath(t *testing.T) {
 // flags, value files relative to the file, and the command line wins.
 func TestHelmConfig(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{".contourc.yaml": `helm:
+	testfs.Write(t, dir, map[string]string{".contourc.yaml": `helm:
   releaseName: cfg
   values: [prod.yaml]
   set: {backend.enabled: "false"}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/internal/survey"
+	"github.com/contourc/contourc/internal/testfs"
 )
 
 var initDir = filepath.Join(repoRoot, "testdata", "init")
@@ -37,7 +38,7 @@ func copyTree(t *testing.T, src, dst string, reversed bool) {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(src, f)
-		writeFiles(t, dst, map[string]string{rel: string(b)})
+		testfs.Write(t, dst, map[string]string{rel: string(b)})
 	}
 }
 
@@ -95,7 +96,7 @@ func TestInitKeepsAnExistingFile(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(initDir, "valid"), dir, false)
 	file := filepath.Join(dir, repoconfig.Name)
-	writeFiles(t, dir, map[string]string{repoconfig.Name: "namespace: mine\n"})
+	testfs.Write(t, dir, map[string]string{repoconfig.Name: "namespace: mine\n"})
 	got := runCLI(t, "", "init", dir)
 	got.wantExit(t, exitFailure)
 	if !strings.Contains(got.stderr, "exists already: contourc init does not replace it without --force") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate"
 )
@@ -109,7 +110,7 @@ func TestRenderOutputDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := strings.Replace(string(data), "          x-served-by: internal", "          x-served-by: internal\n    notakey: 1", 1)
-	writeFiles(t, bad, map[string]string{"contour.yaml": broken})
+	testfs.Write(t, bad, map[string]string{"contour.yaml": broken})
 	dir = filepath.Join(t.TempDir(), "out")
 	got := runCLI(t, "", "render", "--output-dir", dir, bad, instancesData+"two-classes/apps.yaml")
 	got.wantExit(t, exitFailure)
@@ -209,7 +210,7 @@ func TestExplainInstances(t *testing.T) {
 // that instance's configuration (its header policy).
 func TestRouteTestsAcrossInstances(t *testing.T) {
 	cases := filepath.Join(t.TempDir(), "routes.test.yaml")
-	writeFiles(t, filepath.Dir(cases), map[string]string{"routes.test.yaml": `apiVersion: contourc/v1alpha1
+	testfs.Write(t, filepath.Dir(cases), map[string]string{"routes.test.yaml": `apiVersion: contourc/v1alpha1
 kind: RouteTest
 tests:
 - name: public goes through the external instance
@@ -324,7 +325,7 @@ func TestServeSelectsOneInstance(t *testing.T) {
 	}
 
 	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{".contourc.yaml": "instance: contour-internal/contour\n", ".git/HEAD": "x\n"})
+	testfs.Write(t, repo, map[string]string{".contourc.yaml": "instance: contour-internal/contour\n", ".git/HEAD": "x\n"})
 	abs, _ := filepath.Abs(instancesData + "two-classes")
 	got := runCLI(t, "", "render", "--config", filepath.Join(repo, ".contourc.yaml"), abs)
 	got.wantExit(t, exitOK)
@@ -372,7 +373,7 @@ func TestDiffInstancesOfTheClusterContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, dir, map[string]string{"apps.yaml": strings.Replace(string(apps), "admin.example.internal", "admin2.example.internal", 1)})
+	testfs.Write(t, dir, map[string]string{"apps.yaml": strings.Replace(string(apps), "admin.example.internal", "admin2.example.internal", 1)})
 	got := runCLI(t, "", "diff", "--cluster-context", instancesData+"two-classes/contour.yaml", instancesData+"two-classes/apps.yaml", dir)
 	got.wantExit(t, exitFindings)
 	if !strings.Contains(got.stdout, "=== instance contour-internal/contour ===") || !strings.Contains(got.stdout, "admin2.example.internal") {

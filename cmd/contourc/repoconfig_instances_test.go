@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/internal/testfs"
 )
 
 // twoClassesRepo copies testdata/instances/two-classes into a directory of
@@ -23,7 +25,7 @@ func twoClassesRepo(t *testing.T, config string, extra map[string]string) string
 	for name, content := range extra {
 		files[name] = content
 	}
-	writeFiles(t, dir, files)
+	testfs.Write(t, dir, files)
 	return dir
 }
 
@@ -84,7 +86,7 @@ func TestRepoConfigInstanceClaims(t *testing.T) {
 	}
 
 	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{
+	testfs.Write(t, repo, map[string]string{
 		".contourc.yaml": "instances:\n- {name: edge/contour}\n",
 		"app.yaml":       "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata: {name: p, namespace: apps}\nspec:\n  virtualhost: {fqdn: a.example.com}\n",
 	})
@@ -108,7 +110,7 @@ func TestRepoConfigInstanceErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			repo := t.TempDir()
-			writeFiles(t, repo, map[string]string{".contourc.yaml": c.file, "app.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n"})
+			testfs.Write(t, repo, map[string]string{".contourc.yaml": c.file, "app.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n"})
 			t.Chdir(repo)
 			got := runCLI(t, "", "check", ".")
 			got.wantExit(t, exitFailure)
@@ -126,7 +128,7 @@ func TestRepoConfigInstanceGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testfs.Write(t, dir, map[string]string{
 		"gateways.yaml":  string(b),
 		".contourc.yaml": "instances:\n- {name: edge/contour, gateway: team-b/gw}\n",
 	})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,21 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
+	"github.com/contourc/contourc/internal/testfs"
 )
-
-// writeFiles writes files (path: content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // configuredFlags parses args for the command name, applies the config
 // file it finds, and returns the command for its flags.
@@ -54,7 +40,7 @@ func flagValue(t *testing.T, cmd *cobra.Command, name string) string {
 // exclude stays as written (it is relative to each PATH).
 func TestRepoConfigKeys(t *testing.T) {
 	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{
+	testfs.Write(t, repo, map[string]string{
 		".git/HEAD": "ref: refs/heads/main\n",
 		".contourc.yaml": `paths: [apps/, clusters/prod/]
 namespace: web
@@ -74,7 +60,7 @@ argocd:
   repos: [https://github.com/example/platform.git, git@github.com:example/other.git]
 `,
 	})
-	writeFiles(t, repo, map[string]string{"apps/app.yaml": ""})
+	testfs.Write(t, repo, map[string]string{"apps/app.yaml": ""})
 	t.Chdir(filepath.Join(repo, "apps")) // not the root: paths still resolve against it
 	cmd, err := configuredFlags(t, "check")
 	if err != nil {
@@ -126,7 +112,7 @@ func pathsOf(t *testing.T, cmd *cobra.Command) ([]string, error) {
 // NAME=VALUE items merge with the command line's, which win per name.
 func TestRepoConfigFlagsOverride(t *testing.T) {
 	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{".contourc.yaml": `namespace: web
+	testfs.Write(t, repo, map[string]string{".contourc.yaml": `namespace: web
 contour: {gateway: infra/edge, ingressClassName: [external]}
 substitute: {A: file, B: file}
 `})
@@ -172,7 +158,7 @@ func TestRepoConfigErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			repo := t.TempDir()
-			writeFiles(t, repo, map[string]string{".contourc.yaml": c.file})
+			testfs.Write(t, repo, map[string]string{".contourc.yaml": c.file})
 			t.Chdir(repo)
 			_, err := configuredFlags(t, c.command, ".")
 			switch {
@@ -196,7 +182,7 @@ func TestRepoConfigCLI(t *testing.T) {
 	repo := filepath.Join(top, "repo")
 	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: 80}]\n"
 	proxy := "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata: {name: p}\nspec:\n  virtualhost: {fqdn: a.example.com}\n  routes: [{services: [{name: s, port: 80}]}]\n"
-	writeFiles(t, top, map[string]string{
+	testfs.Write(t, top, map[string]string{
 		".contourc.yaml":           "namespace: [not, read]\n", // above the Git top-level
 		"repo/.git/HEAD":           "ref: refs/heads/main\n",
 		"repo/.contourc.yaml":      "paths: [apps]\nnamespace: web\nfailOn: warning\n",
@@ -216,7 +202,7 @@ func TestRepoConfigCLI(t *testing.T) {
 		t.Errorf("render -v does not say failOn is not used:\n%s", got.stderr)
 	}
 	// --config names another file; its directory is the root.
-	writeFiles(t, top, map[string]string{"other/c.yaml": "paths: [../repo/apps]\nnamespace: other\n"})
+	testfs.Write(t, top, map[string]string{"other/c.yaml": "paths: [../repo/apps]\nnamespace: other\n"})
 	got = runCLI(t, "", "check", "-o", "json", "--config", filepath.Join(top, "other", "c.yaml"))
 	got.wantExit(t, exitOK)
 	if !strings.Contains(got.stdout, `"namespace": "other"`) {
@@ -231,7 +217,7 @@ func TestRepoConfigCLI(t *testing.T) {
 	// From elsewhere, the file is found from the first PATH; PATH
 	// arguments replace its paths.
 	t.Chdir(top)
-	writeFiles(t, repo, map[string]string{"other/p.yaml": strings.ReplaceAll(proxy, "name: p", "name: q")})
+	testfs.Write(t, repo, map[string]string{"other/p.yaml": strings.ReplaceAll(proxy, "name: p", "name: q")})
 	got = runCLI(t, "", "check", "-o", "json", filepath.Join("repo", "other"))
 	got.wantExit(t, exitFindings) // its Service s is in repo/apps, not read
 	if !strings.Contains(got.stdout, `"name": "q"`) || strings.Contains(got.stdout, `"name": "p"`) || !strings.Contains(got.stdout, `"namespace": "web"`) {
@@ -239,7 +225,7 @@ func TestRepoConfigCLI(t *testing.T) {
 	}
 	// A repository without a file of its own does not take one from above
 	// its Git top-level.
-	writeFiles(t, top, map[string]string{"bare/.git/HEAD": "x\n", "bare/apps/a.yaml": svc})
+	testfs.Write(t, top, map[string]string{"bare/.git/HEAD": "x\n", "bare/apps/a.yaml": svc})
 	runCLI(t, "", "check", "--allow-empty", filepath.Join("bare", "apps")).wantExit(t, exitOK)
 	// Outside the repository, no file: a missing PATH is a usage error.
 	t.Chdir(t.TempDir())

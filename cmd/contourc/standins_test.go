@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader/standin"
 )
 
@@ -245,7 +246,7 @@ func TestStandInsVerbose(t *testing.T) {
 // cert-manager Certificate for it makes no stand-in.
 func TestClusterContextSecretNeedsNoStandIn(t *testing.T) {
 	repo, cluster := t.TempDir(), t.TempDir()
-	writeFiles(t, repo, map[string]string{"web.yaml": `apiVersion: cert-manager.io/v1
+	testfs.Write(t, repo, map[string]string{"web.yaml": `apiVersion: cert-manager.io/v1
 kind: Certificate
 metadata: {name: kuard, namespace: default}
 spec:
@@ -267,7 +268,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, cluster, map[string]string{"secret.yaml": string(secret)})
+	testfs.Write(t, cluster, map[string]string{"secret.yaml": string(secret)})
 	without := runCLI(t, "", "check", "-o", "json", repo)
 	if !strings.Contains(without.stdout, `"standIns"`) {
 		t.Fatalf("without the cluster context, no stand-in:\n%s", without.stdout)

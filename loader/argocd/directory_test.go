@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/internal/testfs"
 )
 
 // TestMatchGlob pins the include/exclude semantics of Argo CD's util/glob
@@ -47,24 +49,8 @@ func TestMatchGlob(t *testing.T) {
 	}
 }
 
-// writeTree writes files (path -> content) under a new directory.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, content := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
 func TestDirectoryFiles(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"app/config.json":             "{}",
 		"app/deployment.yaml":         "kind: x",
 		"app/README.md":               "text",
@@ -136,8 +122,8 @@ func TestDirectoryFiles(t *testing.T) {
 }
 
 func TestDirectoryFilesSymlinkOutOfRepository(t *testing.T) {
-	outside := writeTree(t, map[string]string{"secret.yaml": "kind: x"})
-	root := writeTree(t, map[string]string{"app/ok.yaml": "kind: x"})
+	outside := testfs.Tree(t, map[string]string{"secret.yaml": "kind: x"})
+	root := testfs.Tree(t, map[string]string{"app/ok.yaml": "kind: x"})
 	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(root, "app", "link.yaml")); err != nil {
 		t.Skip(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/contourc/contourc/internal/testfs"
 )
 
 // The build environment's revision is the commit Argo CD resolves
@@ -12,12 +14,12 @@ import (
 func TestBuildEnvRevision(t *testing.T) {
 	const head = "0123456789abcdef0123456789abcdef01234567"
 	const pinned = "fedcba9876543210fedcba9876543210fedcba98"
-	checkout := writeTree(t, map[string]string{
+	checkout := testfs.Tree(t, map[string]string{
 		".git/HEAD":            "ref: refs/heads/main\n",
 		".git/refs/heads/main": head + "\n",
 		"apps/web/proxy.yaml":  "",
 	})
-	notACheckout := writeTree(t, map[string]string{"apps/web/proxy.yaml": ""})
+	notACheckout := testfs.Tree(t, map[string]string{"apps/web/proxy.yaml": ""})
 	for _, tc := range []struct {
 		name, root, target string
 		want               [3]string // revision, short, short 8
@@ -47,7 +49,7 @@ func TestBuildEnvRevision(t *testing.T) {
 
 // Helm parameters see the revision, as Argo CD substitutes it.
 func TestHelmParameterRevision(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		".git/HEAD":             "0123456789abcdef0123456789abcdef01234567\n",
 		"charts/web/Chart.yaml": "name: web\n",
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader"
 )
 
@@ -54,7 +55,7 @@ func wantLines(t *testing.T, what string, got, want []string) {
 // repository is a warning of the followed Application. The destination's
 // namespace goes to objects without one; one that names its own keeps it.
 func TestArgoCDMultiSource(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"apps/app.yaml": application("both", `  destination: {namespace: web}
   sources:
   - {repoURL: `+argoURL+`, path: a, kustomize: {namePrefix: a-}}
@@ -93,7 +94,7 @@ func TestArgoCDOnceEach(t *testing.T) {
 	same := `  destination: {namespace: web}
   source: {repoURL: ` + argoURL + `, path: web}
 `
-	root = writeTree(t, map[string]string{
+	root = testfs.Tree(t, map[string]string{
 		"apps/root.yaml": application("root", "  source: {repoURL: "+argoURL+", path: apps}\n"),
 		"apps/a.yaml":    application("a", same),
 		"apps/b.yaml":    application("b", same),
@@ -123,7 +124,7 @@ spec:
 // reason, and the rest of the input is still checked; its directory is
 // then read as the walk finds it.
 func TestArgoCDSourceFails(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"apps/web.yaml":          application("web", "  source: {repoURL: "+argoURL+", path: web, kustomize: {commonLabels: {app: other}}}\n"),
 		"apps/gone.yaml":         application("gone", "  source: {repoURL: "+argoURL+", path: gone}\n"),
 		"web/kustomization.yaml": "commonLabels: {app: web}\nresources: [s.yaml]\n",
@@ -139,7 +140,7 @@ func TestArgoCDSourceFails(t *testing.T) {
 
 // A directory source's jsonnet is not evaluated: a warning says so.
 func TestArgoCDJsonnet(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"apps/web.yaml":     application("web", "  destination: {namespace: web}\n  source: {repoURL: "+argoURL+", path: web}\n"),
 		"web/s.yaml":        svc("web"),
 		"web/proxy.jsonnet": "{}",
@@ -154,7 +155,7 @@ func TestArgoCDJsonnet(t *testing.T) {
 // template) are skipped with the walk's notice, as Argo CD ignores YAML
 // that is no object; the objects beside them are read.
 func TestArgoCDDirectoryNotManifests(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"apps/web.yaml":     application("web", "  destination: {namespace: web}\n  source: {repoURL: "+argoURL+", path: web}\n"),
 		"web/s.yaml":        svc("web"),
 		"web/settings.yaml": "log: debug\n",

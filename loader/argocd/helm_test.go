@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader/helmchart"
 )
 
@@ -23,7 +24,7 @@ func helmApp(h *Helm, sources ...Source) *Application {
 }
 
 func TestHelmOptions(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"charts/web/Chart.yaml":       "name: web\nversion: 0.1.0\n",
 		"charts/web/values.yaml":      "a: 1\n",
 		"charts/web/values-prod.yaml": "a: 2\n",
@@ -122,7 +123,7 @@ func TestHelmOptions(t *testing.T) {
 }
 
 func TestHelmOptionsErrors(t *testing.T) {
-	root := writeTree(t, map[string]string{"charts/web/Chart.yaml": "name: web\n"})
+	root := testfs.Tree(t, map[string]string{"charts/web/Chart.yaml": "name: web\n"})
 	dir := filepath.Join(root, "charts/web")
 	for _, tc := range []struct {
 		name string
@@ -153,7 +154,7 @@ func TestHelmOptionsErrors(t *testing.T) {
 // Application are read from the ref source's checkout when it is this
 // repository, and refused when it is another.
 func TestHelmOptionsRefSources(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"charts/web/Chart.yaml": "name: web\n",
 		"values/web/prod.yaml":  "a: 1\n",
 	})
@@ -178,7 +179,7 @@ func TestHelmOptionsRefSources(t *testing.T) {
 // TestHelmOptionsNoWarnings: every helm option Argo CD passes is applied,
 // so none is warned about as left out.
 func TestHelmOptionsNoWarnings(t *testing.T) {
-	root := writeTree(t, map[string]string{"charts/web/Chart.yaml": "name: web\n", "charts/web/cert.pem": "x"})
+	root := testfs.Tree(t, map[string]string{"charts/web/Chart.yaml": "name: web\n", "charts/web/cert.pem": "x"})
 	h := &Helm{FileParameters: []HelmParameter{{Name: "cert", Path: "cert.pem"}}, APIVersions: []string{"example.com/v1"}}
 	_, warnings, err := HelmOptions(helmApp(h), 0, filepath.Join(root, "charts/web"), root, nil)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader/kustomize"
 )
 
@@ -76,7 +77,7 @@ func built(t *testing.T, dir string, k *Kustomize, env Env) map[string]string {
 }
 
 func TestKustomizeOptions(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"app/kustomization.yaml": kustApp,
 		"app/deploy.yaml":        kustDeploy,
 		"app/service.yaml":       kustService,
@@ -118,7 +119,7 @@ func TestKustomizeOptions(t *testing.T) {
 }
 
 func TestKustomizeOptionsWithoutSelector(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"app/kustomization.yaml": "resources: [service.yaml]\n",
 		"app/service.yaml":       kustService,
 	})
@@ -139,7 +140,7 @@ func TestKustomizeOptionsWithoutSelector(t *testing.T) {
 }
 
 func TestKustomizeOptionsErrors(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"app/kustomization.yaml": kustApp,
 		"app/deploy.yaml":        kustDeploy,
 		"app/service.yaml":       kustService,

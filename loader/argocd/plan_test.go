@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contourc/contourc/internal/testfs"
 )
 
 const thisURL = "https://example.com/org/repo.git"
@@ -21,7 +23,7 @@ func decodeApp(t *testing.T, text string) *Application {
 }
 
 func TestPlan(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"apps/web/kustomization.yaml":  "resources: []\n",
 		"apps/both/Chart.yaml":         "name: both\n",
 		"apps/both/kustomization.yaml": "resources: []\n",
@@ -99,7 +101,7 @@ func indent(s string) string {
 // are merged into the source; its repoURL and path stay the
 // Application's.
 func TestPlanOverrides(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"over/kustomization.yaml":      "resources: []\n",
 		"over/.argocd-source.yaml":     "kustomize:\n  namePrefix: a-\n  namespace: ns1\n",
 		"over/.argocd-source-web.yaml": "kustomize:\n  namespace: ns2\npath: elsewhere\n",
@@ -120,7 +122,7 @@ func TestPlanOverrides(t *testing.T) {
 }
 
 func TestPlanDirectoryAndHelm(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testfs.Tree(t, map[string]string{
 		"plain/a.yaml":           "kind: x\n",
 		"plain/b.yaml":           "kind: x\n",
 		"charts/web/Chart.yaml":  "name: web\n",

@@ -1,7 +1,6 @@
 package flux
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,23 +8,14 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader"
 )
 
 func writeRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
 	files[".git/config"] = "[remote \"origin\"]\n\turl = https://github.com/example/fleet.git\n"
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return testfs.Tree(t, files)
 }
 
 // ks is a Flux Kustomization of the flux-system namespace.

@@ -1,13 +1,13 @@
 package kustomize
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/contourc/contourc/internal/testfs"
 )
 
 func TestRunLeavesOutRemoteEntries(t *testing.T) {
@@ -118,7 +118,7 @@ func TestRunRemoteFetchesAndNamesTheRepository(t *testing.T) {
 		t.Skip("no git to make a repository with")
 	}
 	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{"web/kustomization.yaml": "resources:\n- proxy.yaml\n", "web/proxy.yaml": baseProxy})
+	testfs.Write(t, repo, map[string]string{"web/kustomization.yaml": "resources:\n- proxy.yaml\n", "web/proxy.yaml": baseProxy})
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "web"}} {
 		if out, err := exec.Command(git, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -126,7 +126,7 @@ func TestRunRemoteFetchesAndNamesTheRepository(t *testing.T) {
 	}
 	app := t.TempDir()
 	entry := "file://" + repo + "//web?ref=main"
-	writeFiles(t, app, map[string]string{"kustomization.yaml": "resources:\n- " + entry + "\n"})
+	testfs.Write(t, app, map[string]string{"kustomization.yaml": "resources:\n- " + entry + "\n"})
 	fSys := filesys.MakeFsOnDisk()
 	// Without Remote the entry is left out, and nothing is built.
 	b, err := Run(fSys, app, Options{})
@@ -140,18 +140,5 @@ func TestRunRemoteFetchesAndNamesTheRepository(t *testing.T) {
 	want := Origin{Repo: "file://" + repo, Ref: "main", Path: "web/proxy.yaml"}
 	if len(b.Resources) != 1 || b.Resources[0].Origin != want {
 		t.Fatalf("with Remote: %+v, want one object from %+v", b.Resources, want)
-	}
-}
-
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -4,22 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+	"github.com/contourc/contourc/internal/testfs"
+)
 
 // Which files source-controller leaves out of a GitRepository's artifact:
 // its default exclusions when nothing else is said, .sourceignore files
@@ -108,7 +95,7 @@ func TestExcluded(t *testing.T) {
 			for k, v := range tc.extra {
 				files[k] = v
 			}
-			root := writeTree(t, files)
+			root := testfs.Tree(t, files)
 			f, err := Load(root, "GitRepository flux-system/flux-system", tc.ignore)
 			if err != nil {
 				t.Fatal(err)
@@ -126,7 +113,7 @@ func TestExcluded(t *testing.T) {
 // A symbolic link is not in the artifact, nor what is reached through
 // it; a path outside the checkout is none of the filter's business.
 func TestExcludedSymlinks(t *testing.T) {
-	root := writeTree(t, map[string]string{"apps/web/proxy.yaml": "", "shared/svc.yaml": ""})
+	root := testfs.Tree(t, map[string]string{"apps/web/proxy.yaml": "", "shared/svc.yaml": ""})
 	if err := os.Symlink(filepath.Join(root, "shared"), filepath.Join(root, "apps/shared")); err != nil {
 		t.Skip(err)
 	}

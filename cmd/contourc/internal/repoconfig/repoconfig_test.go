@@ -1,27 +1,13 @@
 package repoconfig
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
-)
 
-// writeFiles writes files (path: content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/contourc/contourc/internal/testfs"
+)
 
 func flagValue(t *testing.T, cmd *cobra.Command, name string) string {
 	t.Helper()
@@ -38,7 +24,7 @@ func flagValue(t *testing.T, cmd *cobra.Command, name string) string {
 // flags that take files have their paths resolved.
 func TestRepoConfigGenericFlags(t *testing.T) {
 	repo := t.TempDir()
-	writeFiles(t, repo, map[string]string{"cfg/.contourc.yaml": `assume:
+	testfs.Write(t, repo, map[string]string{"cfg/.contourc.yaml": `assume:
   secrets: ["platform/wildcard-tls:*"]
   services: ["logging/kibana-kb-http:5601/tls"]
 clusterContext: [platform/dump.yaml]
@@ -76,7 +62,7 @@ kustomizeRemote: true
 		}
 	}
 	// serve's --allow-stand-ins is the command line's alone.
-	writeFiles(t, repo, map[string]string{"cfg/.contourc.yaml": "allowStandIns: true\n"})
+	testfs.Write(t, repo, map[string]string{"cfg/.contourc.yaml": "allowStandIns: true\n"})
 	if err := Apply(later, nil, false, nil); err == nil || !strings.Contains(err.Error(), `unknown field "allowStandIns"`) {
 		t.Errorf("allowStandIns: err = %v, want an unknown field", err)
 	}
