@@ -1,24 +1,11 @@
 package survey
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
-)
 
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/contourc/contourc/internal/testfs"
+)
 
 // Which kustomizations are roots, and which roots are alternatives: those
 // that include a kustomization in common, through any depth.
@@ -58,7 +45,7 @@ func TestRootGroups(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			write(t, dir, c.files)
+			testfs.Write(t, dir, c.files)
 			sv, err := Repository(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +63,7 @@ func TestObjectsRead(t *testing.T) {
 	dir := t.TempDir()
 	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: ns}\nspec: {ports: [{port: 80}]}\n"
 	proxy := "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata: {name: p, namespace: ns}\nspec:\n  virtualhost: {fqdn: a.example.com}\n  routes: [{services: [{name: s, port: 80}, {name: gone, port: 81}]}]\n"
-	write(t, dir, map[string]string{
+	testfs.Write(t, dir, map[string]string{
 		"a/svc.yaml":             svc,
 		"b/svc.yaml":             svc,
 		"b/proxy.yaml":           proxy,
