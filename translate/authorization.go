@@ -17,9 +17,6 @@ import (
 // httpSettings are not in the published Contour API module (v1.33): they
 // come from the loader's extensions (loader.AuthorizationExtensions).
 
-// defaultMaxRequestBytes is the CRD default of withRequestBody.maxRequestBytes.
-const defaultMaxRequestBytes = 1024
-
 // externalAuthorization resolves a virtual host's authorization settings;
 // nil with no error reported means there is none.
 func (p *httpProxyProcessor) externalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
@@ -78,7 +75,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *status.Proxy, proxy *conto
 		return nil, false
 	}
 	if b := auth.WithRequestBody; b != nil {
-		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: cmp.Or(b.MaxRequestBytes, defaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
+		out.WithRequestBody = &dag.RequestBodyBuffer{MaxRequestBytes: cmp.Or(b.MaxRequestBytes, config.DefaultMaxRequestBytes), AllowPartialMessage: b.AllowPartialMessage, PackAsBytes: b.PackAsBytes}
 	}
 	return out, true
 }
@@ -111,4 +108,24 @@ func routeAuthorization(r *dag.Route, root *contourv1.HTTPProxy, route contourv1
 		parent = global.AuthPolicy.Context
 	}
 	r.AuthContext = route.AuthorizationContext(parent)
+}
+
+// checkGlobalAuthorization reports, as Contour does on the plain virtual
+// host, a global authorization server whose ExtensionService is not valid;
+// the virtual host is still served.
+func (p *httpProxyProcessor) checkGlobalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) {
+	g := p.globalAuth()
+	if g == nil {
+		return
+	}
+	if a := proxy.Spec.VirtualHost.Authorization; a != nil && a.AuthPolicy != nil && a.AuthPolicy.Disabled {
+		return
+	}
+	name := types.NamespacedName{Namespace: g.ExtensionServiceRef.Namespace, Name: g.ExtensionServiceRef.Name}
+	if name.Namespace == "" {
+		name.Namespace = proxy.Namespace
+	}
+	if p.dag.Extensions[name] == nil {
+		st.AddError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
+	}
 }

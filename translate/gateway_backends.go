@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/internal/httpheader"
 )
@@ -44,7 +45,7 @@ func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, 
 	if err != nil {
 		return fail("BackendNotFound", fmt.Sprintf("service %q is invalid: %s", name.Name, err))
 	}
-	svc = withDefaultCircuitBreakers(svc, p.settings)
+	svc = config.WithDefaultCircuitBreakers(svc, p.settings)
 	if ap := svc.Port.AppProtocol; ap != nil && !knownAppProtocol(*ap) {
 		return fail("UnsupportedProtocol", fmt.Sprintf("AppProtocol: \"%s\" is unsupported", *ap))
 	}

@@ -3,10 +3,8 @@ package translate
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
@@ -18,10 +16,6 @@ import (
 // canonicalised, literal "%" in values escaped for Envoy, Contour's
 // %CONTOUR_*% variables substituted, and a set Host header becomes a host
 // rewrite.
-
-// hostRewriteHeaderValue matches a Host value taken from another request
-// header: "%REQ(x-host)%".
-var hostRewriteHeaderValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%REQ\(([A-Za-z0-9-]+)\)%`) })
 
 // headersPolicy converts a route or service header policy; allowHost says
 // whether Host may be set (request headers only).
@@ -40,7 +34,7 @@ func headersPolicy(p *contourv1.HeadersPolicy, allowHost bool, dynamic map[strin
 			if !allowHost {
 				return nil, fmt.Errorf("rewriting %q header is not supported", key)
 			}
-			if m := hostRewriteHeaderValue().FindStringSubmatch(h.Value); m != nil {
+			if m := httpheader.HostRewriteValue().FindStringSubmatch(h.Value); m != nil {
 				out.HostRewriteHeader = http.CanonicalHeaderKey(strings.TrimSpace(m[1]))
 			} else {
 				out.HostRewrite = h.Value

@@ -9,6 +9,7 @@ import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 	"github.com/contourc/contourc/translate/internal/status"
@@ -168,7 +169,7 @@ func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProx
 		st.AddError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
 		return nil, true
 	}
-	s = withDefaultCircuitBreakers(s, p.settings)
+	s = config.WithDefaultCircuitBreakers(s, p.settings)
 	protocol := s.Protocol
 	if svc.Protocol != nil {
 		protocol = *svc.Protocol
@@ -206,14 +207,14 @@ func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProx
 		defReq, defResp = p.settings.RequestHeaders, p.settings.ResponseHeaders
 	}
 	if c.RequestHeaders, err = headersPolicy(svc.RequestHeadersPolicy, true, dynamic); err == nil {
-		c.RequestHeaders, err = withDefaultHeaders(defReq, c.RequestHeaders, true, dynamic)
+		c.RequestHeaders, err = config.WithDefaultHeaders(defReq, c.RequestHeaders, true, dynamic)
 	}
 	if err != nil {
 		st.AddError("ServiceError", "RequestHeadersPolicyInvalid", "%s on request headers", err)
 		return nil, false
 	}
 	if c.ResponseHeaders, err = headersPolicy(svc.ResponseHeadersPolicy, false, dynamic); err == nil {
-		c.ResponseHeaders, err = withDefaultHeaders(defResp, c.ResponseHeaders, false, dynamic)
+		c.ResponseHeaders, err = config.WithDefaultHeaders(defResp, c.ResponseHeaders, false, dynamic)
 	}
 	if err != nil {
 		st.AddError("ServiceError", "ResponseHeadersPolicyInvalid", "%s on response headers", err)

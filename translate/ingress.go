@@ -159,7 +159,7 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	if err != nil {
 		return nil, err
 	}
-	svc = withDefaultCircuitBreakers(svc, p.settings)
+	svc = config.WithDefaultCircuitBreakers(svc, p.settings)
 	cluster := &dag.Cluster{Upstream: svc, Protocol: svc.Protocol, Weight: 1}
 	if cluster.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
 		return nil, fmt.Errorf("tls.envoy-client-certificate contains unresolved secret reference: %w", err)
@@ -170,10 +170,10 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 			"CONTOUR_SERVICE_NAME": backend.Name,
 			"CONTOUR_SERVICE_PORT": strconv.Itoa(int(backend.Port.Number)),
 		}
-		if cluster.RequestHeaders, err = withDefaultHeaders(s.RequestHeaders, nil, true, dynamic); err != nil {
+		if cluster.RequestHeaders, err = config.WithDefaultHeaders(s.RequestHeaders, nil, true, dynamic); err != nil {
 			return nil, err
 		}
-		if cluster.ResponseHeaders, err = withDefaultHeaders(s.ResponseHeaders, nil, false, dynamic); err != nil {
+		if cluster.ResponseHeaders, err = config.WithDefaultHeaders(s.ResponseHeaders, nil, false, dynamic); err != nil {
 			return nil, err
 		}
 	}

@@ -164,7 +164,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	}
 	// Contour reads these ExtensionServices directly at start-up, whatever
 	// namespaces it watches.
-	if err := resolveExtensionRefs(objs, s); err != nil {
+	if err := config.ResolveExtensionRefs(objs, s); err != nil {
 		return nil, err
 	}
 	allObjs := objs

@@ -12,6 +12,7 @@ import (
 
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 
+	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/internal/httpheader"
 	"github.com/contourc/contourc/translate/internal/status"
@@ -218,4 +219,29 @@ func ipFilter(allow, deny []contourv1.IPFilterPolicy, st *status.Proxy) (*dag.IP
 		return nil, err
 	}
 	return out, nil
+}
+
+// withDefaultGlobalRateLimit attaches the rate limit service's default
+// global policy to a virtual host that has no global policy of its own and
+// does not opt out.
+func withDefaultGlobalRateLimit(rl *dag.RateLimitPolicy, spec *contourv1.RateLimitPolicy, s *config.Settings) (*dag.RateLimitPolicy, error) {
+	if s == nil || s.RateLimitService == nil || s.RateLimitService.DefaultGlobalRateLimitPolicy == nil {
+		return rl, nil
+	}
+	if spec != nil && spec.Global != nil && (spec.Global.Disabled || len(spec.Global.Descriptors) > 0) {
+		return rl, nil // opted out, or its own policy
+	}
+	def := s.RateLimitService.DefaultGlobalRateLimitPolicy
+	if def.Disabled {
+		return rl, nil
+	}
+	global, err := globalRateLimits(def.Descriptors)
+	if err != nil {
+		return nil, err
+	}
+	if rl == nil {
+		rl = &dag.RateLimitPolicy{}
+	}
+	rl.Global = global
+	return rl, nil
 }

@@ -7,8 +7,12 @@
 //
 // It also says which objects the flags let Contour see (FilterObjects) and
 // what a user should know about the configuration (Notice): keys contourc
-// does not apply, fields only Contour's main branch has.
+// does not apply, fields only Contour's main branch has. It finds the
+// ExtensionServices the configuration names (ResolveExtensionRefs) and
+// applies its defaults to what every processor builds (WithDefaultHeaders,
+// WithDefaultCircuitBreakers).
 //
 // It sits below the processors and the builders: it imports translate/dag
-// for the values settings are made of, and nothing else of translate.
+// for the values settings are made of, translate/internal/httpheader for
+// header checks, and nothing else of translate.
 package config

@@ -73,3 +73,7 @@ func EscapeValue(value string, dynamic map[string]string) string {
 	}
 	return requestHeaderVariable().ReplaceAllString(escaped, "$1")
 }
+
+// HostRewriteValue matches a Host value taken from another request
+// header: "%REQ(x-host)%", the header's name its first group.
+var HostRewriteValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%REQ\(([A-Za-z0-9-]+)\)%`) })
