@@ -15,6 +15,7 @@ import (
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 	"github.com/contourc/contourc/translate/envoy"
+	"github.com/contourc/contourc/translate/ingress"
 	"github.com/contourc/contourc/translate/internal/status"
 )
 
@@ -217,8 +218,8 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		// processor at each reload.
 		defaultListenersFor(d, s, len(c.HTTPProxies)+len(c.Ingresses))
 	}
-	ingresses := &ingressProcessor{dag: d, cache: c, settings: s, notices: &res.Notices}
-	ingresses.run()
+	ingresses := &ingress.Processor{DAG: d, Index: c, Settings: s, Notices: &res.Notices}
+	ingresses.Run()
 	statuses := make(status.Map, len(c.HTTPProxies)+len(c.Extensions))
 	extensions := &extensionProcessor{cache: c, settings: s, status: statuses}
 	extensions.run()
@@ -236,7 +237,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	// reads neither the statuses nor what listing them reads but the cache.
 	var listing sync.WaitGroup
 	listing.Go(func() {
-		res.Status = withoutClusterStatuses(listStatuses(statuses, gs, ingresses.statuses(objs, opts.IngressClassNames), c), clusterKeys)
+		res.Status = withoutClusterStatuses(listStatuses(statuses, gs, ingresses.Statuses(objs, opts.IngressClassNames), c), clusterKeys)
 	})
 	res.Resources = buildResourcesWith(d, c, opts, s, &res.Notices)
 	listing.Wait()

@@ -1,4 +1,4 @@
-package translate
+package ingress
 
 import (
 	"cmp"
@@ -15,38 +15,43 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // The Ingress processor: networking.k8s.io/v1 Ingress -> virtual hosts and
 // routes, with Contour's annotations. Contour only logs problems with an
 // Ingress (it writes no status conditions); contourc reports them as notices.
 
-type ingressProcessor struct {
-	dag      *dag.DAG
-	cache    *index.Index
-	settings *config.Settings // nil: Contour's defaults
-	notices  *[]Notice
+// Processor is the Ingress processor of one translation. translate fills
+// in its fields, calls Run, and later Statuses for the status list.
+type Processor struct {
+	DAG      *dag.DAG         // the DAG the Ingresses' hosts and routes go into
+	Index    *index.Index     // the objects, whose Ingresses it reads
+	Settings *config.Settings // nil: Contour's defaults
+	Notices  *[]status.Notice // where its notices are appended
 	// findings are the notices' messages by Ingress, for its entry in
-	// the status list (ingress_status.go).
+	// the status list (status.go).
 	findings map[types.NamespacedName][]string
 }
 
-func (p *ingressProcessor) run() {
+// Run adds the Ingresses' secure virtual hosts, then their routes, to the
+// DAG.
+func (p *Processor) Run() {
 	// Secure virtual hosts first, so that every rule sees the final set.
-	for _, ing := range p.cache.Ingresses {
+	for _, ing := range p.Index.Ingresses {
 		p.secureVirtualHosts(ing)
 	}
-	for _, ing := range p.cache.Ingresses {
+	for _, ing := range p.Index.Ingresses {
 		for _, rule := range ingressRules(ing.Spec) {
 			p.rule(ing, rule)
 		}
 	}
 }
 
-func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args ...any) {
+func (p *Processor) notice(ing *networkingv1.Ingress, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	*p.notices = append(*p.notices, Notice{
-		Source: p.cache.Source("Ingress", index.NamespacedName(ing)),
+	*p.Notices = append(*p.Notices, status.Notice{
+		Source: p.Index.Source("Ingress", index.NamespacedName(ing)),
 		Kind:   "Ingress",
 		Name:   index.NamespacedName(ing).String(),
 		Msg:    msg,
@@ -59,8 +64,8 @@ func (p *ingressProcessor) notice(ing *networkingv1.Ingress, format string, args
 
 // secureVirtualHosts creates a secure virtual host for each host of each TLS
 // entry whose secret is valid and usable from the Ingress's namespace.
-func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
-	https := p.dag.Listener("https")
+func (p *Processor) secureVirtualHosts(ing *networkingv1.Ingress) {
+	https := p.DAG.Listener("https")
 	if len(ing.Spec.TLS) == 0 {
 		return
 	}
@@ -82,7 +87,7 @@ func (p *ingressProcessor) secureVirtualHosts(ing *networkingv1.Ingress) {
 	}
 	for _, tls := range ing.Spec.TLS {
 		name := index.SecretReference(tls.SecretName, index.ContourAnnotation(ing, "tls-cert-namespace"), ing.Namespace)
-		secret, err := p.cache.LookupTLSSecret(name, ing.Namespace)
+		secret, err := p.Index.LookupTLSSecret(name, ing.Namespace)
 		if err != nil {
 			p.notice(ing, "TLS for %s left out: secret %s: %v", strings.Join(tls.Hosts, ","), name, err)
 			continue
@@ -117,7 +122,7 @@ func ingressRules(spec networkingv1.IngressSpec) []networkingv1.IngressRule {
 // a Service: Contour skips that path and serves the others.
 var errResourceBackend = errors.New("ingress backend does not reference a service, resource backends are not supported")
 
-func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.IngressRule) {
+func (p *Processor) rule(ing *networkingv1.Ingress, rule networkingv1.IngressRule) {
 	if rule.HTTP == nil {
 		return
 	}
@@ -133,11 +138,11 @@ func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.Ing
 			continue
 		}
 		if requiresTLS(ing) || httpAllowed(ing) {
-			if http := p.dag.Listener("http"); http != nil {
+			if http := p.DAG.Listener("http"); http != nil {
 				http.EnsureVirtualHost(host).AddRoute(r)
 			}
 		}
-		if https := p.dag.Listener("https"); https != nil && host != "*" {
+		if https := p.DAG.Listener("https"); https != nil && host != "*" {
 			if svh, ok := https.SecureVHosts[host]; ok {
 				svh.AddRoute(r)
 			}
@@ -146,7 +151,7 @@ func (p *ingressProcessor) rule(ing *networkingv1.Ingress, rule networkingv1.Ing
 }
 
 // route builds the route for one Ingress path.
-func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path networkingv1.HTTPIngressPath) (*dag.Route, error) {
+func (p *Processor) route(ing *networkingv1.Ingress, host string, path networkingv1.HTTPIngressPath) (*dag.Route, error) {
 	backend := path.Backend.Service
 	if backend == nil {
 		return nil, errResourceBackend
@@ -155,16 +160,16 @@ func (p *ingressProcessor) route(ing *networkingv1.Ingress, host string, path ne
 	if backend.Port.Name != "" {
 		port = intstr.FromString(backend.Port.Name)
 	}
-	svc, err := p.cache.Service(types.NamespacedName{Namespace: ing.Namespace, Name: backend.Name}, port)
+	svc, err := p.Index.Service(types.NamespacedName{Namespace: ing.Namespace, Name: backend.Name}, port)
 	if err != nil {
 		return nil, err
 	}
-	svc = config.WithDefaultCircuitBreakers(svc, p.settings)
+	svc = config.WithDefaultCircuitBreakers(svc, p.Settings)
 	cluster := &dag.Cluster{Upstream: svc, Protocol: svc.Protocol, Weight: 1}
-	if cluster.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
+	if cluster.ClientCertificate, err = p.Index.ClientCertificate(); err != nil {
 		return nil, fmt.Errorf("tls.envoy-client-certificate contains unresolved secret reference: %w", err)
 	}
-	if s := p.settings; s != nil && s.ApplyToIngress {
+	if s := p.Settings; s != nil && s.ApplyToIngress {
 		dynamic := map[string]string{
 			"CONTOUR_NAMESPACE":    ing.Namespace,
 			"CONTOUR_SERVICE_NAME": backend.Name,

@@ -1,4 +1,4 @@
-package translate
+package ingress
 
 // The Ingresses' entries in the status list. Contour writes no status on
 // an Ingress and only logs what it leaves out of one; contourc lists every
@@ -14,20 +14,22 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
-// statuses lists an entry for each Ingress among objs: its findings
+// Statuses lists an entry for each Ingress among objs: its findings
 // (none when it is served as written), or, for one of a class Contour
-// does not serve, why it is ignored.
-func (p *ingressProcessor) statuses(objs []loader.Object, classNames []string) []ObjectStatus {
-	var out []ObjectStatus
+// does not serve, why it is ignored. classNames are the ingress classes
+// Contour serves. It reads what Run found, so it comes after Run.
+func (p *Processor) Statuses(objs []loader.Object, classNames []string) []status.ObjectStatus {
+	var out []status.ObjectStatus
 	defaultClass := ""
 	for _, o := range objs {
 		ing, ok := o.Obj.(*networkingv1.Ingress)
 		if !ok {
 			continue
 		}
-		st := ObjectStatus{APIVersion: "networking.k8s.io/v1", Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name,
+		st := status.ObjectStatus{APIVersion: "networking.k8s.io/v1", Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name,
 			Source: o.Source, Findings: p.findings[index.NamespacedName(ing)]}
 		if st.Findings == nil {
 			st.Findings = []string{}
