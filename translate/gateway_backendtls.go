@@ -104,18 +104,6 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 	ancestor.add("Accepted", "True", "Accepted", "Accepted BackendTLSPolicy")
 }
 
-// PolicyStatus is the JSON form of a BackendTLSPolicy's status.
-type PolicyStatus struct {
-	Ancestors []*PolicyAncestorStatus `json:"ancestors"`
-}
-
-// PolicyAncestorStatus is a policy's status for one route parentRef.
-type PolicyAncestorStatus struct {
-	AncestorRef    parentRefJSON     `json:"ancestorRef"`
-	ControllerName string            `json:"controllerName"`
-	Conditions     status.Conditions `json:"conditions"`
-}
-
 // policyStatuses lists the BackendTLSPolicy statuses, ordered by name.
 func (gs *gatewayStatuses) policyStatuses(c *index.Index) []ObjectStatus {
 	var names []types.NamespacedName
@@ -127,13 +115,13 @@ func (gs *gatewayStatuses) policyStatuses(c *index.Index) []ObjectStatus {
 	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
 	var out []ObjectStatus
 	for _, n := range names {
-		var ancestors []*PolicyAncestorStatus
+		var ancestors []*status.PolicyAncestorStatus
 		for _, p := range gs.policies[n].parents {
-			ancestors = append(ancestors, &PolicyAncestorStatus{AncestorRef: p.ParentRef, ControllerName: p.ControllerName, Conditions: p.Conditions})
+			ancestors = append(ancestors, &status.PolicyAncestorStatus{AncestorRef: p.ParentRef, ControllerName: p.ControllerName, Conditions: p.Conditions})
 		}
 		out = append(out, ObjectStatus{
 			APIVersion: watchedAPIVersion("BackendTLSPolicy"), Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
-			Status: PolicyStatus{Ancestors: ancestors}, Source: c.Source("BackendTLSPolicy", n),
+			Status: status.PolicyStatus{Ancestors: ancestors}, Source: c.Source("BackendTLSPolicy", n),
 		})
 	}
 	return out

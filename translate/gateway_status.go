@@ -14,41 +14,21 @@ import (
 // condition type again replaces it and appends its message to the old one,
 // as Contour's status accessors do.
 
-// GatewayStatus is the JSON form of a Gateway's status.
-type GatewayStatus struct {
-	Conditions []Condition       `json:"conditions"`
-	Listeners  []*ListenerStatus `json:"listeners,omitempty"`
-}
-
-// ListenerStatus is one Gateway listener's status.
-type ListenerStatus struct {
-	Name           string            `json:"name"`
-	SupportedKinds []RouteGroupKind  `json:"supportedKinds"`
-	AttachedRoutes int32             `json:"attachedRoutes"`
-	Conditions     status.Conditions `json:"conditions"`
-}
-
-// RouteGroupKind names a route kind a listener accepts.
-type RouteGroupKind struct {
-	Group string `json:"group"`
-	Kind  string `json:"kind"`
-}
-
 // gatewayStatus accumulates a Gateway's status.
 type gatewayStatus struct {
 	generation int64
 	conditions status.Conditions
 	// listeners by name, in the order they were first touched
-	listeners []*ListenerStatus
+	listeners []*status.ListenerStatus
 }
 
-func (g *gatewayStatus) listener(name string) *ListenerStatus {
+func (g *gatewayStatus) listener(name string) *status.ListenerStatus {
 	for _, l := range g.listeners {
 		if l.Name == name {
 			return l
 		}
 	}
-	l := &ListenerStatus{Name: name, SupportedKinds: []RouteGroupKind{}, Conditions: status.Conditions{}}
+	l := &status.ListenerStatus{Name: name, SupportedKinds: []status.RouteGroupKind{}, Conditions: status.Conditions{}}
 	g.listeners = append(g.listeners, l)
 	return l
 }
@@ -57,37 +37,15 @@ func (g *gatewayStatus) addListenerCondition(listener, typ, status, reason, mess
 	g.listener(listener).Conditions.Set(g.generation, typ, status, reason, message)
 }
 
-func (g *gatewayStatus) toStatus() GatewayStatus {
-	return GatewayStatus{Conditions: g.conditions, Listeners: g.listeners}
-}
-
-// RouteStatus is the JSON form of a route's status.
-type RouteStatus struct {
-	Parents []*RouteParentStatus `json:"parents"`
-}
-
-// RouteParentStatus is a route's status for one parentRef.
-type RouteParentStatus struct {
-	ParentRef      parentRefJSON     `json:"parentRef"`
-	ControllerName string            `json:"controllerName"`
-	Conditions     status.Conditions `json:"conditions"`
-}
-
-// parentRefJSON is a parentRef as Contour writes it back.
-type parentRefJSON struct {
-	Group       *string `json:"group,omitempty"`
-	Kind        *string `json:"kind,omitempty"`
-	Namespace   *string `json:"namespace,omitempty"`
-	Name        string  `json:"name"`
-	SectionName *string `json:"sectionName,omitempty"`
-	Port        *int32  `json:"port,omitempty"`
+func (g *gatewayStatus) toStatus() status.GatewayStatus {
+	return status.GatewayStatus{Conditions: g.conditions, Listeners: g.listeners}
 }
 
 // routeStatus accumulates one route's (or policy's) status per parentRef.
 type routeStatus struct {
 	generation int64
 	controller string // the GatewayClass's controllerName
-	parents    []*RouteParentStatus
+	parents    []*status.RouteParentStatus
 	refs       []gatewayv1.ParentReference // parallel to parents
 }
 
@@ -108,12 +66,12 @@ func (r *routeStatus) parent(ref gatewayv1.ParentReference) *routeParent {
 type routeParent struct {
 	route  *routeStatus
 	ref    gatewayv1.ParentReference
-	status *RouteParentStatus
+	status *status.RouteParentStatus
 }
 
-func (rp *routeParent) get() *RouteParentStatus {
+func (rp *routeParent) get() *status.RouteParentStatus {
 	if rp.status == nil {
-		rp.status = &RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: rp.route.controller, Conditions: status.Conditions{}}
+		rp.status = &status.RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: rp.route.controller, Conditions: status.Conditions{}}
 		rp.route.parents = append(rp.route.parents, rp.status)
 		rp.route.refs = append(rp.route.refs, rp.ref)
 	}
@@ -148,8 +106,8 @@ func (rp *routeParent) has(typ string) bool {
 	return rp.status != nil && rp.status.Conditions.Has(typ)
 }
 
-func toParentRefJSON(ref gatewayv1.ParentReference) parentRefJSON {
-	out := parentRefJSON{Name: string(ref.Name)}
+func toParentRefJSON(ref gatewayv1.ParentReference) status.ParentRef {
+	out := status.ParentRef{Name: string(ref.Name)}
 	if ref.Group != nil {
 		g := string(*ref.Group)
 		out.Group = &g
@@ -245,7 +203,7 @@ func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
 	for _, k := range keys {
 		out = append(out, ObjectStatus{
 			APIVersion: watchedAPIVersion(k.Kind), Kind: k.Kind, Namespace: k.Name.Namespace, Name: k.Name.Name,
-			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.Kind, k.Name),
+			Status: status.RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.Kind, k.Name),
 		})
 	}
 	return append(out, gs.policyStatuses(c)...)
