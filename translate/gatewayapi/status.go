@@ -1,12 +1,13 @@
-package translate
+package gatewayapi
 
 import (
 	"sort"
 
-	"github.com/contourc/contourc/translate/dag/index"
-	"github.com/contourc/contourc/translate/internal/status"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // The status Contour writes on the Gateway and on the routes attached to
@@ -89,10 +90,10 @@ type conditionSink interface {
 }
 
 // conditionRecord keeps conditions, in the order reported, for addTo.
-type conditionRecord []Condition
+type conditionRecord []status.Condition
 
-func (r *conditionRecord) add(typ, status, reason, message string) {
-	*r = append(*r, Condition{Type: typ, Status: status, Reason: reason, Message: message})
+func (r *conditionRecord) add(typ, st, reason, message string) {
+	*r = append(*r, status.Condition{Type: typ, Status: st, Reason: reason, Message: message})
 }
 
 // addTo reports the recorded conditions to sink, in order.
@@ -146,17 +147,23 @@ func watchedAPIVersion(kind string) string {
 	return ""
 }
 
-// gatewayStatuses are the Gateway API statuses of one translation.
-type gatewayStatuses struct {
+// Statuses are the Gateway API statuses of one translation.
+type Statuses struct {
 	gateway     *gatewayStatus
 	gatewayName types.NamespacedName
 	routes      map[status.Key]*routeStatus
 	policies    map[types.NamespacedName]*routeStatus // BackendTLSPolicy ancestors
 }
 
+// NewStatuses returns the Statuses a Processor writes, with room for about
+// routes routes.
+func NewStatuses(routes int) *Statuses {
+	return &Statuses{routes: make(map[status.Key]*routeStatus, routes)}
+}
+
 // resetPolicy starts a BackendTLSPolicy's status anew; its ancestors are
 // kept like a route's parents.
-func (gs *gatewayStatuses) resetPolicy(name types.NamespacedName, generation int64, controller string) *routeStatus {
+func (gs *Statuses) resetPolicy(name types.NamespacedName, generation int64, controller string) *routeStatus {
 	if gs.policies == nil {
 		gs.policies = map[types.NamespacedName]*routeStatus{}
 	}
@@ -165,7 +172,7 @@ func (gs *gatewayStatuses) resetPolicy(name types.NamespacedName, generation int
 	return r
 }
 
-func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generation int64, controller string) *routeStatus {
+func (gs *Statuses) route(kind string, name types.NamespacedName, generation int64, controller string) *routeStatus {
 	key := status.Key{Kind: kind, Name: name}
 	r, ok := gs.routes[key]
 	if !ok {
@@ -175,12 +182,12 @@ func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generat
 	return r
 }
 
-// objectStatuses lists the Gateway and route statuses. A route with no
+// ObjectStatuses lists the Gateway and route statuses. A route with no
 // parent status for the Gateway gets none, as in Contour.
-func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
-	var out []ObjectStatus
+func (gs *Statuses) ObjectStatuses(c *index.Index) []status.ObjectStatus {
+	var out []status.ObjectStatus
 	if gs.gateway != nil {
-		out = append(out, ObjectStatus{
+		out = append(out, status.ObjectStatus{
 			APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway",
 			Namespace: gs.gatewayName.Namespace, Name: gs.gatewayName.Name,
 			Status: gs.gateway.toStatus(), Source: c.Source("Gateway", gs.gatewayName),
@@ -201,7 +208,7 @@ func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
 		return index.LessQualified(a.Name.Namespace, a.Name.Name, b.Name.Namespace, b.Name.Name)
 	})
 	for _, k := range keys {
-		out = append(out, ObjectStatus{
+		out = append(out, status.ObjectStatus{
 			APIVersion: watchedAPIVersion(k.Kind), Kind: k.Kind, Namespace: k.Name.Namespace, Name: k.Name.Name,
 			Status: status.RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.Kind, k.Name),
 		})
