@@ -14,6 +14,7 @@ import (
 
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/gatewayapi"
 )
 
 // clusterObjects are the keys of the objects a translation took from
@@ -104,7 +105,7 @@ func requireGateway(objs []loader.Object, name types.NamespacedName, controller 
 		return objs, keys, nil, nil
 	}
 	if controller == "" {
-		controller = defaultGatewayController
+		controller = gatewayapi.DefaultController
 	}
 	assumed := loader.Object{Kind: "GatewayClass", APIVersion: "gateway.networking.k8s.io/v1",
 		Obj: &gatewayv1.GatewayClass{

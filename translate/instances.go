@@ -25,6 +25,7 @@ import (
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/gatewayapi"
 )
 
 // DefaultInstance is the name of the one instance of a run whose input
@@ -276,7 +277,7 @@ func (f *instanceFinder) hasDefaultClassObject() bool {
 func (f *instanceFinder) gateways(workloads []loader.Object, classBased []Instance) []Instance {
 	controller := f.base.GatewayController
 	if controller == "" {
-		controller = defaultGatewayController
+		controller = gatewayapi.DefaultController
 	}
 	owned := map[types.NamespacedName]bool{}
 	for _, in := range classBased {

@@ -15,6 +15,7 @@ import (
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 	"github.com/contourc/contourc/translate/envoy"
+	"github.com/contourc/contourc/translate/gatewayapi"
 	"github.com/contourc/contourc/translate/ingress"
 	"github.com/contourc/contourc/translate/internal/status"
 )
@@ -190,7 +191,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	c.CheckServingSecretsAhead()
 	defer c.StopCheckingAhead()
 	d := dag.NewDAG()
-	gw, err := gatewayOf(c, opts.Gateway, opts.GatewayController, opts.NoDefaultGateway)
+	gw, err := gatewayapi.Find(c, opts.Gateway, opts.GatewayController, opts.NoDefaultGateway)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +202,7 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 		// About a host per route, as for HTTPProxies below: growing
 		// the maps was a fifth of attaching 20,000 HTTPRoutes, on one
 		// CPU.
-		addGatewayListeners(d, gw, routes)
+		gatewayapi.AddListeners(d, gw, routes)
 		// Gateway listeners bind the configured HTTP (or, for HTTPS,
 		// HTTPS) address; their ports are the Gateway's.
 		for _, l := range d.Listeners {
@@ -226,10 +227,10 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	d.Extensions = extensions.clusters
 	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: statuses, rootNamespaces: opts.RootNamespaces,
 		disablePermitInsecure: s.DisablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
-	var gs *gatewayStatuses
+	var gs *gatewayapi.Statuses
 	if gw != nil {
-		gs = &gatewayStatuses{routes: make(map[status.Key]*routeStatus, routes)}
-		(&gatewayProcessor{dag: d, cache: c, settings: s, status: gs, gateway: gw, inOrder: opts.httpRoutesInOrder}).run()
+		gs = gatewayapi.NewStatuses(routes)
+		(&gatewayapi.Processor{DAG: d, Cache: c, Settings: s, Status: gs, Gateway: gw, InOrder: opts.httpRoutesInOrder}).Run()
 	}
 	c.StopCheckingAhead()
 	// The statuses are listed on the side (6 ms at 5,000 HTTPProxies,
@@ -249,14 +250,14 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 // ExtensionServices, the Ingresses' entries and, with a Gateway, the
 // statuses of the Gateway API objects, ordered by kind, namespace and
 // name.
-func listStatuses(proxies status.Map, gateway *gatewayStatuses, ingresses []ObjectStatus, c *index.Index) []ObjectStatus {
+func listStatuses(proxies status.Map, gateway *gatewayapi.Statuses, ingresses []ObjectStatus, c *index.Index) []ObjectStatus {
 	out := proxies.ObjectStatuses(c)
 	if gateway == nil && len(ingresses) == 0 {
 		return out
 	}
 	out = append(out, ingresses...)
 	if gateway != nil {
-		out = append(out, gateway.objectStatuses(c)...)
+		out = append(out, gateway.ObjectStatuses(c)...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -3,7 +3,8 @@
 // ExtensionService as it is built (Proxy, its errors and warnings, kept by
 // object in a Map), the ordered condition lists of Gateway API objects
 // (Conditions), their JSON forms (HTTPProxyStatus, ExtensionServiceStatus,
-// DetailedCondition, Condition), the row of one object in
+// DetailedCondition, Condition; for Gateway API objects GatewayStatus,
+// RouteStatus, PolicyStatus and their parts), the row of one object in
 // translate.Result.Status (ObjectStatus) and the notices of
 // translate.Result.Notices (Notice), both of which translate re-exports
 // as aliases. It imports loader and translate/dag/index, never translate, so

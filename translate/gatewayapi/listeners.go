@@ -1,4 +1,4 @@
-package translate
+package gatewayapi
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/contourc/contourc/translate/dag"
-	"github.com/contourc/contourc/translate/dag/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Gateway listeners: which Envoy listener each Gateway listener maps to,
@@ -34,25 +36,25 @@ type envoyPort struct {
 type listenerValidation struct {
 	envoyNames map[string]string // Gateway listener name -> Envoy listener
 	ports      []envoyPort
-	invalid    map[string]Condition // Gateway listener name -> condition
+	invalid    map[string]status.Condition // Gateway listener name -> condition
 }
 
 // validateListeners checks hostnames, protocols and per-port conflicts; a
 // listener conflicting with an earlier one loses.
 func validateListeners(listeners []gatewayv1.Listener) listenerValidation {
-	out := listenerValidation{envoyNames: map[string]string{}, invalid: map[string]Condition{}}
+	out := listenerValidation{envoyNames: map[string]string{}, invalid: map[string]status.Condition{}}
 	for i, l := range listeners {
 		name := string(l.Name)
 		if h := hostnameOf(l); h != "" {
 			if err := validHostname(h); err != nil {
-				out.invalid[name] = Condition{Type: "Programmed", Status: "False", Reason: "Invalid", Message: err.Error()}
+				out.invalid[name] = status.Condition{Type: "Programmed", Status: "False", Reason: "Invalid", Message: err.Error()}
 				continue
 			}
 		}
 		switch l.Protocol {
 		case gatewayv1.HTTPProtocolType, gatewayv1.HTTPSProtocolType, gatewayv1.TLSProtocolType, gatewayv1.TCPProtocolType, contourHTTPSProtocol:
 		default:
-			out.invalid[name] = Condition{Type: "Accepted", Status: "False", Reason: "UnsupportedProtocol",
+			out.invalid[name] = status.Condition{Type: "Accepted", Status: "False", Reason: "UnsupportedProtocol",
 				Message: fmt.Sprintf("Listener protocol %q is unsupported, must be one of HTTP, HTTPS, TLS, TCP or projectcontour.io/https", l.Protocol)}
 			continue
 		}
@@ -71,15 +73,15 @@ func validateListeners(listeners []gatewayv1.Listener) listenerValidation {
 }
 
 // listenerConflict checks l against the listeners before it.
-func listenerConflict(l gatewayv1.Listener, earlier []gatewayv1.Listener) (Condition, bool) {
-	conflicted := func(reason, msg string) (Condition, bool) {
-		return Condition{Type: "Conflicted", Status: "True", Reason: reason, Message: msg}, true
+func listenerConflict(l gatewayv1.Listener, earlier []gatewayv1.Listener) (status.Condition, bool) {
+	conflicted := func(reason, msg string) (status.Condition, bool) {
+		return status.Condition{Type: "Conflicted", Status: "True", Reason: reason, Message: msg}, true
 	}
 	for _, o := range earlier {
 		if l.Port != o.Port {
 			// Ports that map to the same container port cannot both listen.
 			if containerPort(l.Port) == containerPort(o.Port) {
-				return Condition{Type: "Accepted", Status: "False", Reason: "PortUnavailable", Message: "Listener port conflicts with a previous Listener's port"}, true
+				return status.Condition{Type: "Accepted", Status: "False", Reason: "PortUnavailable", Message: "Listener port conflicts with a previous Listener's port"}, true
 			}
 			continue
 		}
@@ -90,7 +92,7 @@ func listenerConflict(l gatewayv1.Listener, earlier []gatewayv1.Listener) (Condi
 			return conflicted("HostnameConflict", "All Listener hostnames for a given port must be unique")
 		}
 	}
-	return Condition{}, false
+	return status.Condition{}, false
 }
 
 // envoyProtocol is the Envoy listener protocol of a Gateway protocol.
@@ -202,16 +204,16 @@ func (l *gatewayListener) allows(kind string) bool { return slices.Contains(l.al
 
 // computeListener validates one listener's allowed routes and TLS, and
 // sets its conditions; an unready listener attaches no routes.
-func (p *gatewayProcessor) computeListener(l gatewayv1.Listener, v listenerValidation) *gatewayListener {
+func (p *Processor) computeListener(l gatewayv1.Listener, v listenerValidation) *gatewayListener {
 	name := string(l.Name)
 	info := &gatewayListener{spec: l, envoyListener: v.envoyNames[name]}
-	invalid := func(msg string) { p.status.gateway.addListenerCondition(name, "Programmed", "False", "Invalid", msg) }
+	invalid := func(msg string) { p.Status.gateway.addListenerCondition(name, "Programmed", "False", "Invalid", msg) }
 	defer p.defaultListenerConditions(name)
 
 	info.allowedKinds = p.listenerRouteKinds(l)
-	ls := p.status.gateway.listener(name)
+	ls := p.Status.gateway.listener(name)
 	for _, k := range info.allowedKinds {
-		ls.SupportedKinds = append(ls.SupportedKinds, RouteGroupKind{Group: gatewayv1.GroupName, Kind: k})
+		ls.SupportedKinds = append(ls.SupportedKinds, status.RouteGroupKind{Group: gatewayv1.GroupName, Kind: k})
 	}
 	if ns := l.AllowedRoutes; ns != nil && ns.Namespaces != nil && ns.Namespaces.From != nil && *ns.Namespaces.From == gatewayv1.NamespacesFromSelector {
 		sel := ns.Namespaces.Selector
@@ -274,8 +276,8 @@ func (p *gatewayProcessor) computeListener(l gatewayv1.Listener, v listenerValid
 // defaultListenerConditions completes a listener's Programmed, Accepted and
 // ResolvedRefs conditions: all True when nothing was reported, else the
 // missing ones, Programmed being False when anything else went wrong.
-func (p *gatewayProcessor) defaultListenerConditions(name string) {
-	g := p.status.gateway
+func (p *Processor) defaultListenerConditions(name string) {
+	g := p.Status.gateway
 	conds := g.listener(name).Conditions
 	if len(conds) == 0 {
 		g.addListenerCondition(name, "Programmed", "True", "Programmed", "Valid listener")
@@ -305,7 +307,7 @@ const (
 // listenerRouteKinds are the route kinds a listener accepts: the explicit
 // list, less unsupported or incompatible kinds (reported), else the
 // protocol's defaults.
-func (p *gatewayProcessor) listenerRouteKinds(l gatewayv1.Listener) []string {
+func (p *Processor) listenerRouteKinds(l gatewayv1.Listener) []string {
 	name := string(l.Name)
 	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
 		switch l.Protocol {
@@ -319,7 +321,7 @@ func (p *gatewayProcessor) listenerRouteKinds(l gatewayv1.Listener) []string {
 		return nil
 	}
 	invalidKind := func(msg string) {
-		p.status.gateway.addListenerCondition(name, "ResolvedRefs", "False", "InvalidRouteKinds", msg)
+		p.Status.gateway.addListenerCondition(name, "ResolvedRefs", "False", "InvalidRouteKinds", msg)
 	}
 	var kinds []string
 	for _, rk := range l.AllowedRoutes.Kinds {
@@ -343,8 +345,8 @@ func (p *gatewayProcessor) listenerRouteKinds(l gatewayv1.Listener) []string {
 // listenerSecret resolves a listener's single certificate reference: a
 // core Secret, in the Gateway's namespace or granted by a ReferenceGrant,
 // that is a valid TLS secret (TLSCertificateDelegation does not apply).
-func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference, listener string) *dag.Secret {
-	g := p.status.gateway
+func (p *Processor) listenerSecret(refs []gatewayv1.SecretObjectReference, listener string) *dag.Secret {
+	g := p.Status.gateway
 	if len(refs) != 1 {
 		g.addListenerCondition(listener, "Programmed", "False", "Invalid", "Listener.TLS.CertificateRefs must contain exactly one entry")
 		return nil
@@ -355,16 +357,16 @@ func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q must contain a reference to a core.Secret", ref.Name))
 		return nil
 	}
-	name := types.NamespacedName{Namespace: p.gateway.Namespace, Name: string(ref.Name)}
+	name := types.NamespacedName{Namespace: p.Gateway.Namespace, Name: string(ref.Name)}
 	if ref.Namespace != nil {
 		name.Namespace = string(*ref.Namespace)
 	}
-	if name.Namespace != p.gateway.Namespace && !p.referenceGranted(gatewayv1.GroupName, "Gateway", p.gateway.Namespace, "", "Secret", name) {
+	if name.Namespace != p.Gateway.Namespace && !p.referenceGranted(gatewayv1.GroupName, "Gateway", p.Gateway.Namespace, "", "Secret", name) {
 		g.addListenerCondition(listener, "ResolvedRefs", "False", "RefNotPermitted",
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q namespace must match the Gateway's namespace or be covered by a ReferenceGrant", ref.Name))
 		return nil
 	}
-	s, ok := p.cache.Secrets[name]
+	s, ok := p.Cache.Secrets[name]
 	if !ok {
 		g.addListenerCondition(listener, "ResolvedRefs", "False", "InvalidCertificateRef",
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q referent is invalid: Secret not found", ref.Name))
@@ -381,8 +383,8 @@ func (p *gatewayProcessor) listenerSecret(refs []gatewayv1.SecretObjectReference
 // referenceGranted says whether a ReferenceGrant in to's namespace lets
 // objects of fromGroup/fromKind in fromNamespace refer to toGroup/toKind
 // to (by name, or all names).
-func (p *gatewayProcessor) referenceGranted(fromGroup, fromKind, fromNamespace, toGroup, toKind string, to types.NamespacedName) bool {
-	for _, rg := range p.cache.ReferenceGrants {
+func (p *Processor) referenceGranted(fromGroup, fromKind, fromNamespace, toGroup, toKind string, to types.NamespacedName) bool {
+	for _, rg := range p.Cache.ReferenceGrants {
 		if rg.Namespace != to.Namespace {
 			continue
 		}

@@ -1,4 +1,4 @@
-package translate
+package gatewayapi
 
 import (
 	"fmt"
@@ -14,15 +14,16 @@ import (
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/internal/httpheader"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // Gateway API backend references, header filters and shared route helpers.
 
 // backendService resolves a backend reference to a Service port. A
 // failure is the ResolvedRefs=False condition to report.
-func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, field, routeKind, routeNamespace string) (*dag.Service, *Condition) {
-	fail := func(reason, msg string) (*dag.Service, *Condition) {
-		return nil, &Condition{Type: "ResolvedRefs", Status: "False", Reason: reason, Message: msg}
+func (p *Processor) backendService(ref gatewayv1.BackendObjectReference, field, routeKind, routeNamespace string) (*dag.Service, *status.Condition) {
+	fail := func(reason, msg string) (*dag.Service, *status.Condition) {
+		return nil, &status.Condition{Type: "ResolvedRefs", Status: "False", Reason: reason, Message: msg}
 	}
 	switch {
 	case ref.Group != nil && *ref.Group != "":
@@ -41,11 +42,11 @@ func (p *gatewayProcessor) backendService(ref gatewayv1.BackendObjectReference, 
 	if name.Namespace != routeNamespace && !p.referenceGranted(gatewayv1.GroupName, routeKind, routeNamespace, "", "Service", name) {
 		return fail("RefNotPermitted", fmt.Sprintf("%s.Namespace must match the route's namespace or be covered by a ReferenceGrant", field))
 	}
-	svc, err := p.cache.Service(name, intstr.FromInt32(int32(*ref.Port)))
+	svc, err := p.Cache.Service(name, intstr.FromInt32(int32(*ref.Port)))
 	if err != nil {
 		return fail("BackendNotFound", fmt.Sprintf("service %q is invalid: %s", name.Name, err))
 	}
-	svc = config.WithDefaultCircuitBreakers(svc, p.settings)
+	svc = config.WithDefaultCircuitBreakers(svc, p.Settings)
 	if ap := svc.Port.AppProtocol; ap != nil && !knownAppProtocol(*ap) {
 		return fail("UnsupportedProtocol", fmt.Sprintf("AppProtocol: \"%s\" is unsupported", *ap))
 	}
@@ -171,8 +172,8 @@ func prefixRemoval(matches []gatewayMatch, prefix string) (regex string, ok bool
 // the listener's virtual hosts for hosts, unless a route of the same kind
 // already has one of its matches; false means the rule conflicted and was
 // dropped.
-func (p *gatewayProcessor) addGatewayRoutes(l *gatewayListener, hosts []string, routes []*dag.Route, keys []string) bool {
-	dl := p.dag.Listeners[l.envoyListener]
+func (p *Processor) addGatewayRoutes(l *gatewayListener, hosts []string, routes []*dag.Route, keys []string) bool {
+	dl := p.DAG.Listeners[l.envoyListener]
 	vhost := func(host string) *dag.VirtualHost {
 		if l.secret != nil {
 			svh := dl.EnsureSecureVirtualHost(host)
@@ -220,8 +221,8 @@ func ruleConflicts(parent *routeParent, kind string, invalid, total int) {
 
 // resolveRouteRefs reports the backend problems of a route attached to no
 // listener, without programming it.
-func (p *gatewayProcessor) resolveRouteRefs(route routeObject, parent *routeParent) {
-	report := func(c *Condition) {
+func (p *Processor) resolveRouteRefs(route routeObject, parent *routeParent) {
+	report := func(c *status.Condition) {
 		if c != nil {
 			parent.add(c.Type, c.Status, c.Reason, c.Message)
 		}

@@ -1,4 +1,4 @@
-package translate
+package gatewayapi
 
 import (
 	"fmt"
@@ -19,9 +19,9 @@ import (
 
 // backendTLSPolicy finds the policy for a Service port: one naming the
 // port (sectionName) wins over one naming the whole Service.
-func (p *gatewayProcessor) backendTLSPolicy(svc *dag.Service) *gatewayv1.BackendTLSPolicy {
+func (p *Processor) backendTLSPolicy(svc *dag.Service) *gatewayv1.BackendTLSPolicy {
 	var fallback *gatewayv1.BackendTLSPolicy
-	for _, pol := range p.cache.BackendTLSPolicies {
+	for _, pol := range p.Cache.BackendTLSPolicies {
 		if pol.Namespace != svc.Namespace {
 			continue
 		}
@@ -43,8 +43,8 @@ func (p *gatewayProcessor) backendTLSPolicy(svc *dag.Service) *gatewayv1.Backend
 // backendTLS applies the BackendTLSPolicy of a backend, if any, to its
 // cluster: the cluster speaks TLS with Contour's parameters and verifies
 // the backend. An invalid policy is reported on the policy and ignored.
-func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentReference) {
-	if len(p.cache.BackendTLSPolicies) == 0 {
+func (p *Processor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentReference) {
+	if len(p.Cache.BackendTLSPolicies) == 0 {
 		return // without reading c, made on another CPU
 	}
 	pol := p.backendTLSPolicy(c.Upstream)
@@ -53,7 +53,7 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 	}
 	// Contour writes a policy's status afresh for every backend it applies
 	// to, so the last backend's ancestor is the one that remains.
-	ancestor := p.status.resetPolicy(index.NamespacedName(pol), pol.Generation, p.controller).parent(ref)
+	ancestor := p.Status.resetPolicy(index.NamespacedName(pol), pol.Generation, p.controller).parent(ref)
 	invalid := func(msg string) { ancestor.add("Accepted", "False", "Invalid", msg) }
 	v := pol.Spec.Validation
 	if v.WellKnownCACertificates != nil && *v.WellKnownCACertificates != "" {
@@ -72,7 +72,7 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 		name := types.NamespacedName{Namespace: pol.Namespace, Name: string(ref.Name)}
 		switch ref.Kind {
 		case "Secret":
-			ca, err := p.cache.LookupCASecret(name, pol.Namespace)
+			ca, err := p.Cache.LookupCASecret(name, pol.Namespace)
 			if err != nil {
 				invalid(fmt.Sprintf("Could not find CACertificateRef Secret: %s", name))
 				ok = false
@@ -80,7 +80,7 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 			}
 			bundle = append(bundle, ca...)
 		case "ConfigMap":
-			ca, err := p.cache.ConfigMapCA(name)
+			ca, err := p.Cache.ConfigMapCA(name)
 			if err != nil {
 				invalid(fmt.Sprintf("Could not find CACertificateRef ConfigMap: %s", name))
 				ok = false
@@ -104,20 +104,8 @@ func (p *gatewayProcessor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentRefere
 	ancestor.add("Accepted", "True", "Accepted", "Accepted BackendTLSPolicy")
 }
 
-// PolicyStatus is the JSON form of a BackendTLSPolicy's status.
-type PolicyStatus struct {
-	Ancestors []*PolicyAncestorStatus `json:"ancestors"`
-}
-
-// PolicyAncestorStatus is a policy's status for one route parentRef.
-type PolicyAncestorStatus struct {
-	AncestorRef    parentRefJSON     `json:"ancestorRef"`
-	ControllerName string            `json:"controllerName"`
-	Conditions     status.Conditions `json:"conditions"`
-}
-
 // policyStatuses lists the BackendTLSPolicy statuses, ordered by name.
-func (gs *gatewayStatuses) policyStatuses(c *index.Index) []ObjectStatus {
+func (gs *Statuses) policyStatuses(c *index.Index) []status.ObjectStatus {
 	var names []types.NamespacedName
 	for n, s := range gs.policies {
 		if len(s.parents) > 0 {
@@ -125,15 +113,15 @@ func (gs *gatewayStatuses) policyStatuses(c *index.Index) []ObjectStatus {
 		}
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
-	var out []ObjectStatus
+	var out []status.ObjectStatus
 	for _, n := range names {
-		var ancestors []*PolicyAncestorStatus
+		var ancestors []*status.PolicyAncestorStatus
 		for _, p := range gs.policies[n].parents {
-			ancestors = append(ancestors, &PolicyAncestorStatus{AncestorRef: p.ParentRef, ControllerName: p.ControllerName, Conditions: p.Conditions})
+			ancestors = append(ancestors, &status.PolicyAncestorStatus{AncestorRef: p.ParentRef, ControllerName: p.ControllerName, Conditions: p.Conditions})
 		}
-		out = append(out, ObjectStatus{
+		out = append(out, status.ObjectStatus{
 			APIVersion: watchedAPIVersion("BackendTLSPolicy"), Kind: "BackendTLSPolicy", Namespace: n.Namespace, Name: n.Name,
-			Status: PolicyStatus{Ancestors: ancestors}, Source: c.Source("BackendTLSPolicy", n),
+			Status: status.PolicyStatus{Ancestors: ancestors}, Source: c.Source("BackendTLSPolicy", n),
 		})
 	}
 	return out

@@ -1,4 +1,4 @@
-package translate
+package gatewayapi
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // GRPCRoute translation: methods become exact paths "/<service>/<method>".
 
-func (p *gatewayProcessor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routeParent, l *gatewayListener, hosts []string) {
+func (p *Processor) grpcRoute(route *gatewayv1.GRPCRoute, parent *routeParent, l *gatewayListener, hosts []string) {
 	invalid := 0
 	for index, rule := range route.Spec.Rules {
 		var matches []gatewayMatch
@@ -77,7 +77,7 @@ func grpcHeaderMatches(in []gatewayv1.GRPCHeaderMatch) ([]dag.HeaderMatch, error
 	})
 }
 
-func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gatewayv1.GRPCRouteFilter, parent *routeParent, l *gatewayListener) *httpRule {
+func (p *Processor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gatewayv1.GRPCRouteFilter, parent *routeParent, l *gatewayListener) *httpRule {
 	hr := &httpRule{}
 	for _, f := range filters {
 		switch f.Type {
@@ -105,7 +105,7 @@ func (p *gatewayProcessor) grpcFilters(route *gatewayv1.GRPCRoute, filters []gat
 	return hr
 }
 
-func (p *gatewayProcessor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatewayv1.GRPCBackendRef, parent *routeParent, l *gatewayListener) ([]*dag.Cluster, uint32, bool) {
+func (p *Processor) grpcClusters(route *gatewayv1.GRPCRoute, refs []gatewayv1.GRPCBackendRef, parent *routeParent, l *gatewayListener) ([]*dag.Cluster, uint32, bool) {
 	if len(refs) == 0 {
 		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
 		return nil, 0, false

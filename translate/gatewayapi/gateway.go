@@ -1,4 +1,4 @@
-package translate
+package gatewayapi
 
 import (
 	"fmt"
@@ -6,25 +6,32 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/contourc/contourc/translate/config"
-	"github.com/contourc/contourc/translate/dag"
-	"github.com/contourc/contourc/translate/dag/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/config"
+	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/dag/index"
 )
 
 // The Gateway API processor: the one Gateway Contour serves (--gateway),
 // its listeners, and the HTTPRoutes, GRPCRoutes, TLSRoutes and TCPRoutes
 // attached to it, with the status Contour writes on each.
 
-type gatewayProcessor struct {
-	dag      *dag.DAG
-	cache    *index.Index
-	settings *config.Settings // nil: Contour's defaults
-	status   *gatewayStatuses
-	gateway  *gatewayv1.Gateway
+// Processor is the Gateway API processor of one translation: translate
+// fills in the inputs and calls Run once.
+type Processor struct {
+	DAG      *dag.DAG
+	Cache    *index.Index
+	Settings *config.Settings // nil: Contour's defaults
+	Status   *Statuses        // from NewStatuses; Run writes the statuses here
+	Gateway  *gatewayv1.Gateway
+	// InOrder turns convertAhead off (translate's
+	// Options.httpRoutesInOrder).
+	InOrder bool
+
 	// controller is the GatewayClass's controllerName, which route and
 	// policy status name.
 	controller string
@@ -33,17 +40,16 @@ type gatewayProcessor struct {
 	attached map[string]int32
 	// converted holds the HTTPRoutes' rules converted ahead (convertAhead).
 	converted map[*gatewayv1.HTTPRoute][]convertedRule
-	// inOrder turns convertAhead off (Options.httpRoutesInOrder).
-	inOrder bool
 }
 
-// defaultGatewayController is Contour's Gateway controller name.
-const defaultGatewayController = "projectcontour.io/gateway-controller"
+// DefaultController is Contour's Gateway controller name.
+const DefaultController = "projectcontour.io/gateway-controller"
 
-// gatewayOf returns the Gateway to serve: the configured one, which needs
-// its GatewayClass (Contour processes nothing otherwise), or else the only
-// Gateway of a GatewayClass with the given controller.
-func gatewayOf(c *index.Index, name *types.NamespacedName, controller string, noDefault bool) (*gatewayv1.Gateway, error) {
+// Find returns the Gateway to serve: the configured one (name, from
+// --gateway), which needs its GatewayClass (Contour processes nothing
+// otherwise), or else, unless noDefault, the only Gateway of a GatewayClass
+// with the given controller ("" for DefaultController).
+func Find(c *index.Index, name *types.NamespacedName, controller string, noDefault bool) (*gatewayv1.Gateway, error) {
 	if name != nil {
 		gw := c.Gateways[*name]
 		if gw == nil || c.GatewayClasses[string(gw.Spec.GatewayClassName)] == nil {
@@ -55,7 +61,7 @@ func gatewayOf(c *index.Index, name *types.NamespacedName, controller string, no
 		return nil, nil
 	}
 	if controller == "" {
-		controller = defaultGatewayController
+		controller = DefaultController
 	}
 	var found []*gatewayv1.Gateway
 	for _, gw := range c.Gateways {
@@ -77,10 +83,10 @@ func gatewayOf(c *index.Index, name *types.NamespacedName, controller string, no
 	return nil, fmt.Errorf("several Gateways belong to GatewayClasses of controller %q (%s): choose one with --gateway NAMESPACE/NAME, as Contour serves one Gateway", controller, strings.Join(names, ", "))
 }
 
-// addGatewayListeners adds one Envoy listener per distinct Gateway port,
+// AddListeners adds one Envoy listener per distinct Gateway port,
 // on 0.0.0.0 and the container port, with websocket upgrades allowed, and
 // room for about hosts virtual hosts.
-func addGatewayListeners(d *dag.DAG, gw *gatewayv1.Gateway, hosts int) {
+func AddListeners(d *dag.DAG, gw *gatewayv1.Gateway, hosts int) {
 	d.DynamicListeners = true
 	for _, port := range validateListeners(gw.Spec.Listeners).ports {
 		d.AddListener(&dag.Listener{
@@ -90,41 +96,43 @@ func addGatewayListeners(d *dag.DAG, gw *gatewayv1.Gateway, hosts int) {
 	}
 }
 
-func (p *gatewayProcessor) run() {
-	gw := p.gateway
-	p.controller = string(p.cache.GatewayClasses[string(gw.Spec.GatewayClassName)].Spec.ControllerName)
-	p.status.gateway = &gatewayStatus{generation: gw.Generation}
-	p.status.gatewayName = index.NamespacedName(gw)
+// Run attaches the routes to the Gateway's listeners in the DAG and
+// writes the statuses of the Gateway, its routes and BackendTLSPolicies.
+func (p *Processor) Run() {
+	gw := p.Gateway
+	p.controller = string(p.Cache.GatewayClasses[string(gw.Spec.GatewayClassName)].Spec.ControllerName)
+	p.Status.gateway = &gatewayStatus{generation: gw.Generation}
+	p.Status.gatewayName = index.NamespacedName(gw)
 	p.attached = map[string]int32{}
 
 	notProgrammed := !addressAssigned(gw)
 	v := validateListeners(gw.Spec.Listeners)
 	for _, l := range gw.Spec.Listeners {
 		if c, ok := v.invalid[string(l.Name)]; ok {
-			p.status.gateway.addListenerCondition(string(l.Name), c.Type, c.Status, c.Reason, c.Message)
+			p.Status.gateway.addListenerCondition(string(l.Name), c.Type, c.Status, c.Reason, c.Message)
 		}
 	}
 	for _, l := range gw.Spec.Listeners {
 		p.listeners = append(p.listeners, p.computeListener(l, v))
 	}
-	httpRoutes := sortedRoutes(p.cache.HTTPRoutes)
+	httpRoutes := sortedRoutes(p.Cache.HTTPRoutes)
 	if !notProgrammed {
 		p.convertAhead(httpRoutes)
 	}
 	for _, r := range httpRoutes {
 		p.processRoute(kindHTTPRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.cache.TLSRoutes) {
+	for _, r := range sortedRoutes(p.Cache.TLSRoutes) {
 		p.processRoute(kindTLSRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.cache.GRPCRoutes) {
+	for _, r := range sortedRoutes(p.Cache.GRPCRoutes) {
 		p.processRoute(kindGRPCRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.cache.TCPRoutes) {
+	for _, r := range sortedRoutes(p.Cache.TCPRoutes) {
 		p.processRoute(kindTCPRoute, r, r.Spec.ParentRefs, nil, notProgrammed)
 	}
 	for name, n := range p.attached {
-		p.status.gateway.listener(name).AttachedRoutes = n
+		p.Status.gateway.listener(name).AttachedRoutes = n
 	}
 	p.gatewayConditions(notProgrammed)
 }
@@ -138,10 +146,10 @@ type routeObject interface {
 
 // processRoute attaches a route to the listeners each of its parentRefs to
 // this Gateway selects, and sets its status per parentRef.
-func (p *gatewayProcessor) processRoute(kind string, route routeObject, parentRefs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, gatewayNotProgrammed bool) {
-	rs := p.status.route(kind, types.NamespacedName{Namespace: route.GetNamespace(), Name: route.GetName()}, route.GetGeneration(), p.controller)
+func (p *Processor) processRoute(kind string, route routeObject, parentRefs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, gatewayNotProgrammed bool) {
+	rs := p.Status.route(kind, types.NamespacedName{Namespace: route.GetNamespace(), Name: route.GetName()}, route.GetGeneration(), p.controller)
 	for _, ref := range parentRefs {
-		if !refersToGateway(ref, index.NamespacedName(p.gateway)) {
+		if !refersToGateway(ref, index.NamespacedName(p.Gateway)) {
 			continue
 		}
 		parent := rs.parent(ref)
@@ -225,7 +233,7 @@ func refersToGateway(ref gatewayv1.ParentReference, gw types.NamespacedName) boo
 // listenersFor returns the ready listeners that a parentRef selects
 // (by sectionName and port) and that allow the route's kind and namespace,
 // counting attachments on every selected listener that allows it.
-func (p *gatewayProcessor) listenersFor(ref gatewayv1.ParentReference, routeNamespace, kind string, parent *routeParent) []*gatewayListener {
+func (p *Processor) listenersFor(ref gatewayv1.ParentReference, routeNamespace, kind string, parent *routeParent) []*gatewayListener {
 	var allowed []*gatewayListener
 	ready := 0
 	for _, l := range p.listeners {
@@ -256,16 +264,16 @@ func (p *gatewayProcessor) listenersFor(ref gatewayv1.ParentReference, routeName
 
 // namespaceAllowed applies a listener's allowedRoutes.namespaces. Like
 // Contour, a namespace missing from the input passes a selector.
-func (p *gatewayProcessor) namespaceAllowed(l *gatewayListener, routeNamespace string) bool {
+func (p *Processor) namespaceAllowed(l *gatewayListener, routeNamespace string) bool {
 	ar := l.spec.AllowedRoutes
 	if ar == nil || ar.Namespaces == nil || ar.Namespaces.From == nil {
 		return true
 	}
 	switch *ar.Namespaces.From {
 	case gatewayv1.NamespacesFromSame:
-		return p.gateway.Namespace == routeNamespace
+		return p.Gateway.Namespace == routeNamespace
 	case gatewayv1.NamespacesFromSelector:
-		if ns := p.cache.Namespaces[routeNamespace]; ns != nil && l.namespaceSelector != nil {
+		if ns := p.Cache.Namespaces[routeNamespace]; ns != nil && l.namespaceSelector != nil {
 			return l.namespaceSelector.Matches(labels.Set(ns.Labels))
 		}
 	}
@@ -296,8 +304,8 @@ func addressAssigned(gw *gatewayv1.Gateway) bool {
 
 // gatewayConditions: Accepted always; Programmed unless the addresses are
 // not assigned or some listener is not programmed.
-func (p *gatewayProcessor) gatewayConditions(notProgrammed bool) {
-	g := p.status.gateway
+func (p *Processor) gatewayConditions(notProgrammed bool) {
+	g := p.Status.gateway
 	g.conditions.Set(g.generation, "Accepted", "True", "Accepted", "Gateway is accepted")
 	if notProgrammed {
 		g.conditions.Set(g.generation, "Programmed", "False", "AddressNotAssigned", "None of the addresses in Spec.Addresses have been assigned to the Gateway")

@@ -1,12 +1,13 @@
-package translate
+package gatewayapi
 
 import (
 	"sort"
 
-	"github.com/contourc/contourc/translate/dag/index"
-	"github.com/contourc/contourc/translate/internal/status"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag/index"
+	"github.com/contourc/contourc/translate/internal/status"
 )
 
 // The status Contour writes on the Gateway and on the routes attached to
@@ -14,41 +15,21 @@ import (
 // condition type again replaces it and appends its message to the old one,
 // as Contour's status accessors do.
 
-// GatewayStatus is the JSON form of a Gateway's status.
-type GatewayStatus struct {
-	Conditions []Condition       `json:"conditions"`
-	Listeners  []*ListenerStatus `json:"listeners,omitempty"`
-}
-
-// ListenerStatus is one Gateway listener's status.
-type ListenerStatus struct {
-	Name           string            `json:"name"`
-	SupportedKinds []RouteGroupKind  `json:"supportedKinds"`
-	AttachedRoutes int32             `json:"attachedRoutes"`
-	Conditions     status.Conditions `json:"conditions"`
-}
-
-// RouteGroupKind names a route kind a listener accepts.
-type RouteGroupKind struct {
-	Group string `json:"group"`
-	Kind  string `json:"kind"`
-}
-
 // gatewayStatus accumulates a Gateway's status.
 type gatewayStatus struct {
 	generation int64
 	conditions status.Conditions
 	// listeners by name, in the order they were first touched
-	listeners []*ListenerStatus
+	listeners []*status.ListenerStatus
 }
 
-func (g *gatewayStatus) listener(name string) *ListenerStatus {
+func (g *gatewayStatus) listener(name string) *status.ListenerStatus {
 	for _, l := range g.listeners {
 		if l.Name == name {
 			return l
 		}
 	}
-	l := &ListenerStatus{Name: name, SupportedKinds: []RouteGroupKind{}, Conditions: status.Conditions{}}
+	l := &status.ListenerStatus{Name: name, SupportedKinds: []status.RouteGroupKind{}, Conditions: status.Conditions{}}
 	g.listeners = append(g.listeners, l)
 	return l
 }
@@ -57,37 +38,15 @@ func (g *gatewayStatus) addListenerCondition(listener, typ, status, reason, mess
 	g.listener(listener).Conditions.Set(g.generation, typ, status, reason, message)
 }
 
-func (g *gatewayStatus) toStatus() GatewayStatus {
-	return GatewayStatus{Conditions: g.conditions, Listeners: g.listeners}
-}
-
-// RouteStatus is the JSON form of a route's status.
-type RouteStatus struct {
-	Parents []*RouteParentStatus `json:"parents"`
-}
-
-// RouteParentStatus is a route's status for one parentRef.
-type RouteParentStatus struct {
-	ParentRef      parentRefJSON     `json:"parentRef"`
-	ControllerName string            `json:"controllerName"`
-	Conditions     status.Conditions `json:"conditions"`
-}
-
-// parentRefJSON is a parentRef as Contour writes it back.
-type parentRefJSON struct {
-	Group       *string `json:"group,omitempty"`
-	Kind        *string `json:"kind,omitempty"`
-	Namespace   *string `json:"namespace,omitempty"`
-	Name        string  `json:"name"`
-	SectionName *string `json:"sectionName,omitempty"`
-	Port        *int32  `json:"port,omitempty"`
+func (g *gatewayStatus) toStatus() status.GatewayStatus {
+	return status.GatewayStatus{Conditions: g.conditions, Listeners: g.listeners}
 }
 
 // routeStatus accumulates one route's (or policy's) status per parentRef.
 type routeStatus struct {
 	generation int64
 	controller string // the GatewayClass's controllerName
-	parents    []*RouteParentStatus
+	parents    []*status.RouteParentStatus
 	refs       []gatewayv1.ParentReference // parallel to parents
 }
 
@@ -108,12 +67,12 @@ func (r *routeStatus) parent(ref gatewayv1.ParentReference) *routeParent {
 type routeParent struct {
 	route  *routeStatus
 	ref    gatewayv1.ParentReference
-	status *RouteParentStatus
+	status *status.RouteParentStatus
 }
 
-func (rp *routeParent) get() *RouteParentStatus {
+func (rp *routeParent) get() *status.RouteParentStatus {
 	if rp.status == nil {
-		rp.status = &RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: rp.route.controller, Conditions: status.Conditions{}}
+		rp.status = &status.RouteParentStatus{ParentRef: toParentRefJSON(rp.ref), ControllerName: rp.route.controller, Conditions: status.Conditions{}}
 		rp.route.parents = append(rp.route.parents, rp.status)
 		rp.route.refs = append(rp.route.refs, rp.ref)
 	}
@@ -131,10 +90,10 @@ type conditionSink interface {
 }
 
 // conditionRecord keeps conditions, in the order reported, for addTo.
-type conditionRecord []Condition
+type conditionRecord []status.Condition
 
-func (r *conditionRecord) add(typ, status, reason, message string) {
-	*r = append(*r, Condition{Type: typ, Status: status, Reason: reason, Message: message})
+func (r *conditionRecord) add(typ, st, reason, message string) {
+	*r = append(*r, status.Condition{Type: typ, Status: st, Reason: reason, Message: message})
 }
 
 // addTo reports the recorded conditions to sink, in order.
@@ -148,8 +107,8 @@ func (rp *routeParent) has(typ string) bool {
 	return rp.status != nil && rp.status.Conditions.Has(typ)
 }
 
-func toParentRefJSON(ref gatewayv1.ParentReference) parentRefJSON {
-	out := parentRefJSON{Name: string(ref.Name)}
+func toParentRefJSON(ref gatewayv1.ParentReference) status.ParentRef {
+	out := status.ParentRef{Name: string(ref.Name)}
 	if ref.Group != nil {
 		g := string(*ref.Group)
 		out.Group = &g
@@ -188,17 +147,23 @@ func watchedAPIVersion(kind string) string {
 	return ""
 }
 
-// gatewayStatuses are the Gateway API statuses of one translation.
-type gatewayStatuses struct {
+// Statuses are the Gateway API statuses of one translation.
+type Statuses struct {
 	gateway     *gatewayStatus
 	gatewayName types.NamespacedName
 	routes      map[status.Key]*routeStatus
 	policies    map[types.NamespacedName]*routeStatus // BackendTLSPolicy ancestors
 }
 
+// NewStatuses returns the Statuses a Processor writes, with room for about
+// routes routes.
+func NewStatuses(routes int) *Statuses {
+	return &Statuses{routes: make(map[status.Key]*routeStatus, routes)}
+}
+
 // resetPolicy starts a BackendTLSPolicy's status anew; its ancestors are
 // kept like a route's parents.
-func (gs *gatewayStatuses) resetPolicy(name types.NamespacedName, generation int64, controller string) *routeStatus {
+func (gs *Statuses) resetPolicy(name types.NamespacedName, generation int64, controller string) *routeStatus {
 	if gs.policies == nil {
 		gs.policies = map[types.NamespacedName]*routeStatus{}
 	}
@@ -207,7 +172,7 @@ func (gs *gatewayStatuses) resetPolicy(name types.NamespacedName, generation int
 	return r
 }
 
-func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generation int64, controller string) *routeStatus {
+func (gs *Statuses) route(kind string, name types.NamespacedName, generation int64, controller string) *routeStatus {
 	key := status.Key{Kind: kind, Name: name}
 	r, ok := gs.routes[key]
 	if !ok {
@@ -217,12 +182,12 @@ func (gs *gatewayStatuses) route(kind string, name types.NamespacedName, generat
 	return r
 }
 
-// objectStatuses lists the Gateway and route statuses. A route with no
+// ObjectStatuses lists the Gateway and route statuses. A route with no
 // parent status for the Gateway gets none, as in Contour.
-func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
-	var out []ObjectStatus
+func (gs *Statuses) ObjectStatuses(c *index.Index) []status.ObjectStatus {
+	var out []status.ObjectStatus
 	if gs.gateway != nil {
-		out = append(out, ObjectStatus{
+		out = append(out, status.ObjectStatus{
 			APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway",
 			Namespace: gs.gatewayName.Namespace, Name: gs.gatewayName.Name,
 			Status: gs.gateway.toStatus(), Source: c.Source("Gateway", gs.gatewayName),
@@ -243,9 +208,9 @@ func (gs *gatewayStatuses) objectStatuses(c *index.Index) []ObjectStatus {
 		return index.LessQualified(a.Name.Namespace, a.Name.Name, b.Name.Namespace, b.Name.Name)
 	})
 	for _, k := range keys {
-		out = append(out, ObjectStatus{
+		out = append(out, status.ObjectStatus{
 			APIVersion: watchedAPIVersion(k.Kind), Kind: k.Kind, Namespace: k.Name.Namespace, Name: k.Name.Name,
-			Status: RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.Kind, k.Name),
+			Status: status.RouteStatus{Parents: gs.routes[k].parents}, Source: c.Source(k.Kind, k.Name),
 		})
 	}
 	return append(out, gs.policyStatuses(c)...)

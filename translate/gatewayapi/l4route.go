@@ -1,8 +1,9 @@
-package translate
+package gatewayapi
 
 import (
-	"github.com/contourc/contourc/translate/dag"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/contourc/contourc/translate/dag"
 )
 
 // TLSRoute and TCPRoute translation: TCP proxies on SNI virtual hosts or
@@ -10,7 +11,7 @@ import (
 
 // tcpBackends resolves L4 backendRefs; invalid ones are reported and
 // dropped, and nil means nothing can be programmed.
-func (p *gatewayProcessor) tcpBackends(kind, namespace string, refs []gatewayv1.BackendRef, parent *routeParent) *dag.TCPProxy {
+func (p *Processor) tcpBackends(kind, namespace string, refs []gatewayv1.BackendRef, parent *routeParent) *dag.TCPProxy {
 	proxy := &dag.TCPProxy{}
 	var total uint32
 	for _, ref := range refs {
@@ -34,8 +35,8 @@ func (p *gatewayProcessor) tcpBackends(kind, namespace string, refs []gatewayv1.
 	return proxy
 }
 
-func (p *gatewayProcessor) tlsRoute(route *gatewayv1.TLSRoute, parent *routeParent, l *gatewayListener, hosts []string) {
-	dl := p.dag.Listeners[l.envoyListener]
+func (p *Processor) tlsRoute(route *gatewayv1.TLSRoute, parent *routeParent, l *gatewayListener, hosts []string) {
+	dl := p.DAG.Listeners[l.envoyListener]
 	for _, rule := range route.Spec.Rules {
 		if len(rule.BackendRefs) == 0 {
 			parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
@@ -55,7 +56,7 @@ func (p *gatewayProcessor) tlsRoute(route *gatewayv1.TLSRoute, parent *routePare
 	}
 }
 
-func (p *gatewayProcessor) tcpRoute(route *gatewayv1.TCPRoute, parent *routeParent, l *gatewayListener) {
+func (p *Processor) tcpRoute(route *gatewayv1.TCPRoute, parent *routeParent, l *gatewayListener) {
 	if len(route.Spec.Rules) != 1 {
 		parent.add("Accepted", "False", "InvalidRouteRules", "TCPRoute must have only a single rule defined")
 		return
@@ -69,7 +70,7 @@ func (p *gatewayProcessor) tcpRoute(route *gatewayv1.TCPRoute, parent *routePare
 	if proxy == nil {
 		return
 	}
-	dl := p.dag.Listeners[l.envoyListener]
+	dl := p.DAG.Listeners[l.envoyListener]
 	if l.secret != nil {
 		// A TLS-terminating listener forwards every SNI.
 		svh := dl.EnsureSecureVirtualHost("*")

@@ -1,4 +1,4 @@
-package translate
+package gatewayapi
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ type httpRule struct {
 
 // httpRoute adds route's rules to the listener's virtual hosts for hosts,
 // with what converting them reported on the parentRef.
-func (p *gatewayProcessor) httpRoute(route *gatewayv1.HTTPRoute, parent *routeParent, ref gatewayv1.ParentReference, l *gatewayListener, hosts []string) {
+func (p *Processor) httpRoute(route *gatewayv1.HTTPRoute, parent *routeParent, ref gatewayv1.ParentReference, l *gatewayListener, hosts []string) {
 	invalid := 0
 	for _, rule := range p.httpRulesOf(route) {
 		rule.conditions.addTo(parent)
@@ -57,7 +57,7 @@ type convertedRule struct {
 
 // convertHTTPRules converts each rule of route; it reads only the cache,
 // so routes can be converted side by side.
-func (p *gatewayProcessor) convertHTTPRules(route *gatewayv1.HTTPRoute) []convertedRule {
+func (p *Processor) convertHTTPRules(route *gatewayv1.HTTPRoute) []convertedRule {
 	out := make([]convertedRule, len(route.Spec.Rules))
 	for index, rule := range route.Spec.Rules {
 		p.convertHTTPRule(route, index, rule, &out[index])
@@ -65,7 +65,7 @@ func (p *gatewayProcessor) convertHTTPRules(route *gatewayv1.HTTPRoute) []conver
 	return out
 }
 
-func (p *gatewayProcessor) convertHTTPRule(route *gatewayv1.HTTPRoute, index int, rule gatewayv1.HTTPRouteRule, out *convertedRule) {
+func (p *Processor) convertHTTPRule(route *gatewayv1.HTTPRoute, index int, rule gatewayv1.HTTPRouteRule, out *convertedRule) {
 	report := &out.conditions
 	matches := p.httpMatches(rule.Matches, report)
 	timeout, err := httpRouteTimeout(rule.Timeouts)
@@ -100,7 +100,7 @@ func (p *gatewayProcessor) convertHTTPRule(route *gatewayv1.HTTPRoute, index int
 
 // httpMatches converts a rule's matches; an invalid match is reported and
 // left out.
-func (p *gatewayProcessor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent conditionSink) []gatewayMatch {
+func (p *Processor) httpMatches(in []gatewayv1.HTTPRouteMatch, parent conditionSink) []gatewayMatch {
 	var out []gatewayMatch
 	for _, m := range in {
 		path, ok := httpPathMatch(m.Path, parent)
@@ -279,7 +279,7 @@ func httpRouteTimeout(t *gatewayv1.HTTPRouteTimeouts) (*dag.Timeout, error) {
 
 // httpFilters reads a rule's filters; for each type but RequestMirror the
 // first instance wins.
-func (p *gatewayProcessor) httpFilters(route *gatewayv1.HTTPRoute, filters []gatewayv1.HTTPRouteFilter, parent conditionSink) *httpRule {
+func (p *Processor) httpFilters(route *gatewayv1.HTTPRoute, filters []gatewayv1.HTTPRouteFilter, parent conditionSink) *httpRule {
 	hr := &httpRule{}
 	for _, f := range filters {
 		switch f.Type {
@@ -366,7 +366,7 @@ func orSlash(s *string) string {
 
 // httpClusters resolves a rule's backendRefs; invalid ones are reported and
 // dropped. ok is false when the rule has no backendRefs at all.
-func (p *gatewayProcessor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent conditionSink) ([]*dag.Cluster, uint32, bool) {
+func (p *Processor) httpClusters(route *gatewayv1.HTTPRoute, refs []gatewayv1.HTTPBackendRef, parent conditionSink) ([]*dag.Cluster, uint32, bool) {
 	if len(refs) == 0 {
 		parent.add("ResolvedRefs", "False", "Degraded", "At least one Spec.Rules.BackendRef must be specified.")
 		return nil, 0, false

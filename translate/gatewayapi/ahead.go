@@ -1,4 +1,4 @@
-package translate
+package gatewayapi
 
 import (
 	"slices"
@@ -18,8 +18,8 @@ import (
 
 // convertAhead converts, side by side, the rules of the routes with a
 // parentRef to the Gateway.
-func (p *gatewayProcessor) convertAhead(routes []*gatewayv1.HTTPRoute) {
-	if p.inOrder {
+func (p *Processor) convertAhead(routes []*gatewayv1.HTTPRoute) {
+	if p.InOrder {
 		return
 	}
 	var todo []*gatewayv1.HTTPRoute
@@ -39,7 +39,7 @@ func (p *gatewayProcessor) convertAhead(routes []*gatewayv1.HTTPRoute) {
 // httpRulesOf returns route's rules converted. A conversion made ahead is
 // used once: each further listener or parentRef the route is added for
 // gets routes of its own, converted again.
-func (p *gatewayProcessor) httpRulesOf(route *gatewayv1.HTTPRoute) []convertedRule {
+func (p *Processor) httpRulesOf(route *gatewayv1.HTTPRoute) []convertedRule {
 	if rules, ok := p.converted[route]; ok {
 		delete(p.converted, route)
 		return rules
@@ -47,7 +47,7 @@ func (p *gatewayProcessor) httpRulesOf(route *gatewayv1.HTTPRoute) []convertedRu
 	return p.convertHTTPRules(route)
 }
 
-func (p *gatewayProcessor) refersToThisGateway(refs []gatewayv1.ParentReference) bool {
-	gw := index.NamespacedName(p.gateway)
+func (p *Processor) refersToThisGateway(refs []gatewayv1.ParentReference) bool {
+	gw := index.NamespacedName(p.Gateway)
 	return slices.ContainsFunc(refs, func(ref gatewayv1.ParentReference) bool { return refersToGateway(ref, gw) })
 }
