@@ -197,23 +197,3 @@ func checkRouteJWTProviders(st *status.Proxy, svh *dag.SecureVirtualHost, routes
 		}
 	}
 }
-
-// jwksClusters returns the remote JWKS clusters of the valid secure virtual
-// hosts (TCP-proxied ones too, as in Contour), in listener, virtual host and
-// provider order, once per cluster name: the first one met wins.
-func jwksClusters(d *dag.DAG) []*dag.DNSNameCluster {
-	var out []*dag.DNSNameCluster
-	seen := map[string]bool{}
-	for _, l := range d.SortedListeners() {
-		for _, svh := range l.SecureVirtualHosts() {
-			for _, jp := range svh.JWTProviders {
-				if jp.RemoteJWKS == nil || seen[jp.RemoteJWKS.Cluster.ClusterName()] {
-					continue
-				}
-				seen[jp.RemoteJWKS.Cluster.ClusterName()] = true
-				out = append(out, jp.RemoteJWKS.Cluster)
-			}
-		}
-	}
-	return out
-}

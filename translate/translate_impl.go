@@ -129,7 +129,7 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Sett
 		r.Clusters = append(r.Clusters, envoy.ExtensionClusterWith(e, s))
 		r.Endpoints = append(r.Endpoints, envoy.ExtensionLoadAssignment(e, c))
 	}
-	for _, jc := range jwksClusters(d) {
+	for _, jc := range dag.JWKSClusters(d) {
 		r.Clusters = append(r.Clusters, envoy.DNSNameClusterWith(jc, s))
 	}
 	index.SortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
