@@ -15,6 +15,7 @@ import (
 	"github.com/contourc/contourc/translate/dag"
 	"github.com/contourc/contourc/translate/dag/index"
 	"github.com/contourc/contourc/translate/envoy"
+	"github.com/contourc/contourc/translate/httpproxy"
 	"github.com/contourc/contourc/translate/internal/status"
 )
 
@@ -90,7 +91,7 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Sett
 	// The resource types only read the DAG: build them side by side, on
 	// every CPU, the clusters here.
 	d.Freeze()
-	opts.Memo.frozen()
+	opts.Memo.proxyMemo().Frozen()
 	var wg sync.WaitGroup
 	built := opts.Memo.reuse(s)
 	if opts.Memo == nil {
@@ -220,11 +221,11 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	ingresses := &ingressProcessor{dag: d, cache: c, settings: s, notices: &res.Notices}
 	ingresses.run()
 	statuses := make(status.Map, len(c.HTTPProxies)+len(c.Extensions))
-	extensions := &extensionProcessor{cache: c, settings: s, status: statuses}
-	extensions.run()
-	d.Extensions = extensions.clusters
-	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: statuses, rootNamespaces: opts.RootNamespaces,
-		disablePermitInsecure: s.DisablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
+	extensions := &httpproxy.ExtensionProcessor{Cache: c, Settings: s, Status: statuses}
+	extensions.Run()
+	d.Extensions = extensions.Clusters
+	opts.Memo.proxyMemo().Run(&httpproxy.Processor{DAG: d, Cache: c, Status: statuses, RootNamespaces: opts.RootNamespaces,
+		DisablePermitInsecure: s.DisablePermitInsecure, Settings: s, InOrder: opts.rootsInOrder}, objs)
 	var gs *gatewayStatuses
 	if gw != nil {
 		gs = &gatewayStatuses{routes: make(map[status.Key]*routeStatus, routes)}
