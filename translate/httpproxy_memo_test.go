@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/contourc/contourc/loader"
-	"github.com/contourc/contourc/translate/dag/index"
 	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
@@ -61,52 +60,20 @@ func TestMemoReplaysProxiesOnlyWhenTheirInputsAreTheSame(t *testing.T) {
 		{"the first objects, again", base, Options{}, false, 0},
 		{"other root namespaces", base, Options{RootNamespaces: []string{"default", "other"}}, false, 0},
 	} {
-		whole, roots := memo.replayedProxies.Load(), memo.replayedRoots.Load()
+		whole, roots := memo.proxies.Replays()
 		opts := step.opts
 		opts.Memo = memo
 		got := translatedWithOptions(t, step.objs, opts)
 		if want := translatedWithOptions(t, step.objs, step.opts); got != want {
 			t.Errorf("%s: a translation with a memo differs from one without", step.name)
 		}
-		if replayed := memo.replayedProxies.Load() > whole; replayed != step.replay {
+		nowWhole, nowRoots := memo.proxies.Replays()
+		if replayed := nowWhole > whole; replayed != step.replay {
 			t.Errorf("%s: the processor's work taken whole from the memo: %v, want %v", step.name, replayed, step.replay)
 		}
-		if n := memo.replayedRoots.Load() - roots; n != int64(step.roots) {
+		if n := nowRoots - roots; n != int64(step.roots) {
 			t.Errorf("%s: %d roots' work taken from the memo on its own, want %d", step.name, n, step.roots)
 		}
-	}
-}
-
-// A root is taken from the memo only when it, and every HTTPProxy it
-// looked up, are the same objects with the same extensions.
-func TestRootRunReadsTheSame(t *testing.T) {
-	root := pxRoot(pxIncludes(pxInclude("child", "default")))
-	child := pxProxy("default", "child", pxRoutes(pxRouteTo(pxSvc("kuard", 80))))
-	ext := &loader.Extensions{}
-	c := index.New(pxObjects(t, root, child), index.Options{})
-	rr := &rootRun{proxy: root, ext: c.HTTPProxyExt[index.NamespacedName(root)], lookups: []proxyLookup{
-		{index.NamespacedName(child), child, c.HTTPProxyExt[index.NamespacedName(child)]},
-		{types.NamespacedName{Namespace: "default", Name: "missing"}, nil, nil},
-	}}
-	if !rr.readsTheSame(c, root) {
-		t.Fatal("the same objects read differently")
-	}
-	for name, change := range map[string]func(c *index.Index){
-		"the root's extensions":   func(c *index.Index) { c.HTTPProxyExt[index.NamespacedName(root)] = ext },
-		"an include changed":      func(c *index.Index) { c.HTTPProxyByName[index.NamespacedName(child)] = child.DeepCopy() },
-		"an include's extensions": func(c *index.Index) { c.HTTPProxyExt[index.NamespacedName(child)] = ext },
-		"a missing include found": func(c *index.Index) {
-			c.HTTPProxyByName[types.NamespacedName{Namespace: "default", Name: "missing"}] = child
-		},
-	} {
-		c := index.New(pxObjects(t, root, child), index.Options{})
-		change(c)
-		if rr.readsTheSame(c, root) {
-			t.Errorf("%s: read as the same", name)
-		}
-	}
-	if rr.readsTheSame(c, root.DeepCopy()) {
-		t.Error("another root object read as the same")
 	}
 }
 
@@ -164,8 +131,8 @@ spec:
 			t.Fatalf("translation %d: a translation with a memo differs from one without", i+1)
 		}
 	}
-	if memo.replayedProxies.Load() != 3 {
-		t.Errorf("the processor's work was taken from the memo %d times, want 3", memo.replayedProxies.Load())
+	if whole, _ := memo.proxies.Replays(); whole != 3 {
+		t.Errorf("the processor's work was taken from the memo %d times, want 3", whole)
 	}
 }
 
@@ -219,30 +186,5 @@ func TestRootsApartMatchInOrder(t *testing.T) {
 	}
 	if !strings.Contains(want, "IncludeCreatesCycle") || !strings.Contains(want, "RootIncludesRoot") || !strings.Contains(want, "DuplicateVhost") || !strings.Contains(want, "Orphaned") {
 		t.Error("the input does not exercise what it should")
-	}
-}
-
-// equalBut leaves out what it is told to, wherever it stands.
-func TestEqualBut(t *testing.T) {
-	svc, proxy, other := loader.Object{Kind: "Service", Obj: &metav1.ObjectMeta{Name: "s"}},
-		loader.Object{Kind: "HTTPProxy", Obj: &metav1.ObjectMeta{Name: "p"}},
-		loader.Object{Kind: "HTTPProxy", Obj: &metav1.ObjectMeta{Name: "q"}}
-	skipProxies := func(o loader.Object) bool { return o.Kind == "HTTPProxy" }
-	never := func(loader.Object) bool { return false }
-	for _, tt := range []struct {
-		a, b []loader.Object
-		skip func(loader.Object) bool
-		want bool
-	}{
-		{[]loader.Object{svc}, []loader.Object{svc}, never, true},
-		{[]loader.Object{svc, proxy}, []loader.Object{svc, other}, never, false},
-		{[]loader.Object{svc, proxy}, []loader.Object{other, svc}, skipProxies, true},
-		{[]loader.Object{proxy}, nil, skipProxies, true},
-		{[]loader.Object{svc}, []loader.Object{svc, svc}, skipProxies, false},
-		{nil, []loader.Object{svc}, never, false},
-	} {
-		if got := equalBut(tt.a, tt.b, tt.skip); got != tt.want {
-			t.Errorf("equalBut(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
 	}
 }

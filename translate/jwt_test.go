@@ -1,10 +1,11 @@
 package translate
 
-// HTTPProxy JWT verification (jwt.go, xds_jwt.go): every JWTVerificationError
-// reason in Contour's order and with Contour's messages, and the exact
-// jwt_authn filter, remote JWKS cluster and per-route requirement, shaped
-// after Contour's featuretests/v3/jwtverification_test.go with the upstream
-// TLS parameters `contour serve` adds.
+// HTTPProxy JWT verification (translate/httpproxy's jwt.go, translate/envoy's
+// xds_jwt.go): every JWTVerificationError reason in Contour's order and with
+// Contour's messages, and the exact jwt_authn filter, remote JWKS cluster and
+// per-route requirement, shaped after Contour's
+// featuretests/v3/jwtverification_test.go with the upstream TLS parameters
+// `contour serve` adds.
 
 import (
 	"slices"

@@ -1,13 +1,11 @@
 package translate
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/translate/config"
 	"github.com/contourc/contourc/translate/dag/index"
 	"github.com/contourc/contourc/translate/envoy"
+	"github.com/contourc/contourc/translate/httpproxy"
 )
 
 // Memo is what a translation may reuse from the one before it, for a
@@ -22,9 +20,11 @@ import (
 // validations by content, and the last index, which the next translation
 // patches). It also holds the Envoy messages the last translation built,
 // with what they were built from, which the next one returns again when
-// their inputs did not change (envoy.Memo). It keeps what the last one or
-// two translations used, so it grows with the inputs, not with the number
-// of reloads. A Memo serves one translation at a time.
+// their inputs did not change (envoy.Memo), and the HTTPProxy processor's
+// last run, done again where it reads the same (httpproxy.Memo). It keeps
+// what the last one or two translations used, so it grows with the
+// inputs, not with the number of reloads. A Memo serves one translation
+// at a time.
 type Memo struct {
 	// index is the object index's part (translate/dag/index).
 	index index.Memo
@@ -35,15 +35,9 @@ type Memo struct {
 	// xds is the Envoy builders' part (translate/envoy's xds_memo.go).
 	xds envoy.Memo
 
-	mu sync.Mutex
-	// proxies is the last run of the HTTPProxy processor, nil when it
-	// cannot be done again (httpproxy_memo.go); replayedProxies counts the
-	// times it was done again whole, for tests.
-	proxies         *proxyRun
-	replayedProxies atomic.Int64
-	// replayedRoots counts the roots whose work was taken from the Memo
-	// on their own, for tests.
-	replayedRoots atomic.Int64
+	// proxies is the HTTPProxy processor's part, its last run
+	// (translate/httpproxy's httpproxy_memo.go).
+	proxies httpproxy.Memo
 }
 
 // NewMemo returns an empty Memo.
@@ -55,6 +49,14 @@ func (m *Memo) indexMemo() *index.Memo {
 		return nil
 	}
 	return &m.index
+}
+
+// proxyMemo is m's part for the HTTPProxy processor, nil without a Memo.
+func (m *Memo) proxyMemo() *httpproxy.Memo {
+	if m == nil {
+		return nil
+	}
+	return &m.proxies
 }
 
 // begin starts a translation, after its index (indexMemo().Index): the

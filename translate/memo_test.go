@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/contourc/contourc/loader"
+	"github.com/contourc/contourc/translate/httpproxy"
 	"github.com/contourc/contourc/translate/internal/testpki"
 )
 
@@ -74,7 +75,7 @@ func checkMemoAcross(t *testing.T, inputs []string, skipRefused bool) {
 	for _, in := range all {
 		check(in)
 		check(in)
-		if objs := proxyInputs(in.objs); len(objs) < len(in.objs) {
+		if objs := httpproxy.Inputs(in.objs); len(objs) < len(in.objs) {
 			variant(in, "without the objects HTTPProxies do not read", objs)
 		}
 		// Each HTTPProxy gone, and changed: the other roots' work can be
@@ -95,11 +96,12 @@ func checkMemoAcross(t *testing.T, inputs []string, skipRefused bool) {
 	for i := len(all) - 1; i >= 0; i-- {
 		check(all[i])
 	}
+	whole, roots := memo.proxies.Replays()
 	t.Logf("%d inputs; the HTTPProxy processor's work was taken from the memo whole %d times, a root's on its own %d times",
-		len(all), memo.replayedProxies.Load(), memo.replayedRoots.Load())
-	if memo.replayedProxies.Load() < int64(len(all)) || memo.replayedRoots.Load() == 0 {
+		len(all), whole, roots)
+	if whole < int64(len(all)) || roots == 0 {
 		t.Errorf("the memo was used too little: %d whole replays and %d root replays for %d inputs",
-			memo.replayedProxies.Load(), memo.replayedRoots.Load(), len(all))
+			whole, roots, len(all))
 	}
 }
 

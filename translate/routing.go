@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/contourc/contourc/translate/dag"
+	"github.com/contourc/contourc/translate/httpproxy"
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
 )
 
@@ -51,15 +52,7 @@ func RouteKey(r *dag.Route) string { return dag.ConditionsKey(r) }
 // conditions are own under includes whose conditions are chain (parents
 // first); false when Contour would refuse them.
 func HTTPProxyRouteKey(chain, own []contourv1.MatchCondition) (string, bool) {
-	conds := append(append(make([]contourv1.MatchCondition, 0, len(chain)+len(own)), chain...), own...)
-	if pathConditionsValid(own) != nil || headerConditionsValid(conds) != nil || queryConditionsValid(conds) != nil {
-		return "", false
-	}
-	path, err := mergePathMatch(conds)
-	if err != nil {
-		return "", false
-	}
-	return dag.ConditionsKey(&dag.Route{PathMatch: path, HeaderMatch: mergeHeaderMatch(conds), QueryMatch: mergeQueryMatch(conds)}), true
+	return httpproxy.RouteKey(chain, own)
 }
 
 // ParentRefName is the namespace/name of a route status's parentRef

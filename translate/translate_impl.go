@@ -17,6 +17,7 @@ import (
 	"github.com/contourc/contourc/translate/envoy"
 	"github.com/contourc/contourc/translate/gatewayapi"
 	"github.com/contourc/contourc/translate/ingress"
+	"github.com/contourc/contourc/translate/httpproxy"
 	"github.com/contourc/contourc/translate/internal/status"
 )
 
@@ -92,7 +93,7 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Sett
 	// The resource types only read the DAG: build them side by side, on
 	// every CPU, the clusters here.
 	d.Freeze()
-	opts.Memo.frozen()
+	opts.Memo.proxyMemo().Frozen()
 	var wg sync.WaitGroup
 	built := opts.Memo.reuse(s)
 	if opts.Memo == nil {
@@ -131,7 +132,7 @@ func buildResourcesWith(d *dag.DAG, c *index.Index, opts Options, s *config.Sett
 		r.Clusters = append(r.Clusters, envoy.ExtensionClusterWith(e, s))
 		r.Endpoints = append(r.Endpoints, envoy.ExtensionLoadAssignment(e, c))
 	}
-	for _, jc := range jwksClusters(d) {
+	for _, jc := range dag.JWKSClusters(d) {
 		r.Clusters = append(r.Clusters, envoy.DNSNameClusterWith(jc, s))
 	}
 	index.SortByName(r.Clusters, func(c *clusterv3.Cluster) string { return c.Name })
@@ -222,11 +223,11 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	ingresses := &ingress.Processor{DAG: d, Index: c, Settings: s, Notices: &res.Notices}
 	ingresses.Run()
 	statuses := make(status.Map, len(c.HTTPProxies)+len(c.Extensions))
-	extensions := &extensionProcessor{cache: c, settings: s, status: statuses}
-	extensions.run()
-	d.Extensions = extensions.clusters
-	opts.Memo.runProxies(&httpProxyProcessor{dag: d, cache: c, status: statuses, rootNamespaces: opts.RootNamespaces,
-		disablePermitInsecure: s.DisablePermitInsecure, settings: s, inOrder: opts.rootsInOrder}, objs)
+	extensions := &httpproxy.ExtensionProcessor{Cache: c, Settings: s, Status: statuses}
+	extensions.Run()
+	d.Extensions = extensions.Clusters
+	opts.Memo.proxyMemo().Run(&httpproxy.Processor{DAG: d, Cache: c, Status: statuses, RootNamespaces: opts.RootNamespaces,
+		DisablePermitInsecure: s.DisablePermitInsecure, Settings: s, InOrder: opts.rootsInOrder}, objs)
 	var gs *gatewayapi.Statuses
 	if gw != nil {
 		gs = gatewayapi.NewStatuses(routes)

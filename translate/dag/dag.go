@@ -76,7 +76,8 @@ type VirtualHost struct {
 	// FirstNamed; AddRoute clears them too.
 	Uses, Named []*Cluster
 	// RoutesShared says another VirtualHost holds the same routes map (a
-	// copy, httpproxy_memo.go): AddRoute clones it before adding.
+	// copy, translate/httpproxy's httpproxy_memo.go): AddRoute clones it
+	// before adding.
 	RoutesShared bool
 }
 
@@ -91,7 +92,8 @@ type SecureVirtualHost struct {
 	ClientValidation *ClientValidation
 	// Authorization, when set, checks every request with ext_authz.
 	Authorization *ExternalAuthorization
-	// JWTProviders verify JWTs with jwt_authn (jwt.go).
+	// JWTProviders verify JWTs with jwt_authn (translate/httpproxy's
+	// jwt.go).
 	JWTProviders []*JWTProvider
 	// TCPProxy, when set, proxies the TLS connection's bytes instead of
 	// serving HTTP.

@@ -70,3 +70,23 @@ func VisitClusters(d *DAG, add func(*VirtualHost), f func(*Cluster)) {
 		}
 	}
 }
+
+// JWKSClusters returns the remote JWKS clusters of the valid secure virtual
+// hosts (TCP-proxied ones too, as in Contour), in listener, virtual host and
+// provider order, once per cluster name: the first one met wins.
+func JWKSClusters(d *DAG) []*DNSNameCluster {
+	var out []*DNSNameCluster
+	seen := map[string]bool{}
+	for _, l := range d.SortedListeners() {
+		for _, svh := range l.SecureVirtualHosts() {
+			for _, jp := range svh.JWTProviders {
+				if jp.RemoteJWKS == nil || seen[jp.RemoteJWKS.Cluster.ClusterName()] {
+					continue
+				}
+				seen[jp.RemoteJWKS.Cluster.ClusterName()] = true
+				out = append(out, jp.RemoteJWKS.Cluster)
+			}
+		}
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	"maps"
@@ -115,8 +115,9 @@ func ignoredByProxies(kind string) bool {
 	return false
 }
 
-// proxyInputs are the objects of objs the HTTPProxy processor may read.
-func proxyInputs(objs []loader.Object) []loader.Object {
+// Inputs are the objects of objs the HTTPProxy processor may read: a
+// change to any other leaves its work to be taken from the Memo whole.
+func Inputs(objs []loader.Object) []loader.Object {
 	out := make([]loader.Object, 0, len(objs))
 	for _, o := range objs {
 		if !ignoredByProxies(o.Kind) {
@@ -126,27 +127,49 @@ func proxyInputs(objs []loader.Object) []loader.Object {
 	return out
 }
 
-// runProxies runs p, taking from m what it did the last time where that is
+// Memo is the HTTPProxy processor's part of serve's memo (a field of
+// translate's Memo): its last run, which the next one takes again, whole
+// or root by root, where it reads the same. A nil *Memo remembers
+// nothing. A Memo serves one translation at a time.
+type Memo struct {
+	mu sync.Mutex
+	// proxies is the last run of the HTTPProxy processor, nil when it
+	// cannot be done again; replayedProxies counts the times it was done
+	// again whole, for tests.
+	proxies         *proxyRun
+	replayedProxies atomic.Int64
+	// replayedRoots counts the roots whose work was taken from the Memo
+	// on their own, for tests.
+	replayedRoots atomic.Int64
+}
+
+// Replays are, for tests, the number of runs taken from m whole and of
+// roots whose work was taken from it on their own.
+func (m *Memo) Replays() (runs, roots int64) {
+	return m.replayedProxies.Load(), m.replayedRoots.Load()
+}
+
+// Run runs p, taking from m what it did the last time where that is
 // the same; objs are the translation's objects.
-func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
-	fqdns := rootFQDNs(p.cache)
+func (m *Memo) Run(p *Processor, objs []loader.Object) {
+	fqdns := rootFQDNs(p.Cache)
 	// Roots that create every virtual host they write to can each be
 	// processed on its own (rootsApart), which records what each did.
-	apart := !hostsTaken(p.dag, fqdns) && !p.inOrder
+	apart := !hostsTaken(p.DAG, fqdns) && !p.InOrder
 	p.apart = apart
 	if m == nil {
 		p.run()
 		return
 	}
 	now := &proxyRun{
-		inputs:         proxyInputs(objs),
-		settings:       p.settings,
-		rootNamespaces: p.rootNamespaces,
-		listeners:      proxyListeners(p.dag),
+		inputs:         Inputs(objs),
+		settings:       p.Settings,
+		rootNamespaces: p.RootNamespaces,
+		listeners:      proxyListeners(p.DAG),
 		fqdns:          fqdns,
 		// About a root per HTTPProxy: growing it was a third of
 		// placing 5,000 roots' work.
-		roots: make(map[types.NamespacedName]*rootRun, len(p.cache.HTTPProxies)),
+		roots: make(map[types.NamespacedName]*rootRun, len(p.Cache.HTTPProxies)),
 	}
 	m.mu.Lock()
 	last := m.proxies
@@ -164,7 +187,7 @@ func (m *Memo) runProxies(p *httpProxyProcessor, objs []loader.Object) {
 	p.run()
 	p.memo = nil
 	if apart {
-		now.keepStatus(p.status)
+		now.keepStatus(p.Status)
 	} else {
 		now = nil // no records: the roots were processed in order
 	}
@@ -253,8 +276,8 @@ func (r *proxyRun) keepStatus(statuses status.Map) {
 // and the HTTPS virtual hosts are placed side by side, and the statuses
 // copied meanwhile: one after the other, on one CPU, they were the
 // longest step of a reload's HTTPProxy processing at 5,000 HTTPProxies.
-func (r *proxyRun) replay(p *httpProxyProcessor) {
-	to := hostListenersOf(p.dag)
+func (r *proxyRun) replay(p *Processor) {
+	to := hostListenersOf(p.DAG)
 	var secure []placedHost
 	var placing sync.WaitGroup
 	placing.Go(func() {
@@ -266,7 +289,7 @@ func (r *proxyRun) replay(p *httpProxyProcessor) {
 	for _, rr := range r.roots {
 		r.placed = to.placePlain(rr, r.placed)
 	}
-	maps.Copy(p.status, r.status)
+	maps.Copy(p.Status, r.status)
 	placing.Wait()
 	r.placed = append(r.placed, secure...)
 }
@@ -332,16 +355,16 @@ func (rm *rootMemo) reusable(c *index.Index, root *contourv1.HTTPProxy) *rootRun
 // since no root writes to another's virtual hosts, and what a root does
 // to other HTTPProxies (a status, taking them off the orphans) is done
 // again, in order, from its record.
-func (p *httpProxyProcessor) rootsApart(roots []*contourv1.HTTPProxy) {
+func (p *Processor) rootsApart(roots []*contourv1.HTTPProxy) {
 	runs := make([]*rootRun, len(roots))
 	var todo []int
 	for i, root := range roots {
-		if runs[i] = p.memo.reusable(p.cache, root); runs[i] == nil {
+		if runs[i] = p.memo.reusable(p.Cache, root); runs[i] == nil {
 			todo = append(todo, i)
 		}
 	}
 	par.ForEach(len(todo), func(j int) { runs[todo[j]] = p.recordRoot(roots[todo[j]]) })
-	to := hostListenersOf(p.dag)
+	to := hostListenersOf(p.DAG)
 	for _, rr := range runs {
 		rr.replay(p)
 		p.place(rr, to)
@@ -351,30 +374,30 @@ func (p *httpProxyProcessor) rootsApart(roots []*contourv1.HTTPProxy) {
 // recordRoot processes root apart: on a DAG of its own, with listeners
 // like p's but empty, and statuses and orphans of its own, recording what
 // it read and did to other HTTPProxies.
-func (p *httpProxyProcessor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
+func (p *Processor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
 	name := index.NamespacedName(root)
-	rr := &rootRun{proxy: root, ext: p.cache.HTTPProxyExt[name]}
+	rr := &rootRun{proxy: root, ext: p.Cache.HTTPProxyExt[name]}
 	apart := *p
-	apart.dag = &dag.DAG{Listeners: make(map[string]*dag.Listener, len(p.dag.Listeners)), DynamicListeners: p.dag.DynamicListeners, Extensions: p.dag.Extensions}
-	for key, l := range p.dag.Listeners {
+	apart.DAG = &dag.DAG{Listeners: make(map[string]*dag.Listener, len(p.DAG.Listeners)), DynamicListeners: p.DAG.DynamicListeners, Extensions: p.DAG.Extensions}
+	for key, l := range p.DAG.Listeners {
 		empty := *l
 		empty.VHosts, empty.SecureVHosts = nil, nil // made when the root adds a host
-		apart.dag.Listeners[key] = &empty
+		apart.DAG.Listeners[key] = &empty
 	}
-	rr.status = p.status.ForProxy(name) // set before the roots are processed; only this root writes it
-	apart.status = status.Map{status.Key{Kind: "HTTPProxy", Name: name}: rr.status}
+	rr.status = p.Status.ForProxy(name) // set before the roots are processed; only this root writes it
+	apart.Status = status.Map{status.Key{Kind: "HTTPProxy", Name: name}: rr.status}
 	apart.orphaned = nil // only deleted from
 	apart.memo, apart.recording = nil, rr
 	apart.root(root)
 	fqdn := root.Spec.VirtualHost.Fqdn
-	rr.vhost = apart.dag.Listener("http").VirtualHostOf(fqdn)
-	rr.svhost = apart.dag.Listener("https").SecureVirtualHostOf(fqdn)
+	rr.vhost = apart.DAG.Listener("http").VirtualHostOf(fqdn)
+	rr.svhost = apart.DAG.Listener("https").SecureVirtualHostOf(fqdn)
 	return rr
 }
 
 // place copies rr's virtual hosts onto p's DAG's listeners to, and keeps
 // rr for the next run.
-func (p *httpProxyProcessor) place(rr *rootRun, to hostListeners) {
+func (p *Processor) place(rr *rootRun, to hostListeners) {
 	if p.memo == nil {
 		to.place(rr, nil)
 		return
@@ -385,14 +408,14 @@ func (p *httpProxyProcessor) place(rr *rootRun, to hostListeners) {
 }
 
 // lookedUp records that the root being processed looked name up.
-func (p *httpProxyProcessor) lookedUp(name types.NamespacedName) {
+func (p *Processor) lookedUp(name types.NamespacedName) {
 	if rr := p.recording; rr != nil {
-		rr.lookups = append(rr.lookups, proxyLookup{name, p.cache.HTTPProxyByName[name], p.cache.HTTPProxyExt[name]})
+		rr.lookups = append(rr.lookups, proxyLookup{name, p.Cache.HTTPProxyByName[name], p.Cache.HTTPProxyExt[name]})
 	}
 }
 
 // did records an effect of the root being processed on another HTTPProxy.
-func (p *httpProxyProcessor) did(e rootEffect) {
+func (p *Processor) did(e rootEffect) {
 	if rr := p.recording; rr != nil {
 		rr.effects = append(rr.effects, e)
 	}
@@ -413,8 +436,8 @@ func (rr *rootRun) readsTheSame(c *index.Index, root *contourv1.HTTPProxy) bool 
 
 // replay does to p's status and orphans what rr's processing did; its
 // virtual hosts are placed by the caller.
-func (rr *rootRun) replay(p *httpProxyProcessor) {
-	p.status[status.Key{Kind: "HTTPProxy", Name: index.NamespacedName(rr.proxy)}] = rr.status
+func (rr *rootRun) replay(p *Processor) {
+	p.Status[status.Key{Kind: "HTTPProxy", Name: index.NamespacedName(rr.proxy)}] = rr.status
 	for _, e := range rr.effects {
 		if e.visit != nil {
 			p.keepVisit(e.name, e.visit)
@@ -424,10 +447,10 @@ func (rr *rootRun) replay(p *httpProxyProcessor) {
 	}
 }
 
-// frozen keeps, for each kept virtual host, the route order the DAG's
+// Frozen keeps, for each kept virtual host, the route order the DAG's
 // freeze worked out, when no later processor added to its counterpart:
 // the next replay hands it on, and that virtual host is not sorted again.
-func (m *Memo) frozen() {
+func (m *Memo) Frozen() {
 	if m == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	"errors"
@@ -274,4 +274,19 @@ func queryConditionsValid(conds []contourv1.MatchCondition) error {
 		}
 	}
 	return nil
+}
+
+// RouteKey is the dag.ConditionsKey of the HTTPProxy route whose own
+// conditions are own under includes whose conditions are chain (parents
+// first); false when Contour would refuse them.
+func RouteKey(chain, own []contourv1.MatchCondition) (string, bool) {
+	conds := append(append(make([]contourv1.MatchCondition, 0, len(chain)+len(own)), chain...), own...)
+	if pathConditionsValid(own) != nil || headerConditionsValid(conds) != nil || queryConditionsValid(conds) != nil {
+		return "", false
+	}
+	path, err := mergePathMatch(conds)
+	if err != nil {
+		return "", false
+	}
+	return dag.ConditionsKey(&dag.Route{PathMatch: path, HeaderMatch: mergeHeaderMatch(conds), QueryMatch: mergeQueryMatch(conds)}), true
 }

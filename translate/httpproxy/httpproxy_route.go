@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ import (
 // route builds one route of proxy; ok is false when an error discards the
 // proxy's routes. The checks run in Contour's order, so that the first
 // error reported is the one Contour reports.
-func (p *httpProxyProcessor) route(st *status.Proxy, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*dag.Route, bool) {
+func (p *Processor) route(st *status.Proxy, root, proxy *contourv1.HTTPProxy, route contourv1.Route, conds []contourv1.MatchCondition, enforceTLS bool, dynamic map[string]string) (*dag.Route, bool) {
 	fail := func(errType, reason, format string, args ...any) (*dag.Route, bool) {
 		st.AddError(errType, reason, format, args...)
 		return nil, false
@@ -78,7 +78,7 @@ func (p *httpProxyProcessor) route(st *status.Proxy, root, proxy *contourv1.HTTP
 		HeaderMatch:                 mergeHeaderMatch(conds),
 		QueryMatch:                  mergeQueryMatch(conds),
 		Websocket:                   route.EnableWebsockets,
-		HTTPSUpgrade:                enforceTLS && !(route.PermitInsecure && !p.disablePermitInsecure),
+		HTTPSUpgrade:                enforceTLS && !(route.PermitInsecure && !p.DisablePermitInsecure),
 		Timeout:                     timeouts,
 		Retry:                       httpProxyRetryPolicy(route.RetryPolicy),
 		RequestHeaders:              reqHeaders,
@@ -154,7 +154,7 @@ type clusterSettings struct {
 // cluster resolves one route service. A nil cluster with ok means the
 // Service could not be resolved (skipped, not fatal); !ok means an error
 // discards the proxy's routes.
-func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *dag.Route, cs clusterSettings, dynamic map[string]string) (*dag.Cluster, bool) {
+func (p *Processor) cluster(st *status.Proxy, proxy *contourv1.HTTPProxy, svc contourv1.Service, r *dag.Route, cs clusterSettings, dynamic map[string]string) (*dag.Cluster, bool) {
 	if svc.Port < 1 || svc.Port > 65535 {
 		st.AddError("ServiceError", "ServicePortInvalid", "service %q: port must be in the range 1-65535", svc.Name)
 		return nil, false
@@ -164,12 +164,12 @@ func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProx
 	if cs.health != nil && svc.HealthPort > 0 {
 		healthPort = svc.HealthPort
 	}
-	s, err := p.cache.ServiceWithHealthPort(name, svc.Port, healthPort)
+	s, err := p.Cache.ServiceWithHealthPort(name, svc.Port, healthPort)
 	if err != nil {
 		st.AddError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
 		return nil, true
 	}
-	s = config.WithDefaultCircuitBreakers(s, p.settings)
+	s = config.WithDefaultCircuitBreakers(s, p.Settings)
 	protocol := s.Protocol
 	if svc.Protocol != nil {
 		protocol = *svc.Protocol
@@ -182,12 +182,12 @@ func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProx
 		Upstream: s, Protocol: protocol, Weight: uint32(svc.Weight), LoadBalancerPolicy: cs.lbPolicy,
 		HealthCheck: cs.health, IdleConnectionTimeout: cs.idleConnection,
 	}
-	if p.settings != nil {
-		c.DNSLookupFamily = p.settings.DNSLookupFamily
+	if p.Settings != nil {
+		c.DNSLookupFamily = p.Settings.DNSLookupFamily
 	}
 	// Upstream validation only applies to Services that speak TLS.
 	if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
-		v, err := upstreamValidation(p.cache, uv, proxy.Namespace)
+		v, err := upstreamValidation(p.Cache, uv, proxy.Namespace)
 		if err != nil {
 			if e, ok := err.(index.DelegationNotPermittedError); ok {
 				st.AddError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
@@ -203,8 +203,8 @@ func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProx
 	dynamic["CONTOUR_SERVICE_NAME"] = svc.Name
 	dynamic["CONTOUR_SERVICE_PORT"] = strconv.Itoa(svc.Port)
 	var defReq, defResp *dag.HeadersPolicy
-	if p.settings != nil {
-		defReq, defResp = p.settings.RequestHeaders, p.settings.ResponseHeaders
+	if p.Settings != nil {
+		defReq, defResp = p.Settings.RequestHeaders, p.Settings.ResponseHeaders
 	}
 	if c.RequestHeaders, err = headersPolicy(svc.RequestHeadersPolicy, true, dynamic); err == nil {
 		c.RequestHeaders, err = config.WithDefaultHeaders(defReq, c.RequestHeaders, true, dynamic)
@@ -234,8 +234,8 @@ func (p *httpProxyProcessor) cluster(st *status.Proxy, proxy *contourv1.HTTPProx
 			return nil, false
 		}
 	}
-	if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
-		st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
+	if c.ClientCertificate, err = p.Cache.ClientCertificate(); err != nil {
+		st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.Settings.ClientCertificate, err)
 		return nil, false
 	}
 	c.SNI = upstreamSNI(r.RequestHeaders, c.RequestHeaders)

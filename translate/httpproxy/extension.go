@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	contourv1alpha1 "github.com/projectcontour/contour/apis/projectcontour/v1alpha1"
@@ -17,27 +17,32 @@ import (
 // lists, one weighted locality each. An ExtensionService with any error
 // produces no cluster.
 
-type extensionProcessor struct {
-	cache    *index.Index
-	settings *config.Settings // nil: Contour's defaults
-	status   status.Map
-	// clusters are the valid extensions, by namespace/name.
-	clusters map[types.NamespacedName]*dag.ExtensionCluster
+// ExtensionProcessor is the ExtensionService processor of one
+// translation: Run checks the ExtensionServices of Cache into Status and
+// Clusters.
+type ExtensionProcessor struct {
+	Cache    *index.Index
+	Settings *config.Settings // nil: Contour's defaults
+	Status   status.Map
+	// Clusters are the valid extensions, by namespace/name.
+	Clusters map[types.NamespacedName]*dag.ExtensionCluster
 }
 
-func (p *extensionProcessor) run() {
-	p.clusters = map[types.NamespacedName]*dag.ExtensionCluster{}
-	for _, ext := range p.cache.Extensions {
+// Run builds the cluster of each valid ExtensionService and the status of
+// every one.
+func (p *ExtensionProcessor) Run() {
+	p.Clusters = map[types.NamespacedName]*dag.ExtensionCluster{}
+	for _, ext := range p.Cache.Extensions {
 		key := index.NamespacedName(ext)
 		st := &status.Proxy{Generation: ext.Generation}
-		p.status[status.Key{Kind: "ExtensionService", Name: key}] = st
+		p.Status[status.Key{Kind: "ExtensionService", Name: key}] = st
 		if c := p.build(ext, st); c != nil && st.Valid() {
-			p.clusters[key] = c
+			p.Clusters[key] = c
 		}
 	}
 }
 
-func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *status.Proxy) *dag.ExtensionCluster {
+func (p *ExtensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *status.Proxy) *dag.ExtensionCluster {
 	out := &dag.ExtensionCluster{Namespace: ext.Namespace, Name: ext.Name, Protocol: "h2"}
 	if tp := ext.Spec.TimeoutPolicy; tp != nil {
 		response, errResp := dag.ParseTimeout(tp.Response)
@@ -54,14 +59,14 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *st
 			out.ResponseTimeout, out.IdleConnection = response, idleConn
 		}
 	}
-	if p.settings != nil && p.settings.ClientCertificate != nil {
-		sec, err := p.cache.ClientCertificate()
+	if p.Settings != nil && p.Settings.ClientCertificate != nil {
+		sec, err := p.Cache.ClientCertificate()
 		if err != nil {
-			st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
+			st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.Settings.ClientCertificate, err)
 		}
 		out.ClientCertificate = sec
 	}
-	if s := p.settings; s != nil && s.CircuitBreakers != nil {
+	if s := p.Settings; s != nil && s.CircuitBreakers != nil {
 		out.CircuitBreakers = *s.CircuitBreakers
 	}
 	if cb := ext.Spec.CircuitBreakerPolicy; cb != nil {
@@ -85,7 +90,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *st
 		out.Protocol = *ext.Spec.Protocol
 	}
 	if uv := ext.Spec.UpstreamValidation; uv != nil {
-		v, err := upstreamValidation(p.cache, uv, ext.Namespace)
+		v, err := upstreamValidation(p.Cache, uv, ext.Namespace)
 		if e, denied := err.(index.DelegationNotPermittedError); denied {
 			st.AddError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 			return nil
@@ -102,7 +107,7 @@ func (p *extensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *st
 	for _, target := range ext.Spec.Services {
 		// Only Services in the extension's own namespace can be targets.
 		name := types.NamespacedName{Namespace: ext.Namespace, Name: target.Name}
-		svc, port, err := p.cache.LookupService(name, intstr.FromInt(target.Port))
+		svc, port, err := p.Cache.LookupService(name, intstr.FromInt(target.Port))
 		if err != nil {
 			st.AddError("ServiceError", "ServiceUnresolvedReference", "unresolved service %q: %s", name, err)
 			continue

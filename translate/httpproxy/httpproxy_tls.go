@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
@@ -15,7 +15,7 @@ import (
 
 // secureVirtualHost validates a root's TLS settings and creates its secure
 // virtual host; ok is false when an error stops the proxy.
-func (p *httpProxyProcessor) secureVirtualHost(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.SecureVirtualHost, bool) {
+func (p *Processor) secureVirtualHost(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.SecureVirtualHost, bool) {
 	tls := proxy.Spec.VirtualHost.TLS
 	fail := func(reason, format string, args ...any) (*dag.SecureVirtualHost, bool) {
 		st.AddError("TLSError", reason, format, args...)
@@ -33,7 +33,7 @@ func (p *httpProxyProcessor) secureVirtualHost(st *status.Proxy, proxy *contourv
 	case tls.Passthrough && tls.ClientValidation != nil:
 		return fail("TLSIncompatibleFeatures", "Spec.VirtualHost.TLS passthrough cannot be combined with tls.clientValidation")
 	}
-	https := p.dag.Listener("https")
+	https := p.DAG.Listener("https")
 	if https == nil {
 		st.AddError("ListenerError", "ErrorIdentifyingListener", "more than one https listener configured")
 		return nil, false
@@ -41,7 +41,7 @@ func (p *httpProxyProcessor) secureVirtualHost(st *status.Proxy, proxy *contourv
 	if tls.Passthrough {
 		return https.EnsureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
 	}
-	secret, err := p.cache.LookupTLSSecret(index.SecretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
+	secret, err := p.Cache.LookupTLSSecret(index.SecretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
 	if err != nil {
 		if _, ok := err.(index.DelegationNotPermittedError); ok {
 			return fail("DelegationNotPermitted", "Spec.VirtualHost.TLS Secret %q certificate delegation not permitted", tls.SecretName)
@@ -63,11 +63,11 @@ func (p *httpProxyProcessor) secureVirtualHost(st *status.Proxy, proxy *contourv
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & client authorization are incompatible")
 	case tls.EnableFallbackCertificate && len(vh.JWTProviders) > 0:
 		return fail("TLSIncompatibleFeatures", "Spec.Virtualhost.TLS fallback & JWT providers are incompatible")
-	case tls.EnableFallbackCertificate && (p.settings == nil || p.settings.FallbackCertificate == nil):
+	case tls.EnableFallbackCertificate && (p.Settings == nil || p.Settings.FallbackCertificate == nil):
 		return fail("FallbackNotPresent", "Spec.Virtualhost.TLS enabled fallback but the fallback Certificate Secret is not configured in Contour configuration file")
 	case tls.EnableFallbackCertificate:
-		ref := p.settings.FallbackCertificate
-		sec, err := p.cache.LookupTLSSecret(*ref, proxy.Namespace)
+		ref := p.Settings.FallbackCertificate
+		sec, err := p.Cache.LookupTLSSecret(*ref, proxy.Namespace)
 		if _, denied := err.(index.DelegationNotPermittedError); denied {
 			return fail("FallbackNotDelegated", "Spec.VirtualHost.TLS Secret %q is not configured for certificate delegation", ref)
 		} else if err != nil {
@@ -96,7 +96,7 @@ func (p *httpProxyProcessor) secureVirtualHost(st *status.Proxy, proxy *contourv
 // clientValidation resolves the CA and CRL of a secure virtual host's client
 // certificate validation. A missing CA is reported but, as in Contour, does
 // not stop the proxy.
-func (p *httpProxyProcessor) clientValidation(st *status.Proxy, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*dag.ClientValidation, bool) {
+func (p *Processor) clientValidation(st *status.Proxy, proxy *contourv1.HTTPProxy, cv *contourv1.DownstreamValidation) (*dag.ClientValidation, bool) {
 	out := &dag.ClientValidation{SkipValidation: cv.SkipClientCertValidation, Optional: cv.OptionalClientCertificate}
 	if f := cv.ForwardClientCertificate; f != nil {
 		out.Forward = &dag.ForwardClientCert{Subject: f.Subject, Cert: f.Cert, Chain: f.Chain, DNS: f.DNS, URI: f.URI}
@@ -117,14 +117,14 @@ func (p *httpProxyProcessor) clientValidation(st *status.Proxy, proxy *contourv1
 	var ok bool
 	switch {
 	case cv.CACertificate != "":
-		if out.CACert, ok = lookup(cv.CACertificate, "CA", p.cache.LookupCASecret); !ok {
+		if out.CACert, ok = lookup(cv.CACertificate, "CA", p.Cache.LookupCASecret); !ok {
 			return nil, false
 		}
 	case !cv.SkipClientCertValidation:
 		st.AddError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: CA Secret must be specified")
 	}
 	if cv.CertificateRevocationList != "" {
-		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.cache.LookupCRLSecret); !ok {
+		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.Cache.LookupCRLSecret); !ok {
 			return nil, false
 		}
 		out.OnlyVerifyLeafCertCRL = cv.OnlyVerifyLeafCertCrl
@@ -134,7 +134,7 @@ func (p *httpProxyProcessor) clientValidation(st *status.Proxy, proxy *contourv1
 
 // tcpProxy resolves a proxy's tcpproxy: services of its own, or those of
 // the non-root proxy it includes (followed transitively).
-func (p *httpProxyProcessor) tcpProxy(st *status.Proxy, proxy *contourv1.HTTPProxy, path *includePath) (*dag.TCPProxy, bool) {
+func (p *Processor) tcpProxy(st *status.Proxy, proxy *contourv1.HTTPProxy, path *includePath) (*dag.TCPProxy, bool) {
 	tp := proxy.Spec.TCPProxy
 	path.push(index.NamespacedName(proxy))
 	defer path.pop()
@@ -167,7 +167,7 @@ func (p *httpProxyProcessor) tcpProxy(st *status.Proxy, proxy *contourv1.HTTPPro
 			if health != nil && svc.HealthPort > 0 {
 				healthPort = svc.HealthPort
 			}
-			s, err := p.cache.ServiceWithHealthPort(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, svc.Port, healthPort)
+			s, err := p.Cache.ServiceWithHealthPort(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, svc.Port, healthPort)
 			if err != nil {
 				return fail("TCPProxyError", "ServiceUnresolvedReference", "Spec.TCPProxy unresolved service reference: %s", err)
 			}
@@ -178,11 +178,11 @@ func (p *httpProxyProcessor) tcpProxy(st *status.Proxy, proxy *contourv1.HTTPPro
 				}
 			}
 			c := &dag.Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health, SNI: s.ExternalName, HTTPProxyTCP: true}
-			if c.ClientCertificate, err = p.cache.ClientCertificate(); err != nil {
-				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.settings.ClientCertificate, err)
+			if c.ClientCertificate, err = p.Cache.ClientCertificate(); err != nil {
+				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.Settings.ClientCertificate, err)
 			}
 			if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
-				v, err := upstreamValidation(p.cache, uv, proxy.Namespace)
+				v, err := upstreamValidation(p.Cache, uv, proxy.Namespace)
 				if e, denied := err.(index.DelegationNotPermittedError); denied {
 					return fail("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 				} else if err != nil {

@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	"net/url"
@@ -31,10 +31,10 @@ const defaultDNSLookupFamily = "auto"
 // jwtProviders validates a root's JWT providers in Contour's order and adds
 // them to its secure virtual host one by one, as Contour does; false means
 // an error stops the proxy.
-func (p *httpProxyProcessor) jwtProviders(st *status.Proxy, proxy *contourv1.HTTPProxy, svh *dag.SecureVirtualHost) bool {
+func (p *Processor) jwtProviders(st *status.Proxy, proxy *contourv1.HTTPProxy, svh *dag.SecureVirtualHost) bool {
 	var names []string
 	hasDefault := false
-	ext := p.cache.HTTPProxyExtensions(proxy)
+	ext := p.Cache.HTTPProxyExtensions(proxy)
 	for i, jp := range proxy.Spec.VirtualHost.JWTProviders {
 		if slices.Contains(names, jp.Name) {
 			st.AddError("JWTVerificationError", "DuplicateProviderName", "Spec.VirtualHost.JWTProviders is invalid: duplicate name %s", jp.Name)
@@ -59,7 +59,7 @@ func (p *httpProxyProcessor) jwtProviders(st *status.Proxy, proxy *contourv1.HTT
 
 // jwtProvider resolves a provider's one JWKS source: local (the CRD's CEL
 // rule, which Contour checks again, wants exactly one) or remote.
-func (p *httpProxyProcessor) jwtProvider(st *status.Proxy, proxy *contourv1.HTTPProxy, jp contourv1.JWTProvider, local *loader.LocalJWKS) (*dag.JWTProvider, bool) {
+func (p *Processor) jwtProvider(st *status.Proxy, proxy *contourv1.HTTPProxy, jp contourv1.JWTProvider, local *loader.LocalJWKS) (*dag.JWTProvider, bool) {
 	out := &dag.JWTProvider{Name: jp.Name, Issuer: jp.Issuer, Audiences: jp.Audiences, ForwardJWT: jp.ForwardJWT}
 	hasRemote, hasLocal := jp.RemoteJWKS.URI != "", local != nil && local.SecretName != ""
 	switch {
@@ -71,7 +71,7 @@ func (p *httpProxyProcessor) jwtProvider(st *status.Proxy, proxy *contourv1.HTTP
 		return nil, false
 	case hasLocal:
 		// The Secret is always the proxy's own namespace's: no delegation.
-		jwks, err := p.cache.LookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
+		jwks, err := p.Cache.LookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
 		if err != nil {
 			st.AddError("JWTVerificationError", "LocalJWKSInvalid", "Spec.VirtualHost.JWTProviders.LocalJWKS for provider %q is invalid: %s", jp.Name, err)
 			return nil, false
@@ -90,7 +90,7 @@ func (p *httpProxyProcessor) jwtProvider(st *status.Proxy, proxy *contourv1.HTTP
 // remoteJWKS validates a provider's remote JWKS: URI and scheme, upstream
 // validation (https only), timeout (default 1s), cache duration, port (from
 // the URI, else the scheme's) and DNS lookup family.
-func (p *httpProxyProcessor) remoteJWKS(st *status.Proxy, proxy *contourv1.HTTPProxy, rj contourv1.RemoteJWKS) (*dag.RemoteJWKS, bool) {
+func (p *Processor) remoteJWKS(st *status.Proxy, proxy *contourv1.HTTPProxy, rj contourv1.RemoteJWKS) (*dag.RemoteJWKS, bool) {
 	fail := func(reason, format string, args ...any) (*dag.RemoteJWKS, bool) {
 		st.AddError("JWTVerificationError", reason, format, args...)
 		return nil, false
@@ -107,7 +107,7 @@ func (p *httpProxyProcessor) remoteJWKS(st *status.Proxy, proxy *contourv1.HTTPP
 		if u.Scheme == "http" {
 			return fail("RemoteJWKSUpstreamValidationInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation must not be specified when URI scheme is http.")
 		}
-		validation, err = upstreamValidation(p.cache, uv, proxy.Namespace)
+		validation, err = upstreamValidation(p.Cache, uv, proxy.Namespace)
 		if e, denied := err.(index.DelegationNotPermittedError); denied {
 			return fail("RemoteJWKSCACertificateNotDelegated", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 		} else if err != nil {
@@ -142,8 +142,8 @@ func (p *httpProxyProcessor) remoteJWKS(st *status.Proxy, proxy *contourv1.HTTPP
 	case "auto", "v4", "v6", "all":
 	case "":
 		family = defaultDNSLookupFamily
-		if p.settings != nil {
-			family = p.settings.DNSLookupFamily
+		if p.Settings != nil {
+			family = p.Settings.DNSLookupFamily
 		}
 	default:
 		return fail("RemoteJWKSDNSLookupFamilyInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.DNSLookupFamily has an invalid value %q, must be auto, all, v4 or v6", rj.DNSLookupFamily)
@@ -196,24 +196,4 @@ func checkRouteJWTProviders(st *status.Proxy, svh *dag.SecureVirtualHost, routes
 			return
 		}
 	}
-}
-
-// jwksClusters returns the remote JWKS clusters of the valid secure virtual
-// hosts (TCP-proxied ones too, as in Contour), in listener, virtual host and
-// provider order, once per cluster name: the first one met wins.
-func jwksClusters(d *dag.DAG) []*dag.DNSNameCluster {
-	var out []*dag.DNSNameCluster
-	seen := map[string]bool{}
-	for _, l := range d.SortedListeners() {
-		for _, svh := range l.SecureVirtualHosts() {
-			for _, jp := range svh.JWTProviders {
-				if jp.RemoteJWKS == nil || seen[jp.RemoteJWKS.Cluster.ClusterName()] {
-					continue
-				}
-				seen[jp.RemoteJWKS.Cluster.ClusterName()] = true
-				out = append(out, jp.RemoteJWKS.Cluster)
-			}
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	"cmp"
@@ -19,30 +19,30 @@ import (
 
 // externalAuthorization resolves a virtual host's authorization settings;
 // nil with no error reported means there is none.
-func (p *httpProxyProcessor) externalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
+func (p *Processor) externalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) (*dag.ExternalAuthorization, bool) {
 	auth := proxy.Spec.VirtualHost.Authorization
 	if auth == nil || auth.ExtensionServiceRef.Name == "" {
 		// The configuration's global authorization server, if any,
 		// checks the virtual host instead.
 		if g := p.globalAuth(); g != nil {
-			return p.resolveAuthorization(st, proxy, g, p.settings.GlobalExtAuthExtensions)
+			return p.resolveAuthorization(st, proxy, g, p.Settings.GlobalExtAuthExtensions)
 		}
 		return nil, true
 	}
-	return p.resolveAuthorization(st, proxy, auth, p.cache.HTTPProxyExtensions(proxy).AuthorizationOf())
+	return p.resolveAuthorization(st, proxy, auth, p.Cache.HTTPProxyExtensions(proxy).AuthorizationOf())
 }
 
 // globalAuth is the configuration's globalExtAuth, or nil.
-func (p *httpProxyProcessor) globalAuth() *contourv1.AuthorizationServer {
-	if p.settings == nil {
+func (p *Processor) globalAuth() *contourv1.AuthorizationServer {
+	if p.Settings == nil {
 		return nil
 	}
-	return p.settings.GlobalExtAuth
+	return p.Settings.GlobalExtAuth
 }
 
 // resolveAuthorization resolves an authorization server, with its
 // extension fields (nil: gRPC), against the valid ExtensionServices.
-func (p *httpProxyProcessor) resolveAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*dag.ExternalAuthorization, bool) {
+func (p *Processor) resolveAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy, auth *contourv1.AuthorizationServer, ext *loader.AuthorizationExtensions) (*dag.ExternalAuthorization, bool) {
 	ref := auth.ExtensionServiceRef
 	if ref.APIVersion == "" {
 		ref.APIVersion = "projectcontour.io/v1alpha1"
@@ -55,7 +55,7 @@ func (p *httpProxyProcessor) resolveAuthorization(st *status.Proxy, proxy *conto
 	if name.Namespace == "" {
 		name.Namespace = proxy.Namespace
 	}
-	cluster := p.dag.Extensions[name]
+	cluster := p.DAG.Extensions[name]
 	if cluster == nil {
 		st.AddError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 		return nil, false
@@ -113,7 +113,7 @@ func routeAuthorization(r *dag.Route, root *contourv1.HTTPProxy, route contourv1
 // checkGlobalAuthorization reports, as Contour does on the plain virtual
 // host, a global authorization server whose ExtensionService is not valid;
 // the virtual host is still served.
-func (p *httpProxyProcessor) checkGlobalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) {
+func (p *Processor) checkGlobalAuthorization(st *status.Proxy, proxy *contourv1.HTTPProxy) {
 	g := p.globalAuth()
 	if g == nil {
 		return
@@ -125,7 +125,7 @@ func (p *httpProxyProcessor) checkGlobalAuthorization(st *status.Proxy, proxy *c
 	if name.Namespace == "" {
 		name.Namespace = proxy.Namespace
 	}
-	if p.dag.Extensions[name] == nil {
+	if p.DAG.Extensions[name] == nil {
 		st.AddError("AuthError", "ExtensionServiceNotFound", "Spec.Virtualhost.Authorization.ServiceRef extension service %q not found", name)
 	}
 }

@@ -1,4 +1,4 @@
-package translate
+package httpproxy
 
 import (
 	"fmt"
@@ -19,15 +19,18 @@ import (
 // routes and those of the proxies they include become routes, and every
 // HTTPProxy gets the status Contour would write.
 
-type httpProxyProcessor struct {
-	dag            *dag.DAG
-	cache          *index.Index
-	status         status.Map
-	rootNamespaces []string
-	// disablePermitInsecure ignores routes' permitInsecure (configuration).
-	disablePermitInsecure bool
-	// settings are the configuration's (nil: Contour's defaults).
-	settings *config.Settings
+// Processor is the HTTPProxy processor of one translation: Memo.Run runs
+// it over the HTTPProxies of Cache, adding their virtual hosts to the
+// plain and secure listeners of DAG and their statuses to Status.
+type Processor struct {
+	DAG            *dag.DAG
+	Cache          *index.Index
+	Status         status.Map
+	RootNamespaces []string
+	// DisablePermitInsecure ignores routes' permitInsecure (configuration).
+	DisablePermitInsecure bool
+	// Settings are the configuration's (nil: Contour's defaults).
+	Settings *config.Settings
 	orphaned map[types.NamespacedName]bool
 	// apart says each root can be processed on its own, in parallel
 	// (rootsApart); memo, when set, takes roots' work from a Memo and
@@ -36,16 +39,16 @@ type httpProxyProcessor struct {
 	apart     bool
 	memo      *rootMemo
 	recording *rootRun
-	// inOrder turns rootsApart off (Options.rootsInOrder).
-	inOrder bool
+	// InOrder turns rootsApart off (translate's Options.rootsInOrder).
+	InOrder bool
 }
 
-func (p *httpProxyProcessor) run() {
+func (p *Processor) run() {
 	p.orphaned = map[types.NamespacedName]bool{}
 	var roots []*contourv1.HTTPProxy
-	for _, proxy := range p.cache.HTTPProxies {
+	for _, proxy := range p.Cache.HTTPProxies {
 		key := index.NamespacedName(proxy)
-		p.status[status.Key{Kind: "HTTPProxy", Name: key}] = &status.Proxy{Generation: proxy.Generation}
+		p.Status[status.Key{Kind: "HTTPProxy", Name: key}] = &status.Proxy{Generation: proxy.Generation}
 		if proxy.Spec.VirtualHost == nil {
 			p.orphaned[key] = true
 			continue
@@ -60,13 +63,13 @@ func (p *httpProxyProcessor) run() {
 		}
 	}
 	for key := range p.orphaned {
-		p.status.ForProxy(key).AddError("Orphaned", "Orphaned", status.OrphanMessage)
+		p.Status.ForProxy(key).AddError("Orphaned", "Orphaned", status.OrphanMessage)
 	}
 }
 
 // uniqueFQDNs returns the roots whose fqdn (compared case-insensitively) no
 // other root uses; every root sharing an fqdn is invalid.
-func (p *httpProxyProcessor) uniqueFQDNs(roots []*contourv1.HTTPProxy) []*contourv1.HTTPProxy {
+func (p *Processor) uniqueFQDNs(roots []*contourv1.HTTPProxy) []*contourv1.HTTPProxy {
 	// Counted first, and the names of the HTTPProxies sharing one listed
 	// only for those: a list per fqdn was 4 ms of every reload at 5,000.
 	fqdns := make([]string, len(roots))
@@ -86,7 +89,7 @@ func (p *httpProxyProcessor) uniqueFQDNs(roots []*contourv1.HTTPProxy) []*contou
 	}
 	for i, r := range roots {
 		if names := shared[fqdns[i]]; names != nil {
-			p.status.ForProxy(index.NamespacedName(r)).AddError("VirtualHostError", "DuplicateVhost",
+			p.Status.ForProxy(index.NamespacedName(r)).AddError("VirtualHostError", "DuplicateVhost",
 				"fqdn %q is used in multiple HTTPProxies: %s", fqdns[i], strings.Join(names, ", "))
 		}
 	}
@@ -109,15 +112,15 @@ func sharingNames(roots []*contourv1.HTTPProxy, fqdns []string, count map[string
 }
 
 // root programs one root HTTPProxy's virtual host(s).
-func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
-	st := p.status.ForProxy(index.NamespacedName(proxy))
+func (p *Processor) root(proxy *contourv1.HTTPProxy) {
+	st := p.Status.ForProxy(index.NamespacedName(proxy))
 	vh := proxy.Spec.VirtualHost
 	host := vh.Fqdn
 	switch {
 	case strings.TrimSpace(host) == "":
 		st.AddError("VirtualHostError", "FQDNNotSpecified", "Spec.VirtualHost.Fqdn must be specified")
 		return
-	case len(p.rootNamespaces) > 0 && !slices.Contains(p.rootNamespaces, proxy.Namespace):
+	case len(p.RootNamespaces) > 0 && !slices.Contains(p.RootNamespaces, proxy.Namespace):
 		st.AddError("RootNamespaceError", "RootProxyNotAllowedInNamespace", "root HTTPProxy cannot be defined in this namespace")
 		return
 	case len(proxy.Spec.Routes) == 0 && len(proxy.Spec.Includes) == 0 && proxy.Spec.TCPProxy == nil:
@@ -156,7 +159,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 	}
 
 	routes := p.routes(st, proxy, proxy, secure != nil)
-	if http := p.dag.Listener("http"); http != nil {
+	if http := p.DAG.Listener("http"); http != nil {
 		insecure := http.EnsureVirtualHost(host)
 		if !p.virtualHostPolicies(st, proxy, insecure) {
 			return
@@ -180,7 +183,7 @@ func (p *httpProxyProcessor) root(proxy *contourv1.HTTPProxy) {
 
 // virtualHostPolicies sets a virtual host's CORS, rate-limit and IP filter
 // policies; false means an error stops the proxy.
-func (p *httpProxyProcessor) virtualHostPolicies(st *status.Proxy, proxy *contourv1.HTTPProxy, vh *dag.VirtualHost) bool {
+func (p *Processor) virtualHostPolicies(st *status.Proxy, proxy *contourv1.HTTPProxy, vh *dag.VirtualHost) bool {
 	spec := proxy.Spec.VirtualHost
 	var err error
 	if vh.CORS, err = corsPolicy(spec.CORSPolicy); err != nil {
@@ -191,7 +194,7 @@ func (p *httpProxyProcessor) virtualHostPolicies(st *status.Proxy, proxy *contou
 		st.AddError("VirtualHostError", "RateLimitPolicyNotValid", "Spec.VirtualHost.RateLimitPolicy is invalid: %s", err)
 		return false
 	}
-	if vh.RateLimit, err = withDefaultGlobalRateLimit(vh.RateLimit, spec.RateLimitPolicy, p.settings); err != nil {
+	if vh.RateLimit, err = withDefaultGlobalRateLimit(vh.RateLimit, spec.RateLimitPolicy, p.Settings); err != nil {
 		st.AddError("VirtualHostError", "RateLimitPolicyNotValid", "Default Global RateLimit Policy is invalid: %s", err)
 		return false
 	}
@@ -205,7 +208,7 @@ func (p *httpProxyProcessor) virtualHostPolicies(st *status.Proxy, proxy *contou
 // routes computes the routes of proxy and of the proxies it includes, with
 // the include chain's conditions. An error in a proxy's own routes discards
 // all of them (its includes' routes too), as in Contour.
-func (p *httpProxyProcessor) routes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, enforceTLS bool) []*dag.Route {
+func (p *Processor) routes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, enforceTLS bool) []*dag.Route {
 	var routes []*dag.Route
 	p.collectRoutes(st, root, proxy, includeConditions{}, &includePath{}, enforceTLS, &routes)
 	return routes
@@ -215,7 +218,7 @@ func (p *httpProxyProcessor) routes(st *status.Proxy, root, proxy *contourv1.HTT
 // includes to out, which the whole walk shares: a proxy's routes are the
 // tail it added. Returning them proxy by proxy copied every route into
 // the slice of each of its ancestors, quadratic in a chain's depth.
-func (p *httpProxyProcessor) collectRoutes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
+func (p *Processor) collectRoutes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
 	key := index.NamespacedName(proxy)
 	if path.contains(key) {
 		st.AddError("IncludeError", "IncludeCreatesCycle", "include creates an include cycle: %s", path.cycle(key))
@@ -241,7 +244,7 @@ func (p *httpProxyProcessor) collectRoutes(st *status.Proxy, root, proxy *contou
 // visit processes an included proxy with a fresh status and keeps it, as
 // Contour keeps the status of each visit: the latest, unless an earlier
 // visit found errors and this one none.
-func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation int64, f func(*status.Proxy) (T, bool)) (T, bool) {
+func visit[T any](p *Processor, key types.NamespacedName, generation int64, f func(*status.Proxy) (T, bool)) (T, bool) {
 	fresh := &status.Proxy{Generation: generation}
 	out, ok := f(fresh)
 	p.keepVisit(key, fresh)
@@ -251,30 +254,30 @@ func visit[T any](p *httpProxyProcessor, key types.NamespacedName, generation in
 
 // keepVisit keeps the status of a visit of the HTTPProxy key, as visit
 // says.
-func (p *httpProxyProcessor) keepVisit(key types.NamespacedName, fresh *status.Proxy) {
+func (p *Processor) keepVisit(key types.NamespacedName, fresh *status.Proxy) {
 	skey := status.Key{Kind: "HTTPProxy", Name: key}
-	if old := p.status[skey]; old == nil || old.Valid() || !fresh.Valid() || !old.Visited {
-		p.status[skey] = fresh
+	if old := p.Status[skey]; old == nil || old.Valid() || !fresh.Valid() || !old.Visited {
+		p.Status[skey] = fresh
 	}
 	fresh.Visited = true
 }
 
 // proxyByName looks an included HTTPProxy up.
-func (p *httpProxyProcessor) proxyByName(key types.NamespacedName) (*contourv1.HTTPProxy, bool) {
+func (p *Processor) proxyByName(key types.NamespacedName) (*contourv1.HTTPProxy, bool) {
 	p.lookedUp(key)
-	child, ok := p.cache.HTTPProxyByName[key]
+	child, ok := p.Cache.HTTPProxyByName[key]
 	return child, ok
 }
 
 // unorphan takes key off the orphans: a root includes it.
-func (p *httpProxyProcessor) unorphan(key types.NamespacedName) {
+func (p *Processor) unorphan(key types.NamespacedName) {
 	delete(p.orphaned, key)
 	p.did(rootEffect{name: key})
 }
 
 // includedRoutes follows proxy's includes. A bad include is skipped; a
 // missing include or one of a root gets a 502 route for its conditions.
-func (p *httpProxyProcessor) includedRoutes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
+func (p *Processor) includedRoutes(st *status.Proxy, root, proxy *contourv1.HTTPProxy, conds includeConditions, path *includePath, enforceTLS bool, out *[]*dag.Route) {
 	var seen []string
 	for _, inc := range proxy.Spec.Includes {
 		ns := inc.Namespace
