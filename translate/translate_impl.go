@@ -16,8 +16,8 @@ import (
 	"github.com/contourc/contourc/translate/dag/index"
 	"github.com/contourc/contourc/translate/envoy"
 	"github.com/contourc/contourc/translate/gatewayapi"
-	"github.com/contourc/contourc/translate/ingress"
 	"github.com/contourc/contourc/translate/httpproxy"
+	"github.com/contourc/contourc/translate/ingress"
 	"github.com/contourc/contourc/translate/internal/status"
 )
 
@@ -223,15 +223,15 @@ func translate(objs []loader.Object, opts Options) (*Result, error) {
 	ingresses := &ingress.Processor{DAG: d, Index: c, Settings: s, Notices: &res.Notices}
 	ingresses.Run()
 	statuses := make(status.Map, len(c.HTTPProxies)+len(c.Extensions))
-	extensions := &httpproxy.ExtensionProcessor{Cache: c, Settings: s, Status: statuses}
+	extensions := &httpproxy.ExtensionProcessor{Index: c, Settings: s, Status: statuses}
 	extensions.Run()
 	d.Extensions = extensions.Clusters
-	opts.Memo.proxyMemo().Run(&httpproxy.Processor{DAG: d, Cache: c, Status: statuses, RootNamespaces: opts.RootNamespaces,
+	opts.Memo.proxyMemo().Run(&httpproxy.Processor{DAG: d, Index: c, Status: statuses, RootNamespaces: opts.RootNamespaces,
 		DisablePermitInsecure: s.DisablePermitInsecure, Settings: s, InOrder: opts.rootsInOrder}, objs)
 	var gs *gatewayapi.Statuses
 	if gw != nil {
 		gs = gatewayapi.NewStatuses(routes)
-		(&gatewayapi.Processor{DAG: d, Cache: c, Settings: s, Status: gs, Gateway: gw, InOrder: opts.httpRoutesInOrder}).Run()
+		(&gatewayapi.Processor{DAG: d, Index: c, Settings: s, Status: gs, Gateway: gw, InOrder: opts.httpRoutesInOrder}).Run()
 	}
 	c.StopCheckingAhead()
 	// The statuses are listed on the side (6 ms at 5,000 HTTPProxies,

@@ -42,7 +42,7 @@ func (p *Processor) backendService(ref gatewayv1.BackendObjectReference, field, 
 	if name.Namespace != routeNamespace && !p.referenceGranted(gatewayv1.GroupName, routeKind, routeNamespace, "", "Service", name) {
 		return fail("RefNotPermitted", fmt.Sprintf("%s.Namespace must match the route's namespace or be covered by a ReferenceGrant", field))
 	}
-	svc, err := p.Cache.Service(name, intstr.FromInt32(int32(*ref.Port)))
+	svc, err := p.Index.Service(name, intstr.FromInt32(int32(*ref.Port)))
 	if err != nil {
 		return fail("BackendNotFound", fmt.Sprintf("service %q is invalid: %s", name.Name, err))
 	}

@@ -21,7 +21,7 @@ import (
 // port (sectionName) wins over one naming the whole Service.
 func (p *Processor) backendTLSPolicy(svc *dag.Service) *gatewayv1.BackendTLSPolicy {
 	var fallback *gatewayv1.BackendTLSPolicy
-	for _, pol := range p.Cache.BackendTLSPolicies {
+	for _, pol := range p.Index.BackendTLSPolicies {
 		if pol.Namespace != svc.Namespace {
 			continue
 		}
@@ -44,7 +44,7 @@ func (p *Processor) backendTLSPolicy(svc *dag.Service) *gatewayv1.BackendTLSPoli
 // cluster: the cluster speaks TLS with Contour's parameters and verifies
 // the backend. An invalid policy is reported on the policy and ignored.
 func (p *Processor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentReference) {
-	if len(p.Cache.BackendTLSPolicies) == 0 {
+	if len(p.Index.BackendTLSPolicies) == 0 {
 		return // without reading c, made on another CPU
 	}
 	pol := p.backendTLSPolicy(c.Upstream)
@@ -72,7 +72,7 @@ func (p *Processor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentReference) {
 		name := types.NamespacedName{Namespace: pol.Namespace, Name: string(ref.Name)}
 		switch ref.Kind {
 		case "Secret":
-			ca, err := p.Cache.LookupCASecret(name, pol.Namespace)
+			ca, err := p.Index.LookupCASecret(name, pol.Namespace)
 			if err != nil {
 				invalid(fmt.Sprintf("Could not find CACertificateRef Secret: %s", name))
 				ok = false
@@ -80,7 +80,7 @@ func (p *Processor) backendTLS(c *dag.Cluster, ref gatewayv1.ParentReference) {
 			}
 			bundle = append(bundle, ca...)
 		case "ConfigMap":
-			ca, err := p.Cache.ConfigMapCA(name)
+			ca, err := p.Index.ConfigMapCA(name)
 			if err != nil {
 				invalid(fmt.Sprintf("Could not find CACertificateRef ConfigMap: %s", name))
 				ok = false

@@ -24,7 +24,7 @@ import (
 // fills in the inputs and calls Run once.
 type Processor struct {
 	DAG      *dag.DAG
-	Cache    *index.Index
+	Index    *index.Index
 	Settings *config.Settings // nil: Contour's defaults
 	Status   *Statuses        // from NewStatuses; Run writes the statuses here
 	Gateway  *gatewayv1.Gateway
@@ -100,7 +100,7 @@ func AddListeners(d *dag.DAG, gw *gatewayv1.Gateway, hosts int) {
 // writes the statuses of the Gateway, its routes and BackendTLSPolicies.
 func (p *Processor) Run() {
 	gw := p.Gateway
-	p.controller = string(p.Cache.GatewayClasses[string(gw.Spec.GatewayClassName)].Spec.ControllerName)
+	p.controller = string(p.Index.GatewayClasses[string(gw.Spec.GatewayClassName)].Spec.ControllerName)
 	p.Status.gateway = &gatewayStatus{generation: gw.Generation}
 	p.Status.gatewayName = index.NamespacedName(gw)
 	p.attached = map[string]int32{}
@@ -115,20 +115,20 @@ func (p *Processor) Run() {
 	for _, l := range gw.Spec.Listeners {
 		p.listeners = append(p.listeners, p.computeListener(l, v))
 	}
-	httpRoutes := sortedRoutes(p.Cache.HTTPRoutes)
+	httpRoutes := sortedRoutes(p.Index.HTTPRoutes)
 	if !notProgrammed {
 		p.convertAhead(httpRoutes)
 	}
 	for _, r := range httpRoutes {
 		p.processRoute(kindHTTPRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.Cache.TLSRoutes) {
+	for _, r := range sortedRoutes(p.Index.TLSRoutes) {
 		p.processRoute(kindTLSRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.Cache.GRPCRoutes) {
+	for _, r := range sortedRoutes(p.Index.GRPCRoutes) {
 		p.processRoute(kindGRPCRoute, r, r.Spec.ParentRefs, r.Spec.Hostnames, notProgrammed)
 	}
-	for _, r := range sortedRoutes(p.Cache.TCPRoutes) {
+	for _, r := range sortedRoutes(p.Index.TCPRoutes) {
 		p.processRoute(kindTCPRoute, r, r.Spec.ParentRefs, nil, notProgrammed)
 	}
 	for name, n := range p.attached {
@@ -273,7 +273,7 @@ func (p *Processor) namespaceAllowed(l *gatewayListener, routeNamespace string) 
 	case gatewayv1.NamespacesFromSame:
 		return p.Gateway.Namespace == routeNamespace
 	case gatewayv1.NamespacesFromSelector:
-		if ns := p.Cache.Namespaces[routeNamespace]; ns != nil && l.namespaceSelector != nil {
+		if ns := p.Index.Namespaces[routeNamespace]; ns != nil && l.namespaceSelector != nil {
 			return l.namespaceSelector.Matches(labels.Set(ns.Labels))
 		}
 	}

@@ -156,7 +156,7 @@ func TestReferenceGranted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Processor{Cache: &index.Index{ReferenceGrants: []*gatewayv1.ReferenceGrant{tt.grant}}}
+			p := &Processor{Index: &index.Index{ReferenceGrants: []*gatewayv1.ReferenceGrant{tt.grant}}}
 			if got := p.referenceGranted(gatewayv1.GroupName, "HTTPRoute", "apps", "", "Service", target); got != tt.want {
 				t.Errorf("granted = %v, want %v", got, tt.want)
 			}

@@ -366,7 +366,7 @@ func (p *Processor) listenerSecret(refs []gatewayv1.SecretObjectReference, liste
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q namespace must match the Gateway's namespace or be covered by a ReferenceGrant", ref.Name))
 		return nil
 	}
-	s, ok := p.Cache.Secrets[name]
+	s, ok := p.Index.Secrets[name]
 	if !ok {
 		g.addListenerCondition(listener, "ResolvedRefs", "False", "InvalidCertificateRef",
 			fmt.Sprintf("Spec.VirtualHost.TLS.CertificateRefs %q referent is invalid: Secret not found", ref.Name))
@@ -384,7 +384,7 @@ func (p *Processor) listenerSecret(refs []gatewayv1.SecretObjectReference, liste
 // objects of fromGroup/fromKind in fromNamespace refer to toGroup/toKind
 // to (by name, or all names).
 func (p *Processor) referenceGranted(fromGroup, fromKind, fromNamespace, toGroup, toKind string, to types.NamespacedName) bool {
-	for _, rg := range p.Cache.ReferenceGrants {
+	for _, rg := range p.Index.ReferenceGrants {
 		if rg.Namespace != to.Namespace {
 			continue
 		}

@@ -29,7 +29,7 @@ func (p *Processor) externalAuthorization(st *status.Proxy, proxy *contourv1.HTT
 		}
 		return nil, true
 	}
-	return p.resolveAuthorization(st, proxy, auth, p.Cache.HTTPProxyExtensions(proxy).AuthorizationOf())
+	return p.resolveAuthorization(st, proxy, auth, p.Index.HTTPProxyExtensions(proxy).AuthorizationOf())
 }
 
 // globalAuth is the configuration's globalExtAuth, or nil.

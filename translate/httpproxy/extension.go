@@ -18,10 +18,10 @@ import (
 // produces no cluster.
 
 // ExtensionProcessor is the ExtensionService processor of one
-// translation: Run checks the ExtensionServices of Cache into Status and
+// translation: Run checks the ExtensionServices of Index into Status and
 // Clusters.
 type ExtensionProcessor struct {
-	Cache    *index.Index
+	Index    *index.Index
 	Settings *config.Settings // nil: Contour's defaults
 	Status   status.Map
 	// Clusters are the valid extensions, by namespace/name.
@@ -32,7 +32,7 @@ type ExtensionProcessor struct {
 // every one.
 func (p *ExtensionProcessor) Run() {
 	p.Clusters = map[types.NamespacedName]*dag.ExtensionCluster{}
-	for _, ext := range p.Cache.Extensions {
+	for _, ext := range p.Index.Extensions {
 		key := index.NamespacedName(ext)
 		st := &status.Proxy{Generation: ext.Generation}
 		p.Status[status.Key{Kind: "ExtensionService", Name: key}] = st
@@ -60,7 +60,7 @@ func (p *ExtensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *st
 		}
 	}
 	if p.Settings != nil && p.Settings.ClientCertificate != nil {
-		sec, err := p.Cache.ClientCertificate()
+		sec, err := p.Index.ClientCertificate()
 		if err != nil {
 			st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.Settings.ClientCertificate, err)
 		}
@@ -90,7 +90,7 @@ func (p *ExtensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *st
 		out.Protocol = *ext.Spec.Protocol
 	}
 	if uv := ext.Spec.UpstreamValidation; uv != nil {
-		v, err := upstreamValidation(p.Cache, uv, ext.Namespace)
+		v, err := upstreamValidation(p.Index, uv, ext.Namespace)
 		if e, denied := err.(index.DelegationNotPermittedError); denied {
 			st.AddError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 			return nil
@@ -107,7 +107,7 @@ func (p *ExtensionProcessor) build(ext *contourv1alpha1.ExtensionService, st *st
 	for _, target := range ext.Spec.Services {
 		// Only Services in the extension's own namespace can be targets.
 		name := types.NamespacedName{Namespace: ext.Namespace, Name: target.Name}
-		svc, port, err := p.Cache.LookupService(name, intstr.FromInt(target.Port))
+		svc, port, err := p.Index.LookupService(name, intstr.FromInt(target.Port))
 		if err != nil {
 			st.AddError("ServiceError", "ServiceUnresolvedReference", "unresolved service %q: %s", name, err)
 			continue

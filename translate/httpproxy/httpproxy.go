@@ -20,11 +20,11 @@ import (
 // HTTPProxy gets the status Contour would write.
 
 // Processor is the HTTPProxy processor of one translation: Memo.Run runs
-// it over the HTTPProxies of Cache, adding their virtual hosts to the
+// it over the HTTPProxies of Index, adding their virtual hosts to the
 // plain and secure listeners of DAG and their statuses to Status.
 type Processor struct {
 	DAG            *dag.DAG
-	Cache          *index.Index
+	Index          *index.Index
 	Status         status.Map
 	RootNamespaces []string
 	// DisablePermitInsecure ignores routes' permitInsecure (configuration).
@@ -46,7 +46,7 @@ type Processor struct {
 func (p *Processor) run() {
 	p.orphaned = map[types.NamespacedName]bool{}
 	var roots []*contourv1.HTTPProxy
-	for _, proxy := range p.Cache.HTTPProxies {
+	for _, proxy := range p.Index.HTTPProxies {
 		key := index.NamespacedName(proxy)
 		p.Status[status.Key{Kind: "HTTPProxy", Name: key}] = &status.Proxy{Generation: proxy.Generation}
 		if proxy.Spec.VirtualHost == nil {
@@ -265,7 +265,7 @@ func (p *Processor) keepVisit(key types.NamespacedName, fresh *status.Proxy) {
 // proxyByName looks an included HTTPProxy up.
 func (p *Processor) proxyByName(key types.NamespacedName) (*contourv1.HTTPProxy, bool) {
 	p.lookedUp(key)
-	child, ok := p.Cache.HTTPProxyByName[key]
+	child, ok := p.Index.HTTPProxyByName[key]
 	return child, ok
 }
 

@@ -152,7 +152,7 @@ func (m *Memo) Replays() (runs, roots int64) {
 // Run runs p, taking from m what it did the last time where that is
 // the same; objs are the translation's objects.
 func (m *Memo) Run(p *Processor, objs []loader.Object) {
-	fqdns := rootFQDNs(p.Cache)
+	fqdns := rootFQDNs(p.Index)
 	// Roots that create every virtual host they write to can each be
 	// processed on its own (rootsApart), which records what each did.
 	apart := !hostsTaken(p.DAG, fqdns) && !p.InOrder
@@ -169,7 +169,7 @@ func (m *Memo) Run(p *Processor, objs []loader.Object) {
 		fqdns:          fqdns,
 		// About a root per HTTPProxy: growing it was a third of
 		// placing 5,000 roots' work.
-		roots: make(map[types.NamespacedName]*rootRun, len(p.Cache.HTTPProxies)),
+		roots: make(map[types.NamespacedName]*rootRun, len(p.Index.HTTPProxies)),
 	}
 	m.mu.Lock()
 	last := m.proxies
@@ -359,7 +359,7 @@ func (p *Processor) rootsApart(roots []*contourv1.HTTPProxy) {
 	runs := make([]*rootRun, len(roots))
 	var todo []int
 	for i, root := range roots {
-		if runs[i] = p.memo.reusable(p.Cache, root); runs[i] == nil {
+		if runs[i] = p.memo.reusable(p.Index, root); runs[i] == nil {
 			todo = append(todo, i)
 		}
 	}
@@ -376,7 +376,7 @@ func (p *Processor) rootsApart(roots []*contourv1.HTTPProxy) {
 // it read and did to other HTTPProxies.
 func (p *Processor) recordRoot(root *contourv1.HTTPProxy) *rootRun {
 	name := index.NamespacedName(root)
-	rr := &rootRun{proxy: root, ext: p.Cache.HTTPProxyExt[name]}
+	rr := &rootRun{proxy: root, ext: p.Index.HTTPProxyExt[name]}
 	apart := *p
 	apart.DAG = &dag.DAG{Listeners: make(map[string]*dag.Listener, len(p.DAG.Listeners)), DynamicListeners: p.DAG.DynamicListeners, Extensions: p.DAG.Extensions}
 	for key, l := range p.DAG.Listeners {
@@ -410,7 +410,7 @@ func (p *Processor) place(rr *rootRun, to hostListeners) {
 // lookedUp records that the root being processed looked name up.
 func (p *Processor) lookedUp(name types.NamespacedName) {
 	if rr := p.recording; rr != nil {
-		rr.lookups = append(rr.lookups, proxyLookup{name, p.Cache.HTTPProxyByName[name], p.Cache.HTTPProxyExt[name]})
+		rr.lookups = append(rr.lookups, proxyLookup{name, p.Index.HTTPProxyByName[name], p.Index.HTTPProxyExt[name]})
 	}
 }
 

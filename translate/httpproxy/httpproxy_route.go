@@ -164,7 +164,7 @@ func (p *Processor) cluster(st *status.Proxy, proxy *contourv1.HTTPProxy, svc co
 	if cs.health != nil && svc.HealthPort > 0 {
 		healthPort = svc.HealthPort
 	}
-	s, err := p.Cache.ServiceWithHealthPort(name, svc.Port, healthPort)
+	s, err := p.Index.ServiceWithHealthPort(name, svc.Port, healthPort)
 	if err != nil {
 		st.AddError("ServiceError", "ServiceUnresolvedReference", "Spec.Routes unresolved service reference: %s", err)
 		return nil, true
@@ -187,7 +187,7 @@ func (p *Processor) cluster(st *status.Proxy, proxy *contourv1.HTTPProxy, svc co
 	}
 	// Upstream validation only applies to Services that speak TLS.
 	if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
-		v, err := upstreamValidation(p.Cache, uv, proxy.Namespace)
+		v, err := upstreamValidation(p.Index, uv, proxy.Namespace)
 		if err != nil {
 			if e, ok := err.(index.DelegationNotPermittedError); ok {
 				st.AddError("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
@@ -234,7 +234,7 @@ func (p *Processor) cluster(st *status.Proxy, proxy *contourv1.HTTPProxy, svc co
 			return nil, false
 		}
 	}
-	if c.ClientCertificate, err = p.Cache.ClientCertificate(); err != nil {
+	if c.ClientCertificate, err = p.Index.ClientCertificate(); err != nil {
 		st.AddError("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.Settings.ClientCertificate, err)
 		return nil, false
 	}

@@ -41,7 +41,7 @@ func (p *Processor) secureVirtualHost(st *status.Proxy, proxy *contourv1.HTTPPro
 	if tls.Passthrough {
 		return https.EnsureSecureVirtualHost(proxy.Spec.VirtualHost.Fqdn), true
 	}
-	secret, err := p.Cache.LookupTLSSecret(index.SecretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
+	secret, err := p.Index.LookupTLSSecret(index.SecretReference(tls.SecretName, "", proxy.Namespace), proxy.Namespace)
 	if err != nil {
 		if _, ok := err.(index.DelegationNotPermittedError); ok {
 			return fail("DelegationNotPermitted", "Spec.VirtualHost.TLS Secret %q certificate delegation not permitted", tls.SecretName)
@@ -67,7 +67,7 @@ func (p *Processor) secureVirtualHost(st *status.Proxy, proxy *contourv1.HTTPPro
 		return fail("FallbackNotPresent", "Spec.Virtualhost.TLS enabled fallback but the fallback Certificate Secret is not configured in Contour configuration file")
 	case tls.EnableFallbackCertificate:
 		ref := p.Settings.FallbackCertificate
-		sec, err := p.Cache.LookupTLSSecret(*ref, proxy.Namespace)
+		sec, err := p.Index.LookupTLSSecret(*ref, proxy.Namespace)
 		if _, denied := err.(index.DelegationNotPermittedError); denied {
 			return fail("FallbackNotDelegated", "Spec.VirtualHost.TLS Secret %q is not configured for certificate delegation", ref)
 		} else if err != nil {
@@ -117,14 +117,14 @@ func (p *Processor) clientValidation(st *status.Proxy, proxy *contourv1.HTTPProx
 	var ok bool
 	switch {
 	case cv.CACertificate != "":
-		if out.CACert, ok = lookup(cv.CACertificate, "CA", p.Cache.LookupCASecret); !ok {
+		if out.CACert, ok = lookup(cv.CACertificate, "CA", p.Index.LookupCASecret); !ok {
 			return nil, false
 		}
 	case !cv.SkipClientCertValidation:
 		st.AddError("TLSError", "ClientValidationInvalid", "Spec.VirtualHost.TLS client validation is invalid: CA Secret must be specified")
 	}
 	if cv.CertificateRevocationList != "" {
-		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.Cache.LookupCRLSecret); !ok {
+		if out.CRL, ok = lookup(cv.CertificateRevocationList, "CRL", p.Index.LookupCRLSecret); !ok {
 			return nil, false
 		}
 		out.OnlyVerifyLeafCertCRL = cv.OnlyVerifyLeafCertCrl
@@ -167,7 +167,7 @@ func (p *Processor) tcpProxy(st *status.Proxy, proxy *contourv1.HTTPProxy, path 
 			if health != nil && svc.HealthPort > 0 {
 				healthPort = svc.HealthPort
 			}
-			s, err := p.Cache.ServiceWithHealthPort(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, svc.Port, healthPort)
+			s, err := p.Index.ServiceWithHealthPort(types.NamespacedName{Namespace: proxy.Namespace, Name: svc.Name}, svc.Port, healthPort)
 			if err != nil {
 				return fail("TCPProxyError", "ServiceUnresolvedReference", "Spec.TCPProxy unresolved service reference: %s", err)
 			}
@@ -178,11 +178,11 @@ func (p *Processor) tcpProxy(st *status.Proxy, proxy *contourv1.HTTPProxy, path 
 				}
 			}
 			c := &dag.Cluster{Upstream: s, Weight: uint32(svc.Weight), Protocol: protocol, LoadBalancerPolicy: lbPolicy, TCPHealthCheck: health, SNI: s.ExternalName, HTTPProxyTCP: true}
-			if c.ClientCertificate, err = p.Cache.ClientCertificate(); err != nil {
+			if c.ClientCertificate, err = p.Index.ClientCertificate(); err != nil {
 				return fail("TLSError", "SecretNotValid", "tls.envoy-client-certificate Secret %q is invalid: %s", p.Settings.ClientCertificate, err)
 			}
 			if uv := svc.UpstreamValidation; uv != nil && (protocol == "tls" || protocol == "h2") {
-				v, err := upstreamValidation(p.Cache, uv, proxy.Namespace)
+				v, err := upstreamValidation(p.Index, uv, proxy.Namespace)
 				if e, denied := err.(index.DelegationNotPermittedError); denied {
 					return fail("TLSError", "CACertificateNotDelegated", "service.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 				} else if err != nil {

@@ -34,7 +34,7 @@ const defaultDNSLookupFamily = "auto"
 func (p *Processor) jwtProviders(st *status.Proxy, proxy *contourv1.HTTPProxy, svh *dag.SecureVirtualHost) bool {
 	var names []string
 	hasDefault := false
-	ext := p.Cache.HTTPProxyExtensions(proxy)
+	ext := p.Index.HTTPProxyExtensions(proxy)
 	for i, jp := range proxy.Spec.VirtualHost.JWTProviders {
 		if slices.Contains(names, jp.Name) {
 			st.AddError("JWTVerificationError", "DuplicateProviderName", "Spec.VirtualHost.JWTProviders is invalid: duplicate name %s", jp.Name)
@@ -71,7 +71,7 @@ func (p *Processor) jwtProvider(st *status.Proxy, proxy *contourv1.HTTPProxy, jp
 		return nil, false
 	case hasLocal:
 		// The Secret is always the proxy's own namespace's: no delegation.
-		jwks, err := p.Cache.LookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
+		jwks, err := p.Index.LookupJWKS(types.NamespacedName{Namespace: proxy.Namespace, Name: local.SecretName}, local.Key)
 		if err != nil {
 			st.AddError("JWTVerificationError", "LocalJWKSInvalid", "Spec.VirtualHost.JWTProviders.LocalJWKS for provider %q is invalid: %s", jp.Name, err)
 			return nil, false
@@ -107,7 +107,7 @@ func (p *Processor) remoteJWKS(st *status.Proxy, proxy *contourv1.HTTPProxy, rj 
 		if u.Scheme == "http" {
 			return fail("RemoteJWKSUpstreamValidationInvalid", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation must not be specified when URI scheme is http.")
 		}
-		validation, err = upstreamValidation(p.Cache, uv, proxy.Namespace)
+		validation, err = upstreamValidation(p.Index, uv, proxy.Namespace)
 		if e, denied := err.(index.DelegationNotPermittedError); denied {
 			return fail("RemoteJWKSCACertificateNotDelegated", "Spec.VirtualHost.JWTProviders.RemoteJWKS.UpstreamValidation.CACertificate Secret %q is not configured for certificate delegation", e.Secret.String())
 		} else if err != nil {
