@@ -36,7 +36,7 @@ type Memo struct {
 	xds envoy.Memo
 
 	// proxies is the HTTPProxy processor's part, its last run
-	// (translate/httpproxy's httpproxy_memo.go).
+	// (translate/httpproxy's memo.go).
 	proxies httpproxy.Memo
 }
 

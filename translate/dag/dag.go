@@ -76,7 +76,7 @@ type VirtualHost struct {
 	// FirstNamed; AddRoute clears them too.
 	Uses, Named []*Cluster
 	// RoutesShared says another VirtualHost holds the same routes map (a
-	// copy, translate/httpproxy's httpproxy_memo.go): AddRoute clones it
+	// copy, translate/httpproxy's memo.go): AddRoute clones it
 	// before adding.
 	RoutesShared bool
 }

@@ -35,7 +35,7 @@ type Processor struct {
 	// apart says each root can be processed on its own, in parallel
 	// (rootsApart); memo, when set, takes roots' work from a Memo and
 	// records it; recording is the record of the root being processed
-	// apart (httpproxy_memo.go).
+	// apart (memo.go).
 	apart     bool
 	memo      *rootMemo
 	recording *rootRun
