@@ -152,7 +152,19 @@ func (s headerMatchOrder) Len() int           { return len(s) }
 func (s headerMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
 func (s headerMatchOrder) Less(i, j int) bool { return headerLess(s[i], s[j]) }
 
-var headerTypeRank = map[HeaderMatchType]int{HeaderExact: 0, HeaderRegex: 1, HeaderContains: 2, HeaderPresent: 3}
+// headerTypeRank is a header match type's place in Contour's order:
+// exact (and any unknown type) first, then regex, contains, present.
+func headerTypeRank(t HeaderMatchType) int {
+	switch t {
+	case HeaderRegex:
+		return 1
+	case HeaderContains:
+		return 2
+	case HeaderPresent:
+		return 3
+	}
+	return 0
+}
 
 // headerLess orders header conditions by name, then type (exact, regex,
 // contains, present), then value, then non-inverted first.
@@ -160,7 +172,7 @@ func headerLess(a, b HeaderMatch) bool {
 	if a.Name != b.Name {
 		return a.Name < b.Name
 	}
-	if ra, rb := headerTypeRank[a.Type], headerTypeRank[b.Type]; ra != rb {
+	if ra, rb := headerTypeRank(a.Type), headerTypeRank(b.Type); ra != rb {
 		return ra < rb
 	}
 	if a.Type != HeaderPresent && a.Value != b.Value {
@@ -175,7 +187,24 @@ func (s queryMatchOrder) Len() int           { return len(s) }
 func (s queryMatchOrder) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
 func (s queryMatchOrder) Less(i, j int) bool { return queryLess(s[i], s[j]) }
 
-var queryTypeRank = map[string]int{"exact": 0, "regex": 1, "prefix": 2, "suffix": 3, "contains": 4, "present": 5}
+// queryTypeRank is a query match type's place in Contour's order: exact
+// (and any unknown type) first, then regex, prefix, suffix, contains,
+// present.
+func queryTypeRank(t string) int {
+	switch t {
+	case "regex":
+		return 1
+	case "prefix":
+		return 2
+	case "suffix":
+		return 3
+	case "contains":
+		return 4
+	case "present":
+		return 5
+	}
+	return 0
+}
 
 // queryLess orders query conditions by name, type, value, then
 // case-sensitive first.
@@ -183,7 +212,7 @@ func queryLess(a, b QueryMatch) bool {
 	if a.Name != b.Name {
 		return a.Name < b.Name
 	}
-	if ra, rb := queryTypeRank[a.Type], queryTypeRank[b.Type]; ra != rb {
+	if ra, rb := queryTypeRank(a.Type), queryTypeRank(b.Type); ra != rb {
 		return ra < rb
 	}
 	if a.Type == "present" {
