@@ -1,6 +1,13 @@
 // Package translate turns loaded objects into Contour's DAG and the DAG into
 // the Envoy resources Contour would serve, plus the status Contour would
 // write on each object.
+//
+// It is the public entry (Translate, Options, Result, Memo) and the order of
+// the steps; the steps are its subpackages: translate/config resolves the
+// settings, translate/dag/index indexes the objects, translate/ingress,
+// translate/httpproxy and translate/gatewayapi write the DAG
+// (translate/dag) and the status, and translate/envoy builds the Envoy
+// resources from the frozen DAG.
 package translate
 
 import (
@@ -88,8 +95,8 @@ type Options struct {
 	ADS bool
 	// rootsInOrder and httpRoutesInOrder, for tests that compare the
 	// two, process the HTTPProxy roots and the HTTPRoutes one after the
-	// other, as Contour does, rather than on every CPU first (rootsApart,
-	// convertAhead).
+	// other, as Contour does, rather than on every CPU first (httpproxy's
+	// rootsApart, gatewayapi's convertAhead).
 	rootsInOrder, httpRoutesInOrder bool
 }
 

@@ -1,0 +1,16 @@
+package same
+
+import (
+	"testing"
+
+	"github.com/contourc/contourc/internal/importtest"
+)
+
+// TestImportsNothingOfContourc keeps same beneath every package of
+// translate (ARCHITECTURE.md), which may all import it: it imports no
+// package of contourc at all, or the split would import upward.
+func TestImportsNothingOfContourc(t *testing.T) {
+	for _, imp := range importtest.Contourc(t) {
+		t.Errorf("%s imports %s; same must import no package of contourc", imp.File, imp.Path)
+	}
+}
