@@ -58,3 +58,27 @@ func Contourc(t testing.TB) []Import {
 // Internal says whether path is one of the shared helpers under
 // internal/, which every layer may use.
 func Internal(path string) bool { return strings.HasPrefix(path, Module+"/internal/") }
+
+// Only fails the test for each import of contourc by the package in the
+// current directory that is neither under internal/ nor one of trees
+// (paths below Module, such as "/translate/dag"), each tree meaning the
+// package and the packages below it. name is the package's name in the
+// message.
+func Only(t testing.TB, name string, trees ...string) {
+	t.Helper()
+	for _, imp := range Contourc(t) {
+		if !Internal(imp.Path) && !inTrees(imp.Path, trees) {
+			t.Errorf("%s imports %s; %s may import only %s and internal/ of contourc", imp.File, imp.Path, name, strings.Join(trees, ", "))
+		}
+	}
+}
+
+// inTrees says whether path is one of trees or below one.
+func inTrees(path string, trees []string) bool {
+	for _, tree := range trees {
+		if tree = Module + tree; path == tree || strings.HasPrefix(path, tree+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,8 +1,6 @@
 package ingress
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/contourc/contourc/internal/importtest"
@@ -14,13 +12,5 @@ import (
 // and the shared helpers of internal/. An import of translate, of another
 // processor or of the Envoy builders would be an import upward or across.
 func TestImportsNothingAbove(t *testing.T) {
-	allowed := []string{"/loader", "/translate/dag", "/translate/dag/index", "/translate/config"}
-	for _, imp := range importtest.Contourc(t) {
-		ok := importtest.Internal(imp.Path) ||
-			strings.HasPrefix(imp.Path, importtest.Module+"/translate/internal/") ||
-			slices.ContainsFunc(allowed, func(a string) bool { return imp.Path == importtest.Module+a })
-		if !ok {
-			t.Errorf("%s imports %s; the Ingress processor may import only %v, translate/internal and internal/ of contourc", imp.File, imp.Path, allowed)
-		}
-	}
+	importtest.Only(t, "ingress", "/translate/dag", "/translate/config", "/translate/internal", "/loader")
 }
