@@ -118,3 +118,23 @@ func TestWithoutFollowGitOpsObjectsAreSkipped(t *testing.T) {
 		t.Errorf("skipped %v, gitops %d, objects %d", res.Skipped, len(res.GitOps), len(res.Objects))
 	}
 }
+
+// TestFollowEntriesAChartRenders: the entry points a chart given as a
+// path renders (an app-of-apps chart of Argo CD Applications) are
+// followed, as those of files are.
+func TestFollowEntriesAChartRenders(t *testing.T) {
+	root := t.TempDir()
+	testfs.Write(t, root, map[string]string{
+		"apps/Chart.yaml":          "apiVersion: v2\nname: apps\nversion: 0.1.0\n",
+		"apps/values.yaml":         "apps: [web]\n",
+		"apps/templates/apps.yaml": "{{- range .Values.apps }}\n" + thing("{{ . }}", "workloads/{{ . }}") + "---\n{{ end -}}\n",
+		"workloads/web/s.yaml":     svc("web"),
+	})
+	res, err := Load([]string{filepath.Join(root, "apps")}, Options{Follow: &Follow{Followers: []Follower{dirFollower{root}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Entries) != 1 || !res.Entries[0].Followed || len(res.Objects) != 1 || res.Objects[0].Obj.GetNamespace() != "from-entry" {
+		t.Errorf("entries %v, objects %d: want the chart's Thing followed to its Service", res.Entries, len(res.Objects))
+	}
+}

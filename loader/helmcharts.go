@@ -83,7 +83,10 @@ func countWorkloads(objs []Object) int {
 // renderChart renders the chart in dir with hopts and decodes it; via is
 // what each object's Source says it came through (a HelmRelease or an
 // Argo CD Application following a chart says so here). The objects are in
-// the release namespace when they name none, as helm install -n puts them.
+// the release namespace when they name none, as helm install -n puts them;
+// an object that names its own namespace keeps it, as Helm creates it
+// there (its kube client defaults the namespace and does not require it,
+// unlike kubectl apply -n, which refuses such an object).
 //
 // It returns the chart's name-version too.
 func renderChart(dir string, hopts helmchart.Options, via string, opts Options) (partResult, []Warning, string) {
@@ -97,7 +100,7 @@ func renderChart(dir string, hopts helmchart.Options, via string, opts Options) 
 			Msg: via + ": left out dependency " + s.Name + ": " + s.Reason, Skipped: true})
 	}
 	docOpts := opts
-	docOpts.Namespace = hopts.ReleaseNamespace()
+	docOpts.Namespace, docOpts.keepOwnNamespace = hopts.ReleaseNamespace(), true
 	docOpts.Cache = nil // rendered text is decoded afresh each load
 	p := partResult{skipped: map[string]int{}}
 	parts := make([]partResult, len(r.Manifests))

@@ -2,9 +2,11 @@ package loader
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader/helmchart"
 	_ "github.com/contourc/contourc/loader/helmchart/helmrender"
 )
@@ -55,5 +57,46 @@ func TestHelmChartWalked(t *testing.T) {
 	}
 	if len(res.Objects) != 0 || len(res.SkippedFiles) != 1 || res.SkippedFiles[0].Reason != SkipHelmChart {
 		t.Errorf("objects %d, skipped %v", len(res.Objects), res.SkippedFiles)
+	}
+}
+
+// TestHelmChartObjectsKeepTheirNamespace: a chart's object that names its
+// own namespace is created there, as helm install -n creates it (Helm's
+// kube client defaults the namespace and does not require it), and not
+// refused as kubectl apply -n refuses it; the others get the release's.
+func TestHelmChartObjectsKeepTheirNamespace(t *testing.T) {
+	root := testfs.Tree(t, map[string]string{
+		"apps/Chart.yaml":  "apiVersion: v2\nname: apps\nversion: 0.1.0\n",
+		"apps/values.yaml": "names: [a, b]\n",
+		"apps/templates/services.yaml": `{{- range .Values.names }}
+apiVersion: v1
+kind: Service
+metadata: {name: {{ . }}, namespace: argocd}
+spec: {ports: [{port: 80}]}
+---
+{{ end -}}
+apiVersion: v1
+kind: Service
+metadata: {name: own}
+spec: {ports: [{port: 80}]}
+`,
+	})
+	for _, ns := range []string{"", "web"} {
+		res, err := Load([]string{filepath.Join(root, "apps")}, Options{Namespace: ns})
+		if err != nil {
+			t.Fatalf("-n %q: %v", ns, err)
+		}
+		var got []string
+		for _, o := range res.Objects {
+			got = append(got, o.Obj.GetNamespace()+"/"+o.Obj.GetName())
+		}
+		release := ns
+		if release == "" {
+			release = "default"
+		}
+		want := []string{"argocd/a", "argocd/b", release + "/own"}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("-n %q: objects %v, want %v", ns, got, want)
+		}
 	}
 }

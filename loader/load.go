@@ -106,18 +106,22 @@ func Load(paths []string, opts Options) (*Result, error) {
 	res := &Result{Skipped: map[string]int{}, Warnings: kz.warnings, NotRead: kz.notRead}
 	parts := make([]partResult, len(files))
 	forEachParallel(len(files), func(i int) { parts[i] = loadFile(files[i], opts.NamedPipes && named[files[i]], opts) })
+	// Charts given as paths are rendered before following: what a chart
+	// renders is what helm installs, and the Argo CD Applications or Flux
+	// Kustomizations among it (an app-of-apps chart) are entry points.
+	var chartParts []partResult
+	if len(charts) > 0 {
+		var warnings []Warning
+		chartParts, warnings, res.Charts = loadCharts(charts, opts)
+		res.Warnings = append(res.Warnings, warnings...)
+	}
 	followed := false
 	if opts.Follow != nil {
-		parts, followed, errs = res.follow(parts, files, kz, opts, errs)
+		parts, followed, errs = res.follow(parts, chartParts, files, kz, opts, errs)
 	} else {
 		parts = append(parts, kz.parts(nil)...)
 	}
-	if len(charts) > 0 {
-		chartParts, warnings, rendered := loadCharts(charts, opts)
-		parts = append(parts, chartParts...)
-		res.Warnings = append(res.Warnings, warnings...)
-		res.Charts = rendered
-	}
+	parts = append(parts, chartParts...)
 	objs, fileErrs := mergeParts(parts, res.Skipped)
 	if followed {
 		objs = follow.DropIdentical(objs)
@@ -148,15 +152,19 @@ func Load(paths []string, opts Options) (*Result, error) {
 }
 
 // follow follows the entry points among the objects of the walk's parts
-// (files' and, from kz, kustomizations'), and returns the parts to merge:
-// the walk's that no followed entry covers, then the entries' builds.
+// (files' and, from kz, kustomizations') and of the charts given as paths,
+// and returns the parts to merge: the walk's that no followed entry
+// covers, then the entries' builds (the charts' parts are the caller's).
 // followed says some entry built objects.
-func (res *Result) follow(parts []partResult, files []string, kz kustomizePlan, opts Options, errs []error) (_ []partResult, followed bool, _ []error) {
+func (res *Result) follow(parts, chartParts []partResult, files []string, kz kustomizePlan, opts Options, errs []error) (_ []partResult, followed bool, _ []error) {
 	var walked []Object
 	for _, p := range parts {
 		walked = append(walked, p.objs...)
 	}
 	for _, p := range kz.decoded {
+		walked = append(walked, p.objs...)
+	}
+	for _, p := range chartParts {
 		walked = append(walked, p.objs...)
 	}
 	dec := &entryDecoder{opts: opts}

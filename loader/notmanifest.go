@@ -87,6 +87,10 @@ func skippedByName(path string) *SkippedFile {
 //     an object contourc reads or an error. Actions in the string values of
 //     kinds contourc skips (PrometheusRule alerts, Argo CD ApplicationSets)
 //     leave the file a manifest;
+//   - a ytt template: it holds Carvel ytt annotations or code (a comment
+//     starting #@: `#@ load("@ytt:data", "data")`, `key: #@ data.values.x`,
+//     `#@overlay/match`), under the same condition: ytt computes the
+//     values, and as written they are empty or ytt's defaults;
 //   - not objects: one of its documents is no object (notAnObject), or an
 //     object holds a strategic-merge patch directive ($patch: delete in a
 //     list, $setElementOrder/...), which only patches do. The file as a
@@ -97,8 +101,11 @@ func skipNotManifest(name string, data []byte, whole partResult) partResult {
 	notice := func(reason SkipReason, line int, what string) partResult {
 		return partResult{file: &SkippedFile{Path: name, Files: 1, Reason: reason, Detail: fmt.Sprintf("line %d: %s", line, what)}}
 	}
-	if line, action := templateAction(data); line > 0 && templateDecides(data, whole) {
+	if line, action := templateAction(data); line > 0 && templateDecides(data, whole, templateAction) {
 		return notice(SkipGoTemplate, line, action)
+	}
+	if line, code := yttAnnotation(data); line > 0 && templateDecides(data, whole, yttAnnotation) {
+		return notice(SkipYttTemplate, line, code)
 	}
 	for _, err := range whole.errs {
 		if no, ok := err.(*notObject); ok {
@@ -171,10 +178,36 @@ func templateAction(data []byte) (int, string) {
 	return 0, ""
 }
 
-// templateDecides reports whether the template actions of data are in a
-// document that gave an object or an error other than being no object (see
-// skipNotManifest). A file read as JSON is one unit.
-func templateDecides(data []byte, whole partResult) bool {
+// yttAnnotation finds the first ytt annotation or code line in data: a
+// YAML comment (at the start of a line or after a space) that starts
+// with #@, as ytt reads it. It returns its line and text, or 0.
+func yttAnnotation(data []byte) (int, string) {
+	for i := bytes.Index(data, []byte("#@")); i >= 0; {
+		if i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n' {
+			end := bytes.IndexByte(data[i:], '\n')
+			if end < 0 {
+				end = len(data) - i
+			}
+			code := strings.TrimRight(string(data[i:i+end]), " \t\r")
+			if len(code) > maxActionShown {
+				code = code[:maxActionShown-3] + "..."
+			}
+			return 1 + bytes.Count(data[:i], []byte("\n")), code
+		}
+		next := bytes.Index(data[i+2:], []byte("#@"))
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return 0, ""
+}
+
+// templateDecides reports whether the template actions of data, as find
+// finds them, are in a document that gave an object or an error other
+// than being no object (see skipNotManifest). A file read as JSON is one
+// unit.
+func templateDecides(data []byte, whole partResult, find func([]byte) (int, string)) bool {
 	var errs []error // a document that is no object is skipped as such
 	for _, err := range whole.errs {
 		if _, no := err.(*notObject); !no {
@@ -186,7 +219,7 @@ func templateDecides(data []byte, whole partResult) bool {
 	}
 	templated := map[int]bool{}
 	for _, c := range manifest.SplitYAMLStream(data) {
-		if line, _ := templateAction(c.Text); line > 0 {
+		if line, _ := find(c.Text); line > 0 {
 			templated[c.Index] = true
 		}
 	}

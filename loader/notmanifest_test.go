@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/internal/testfs"
 	"github.com/contourc/contourc/loader/ignore"
 )
 
@@ -144,5 +145,63 @@ func TestSkipKeptByCache(t *testing.T) {
 		if len(res.SkippedFiles) != 1 || res.SkippedFiles[0].Reason != SkipNotObjects || len(res.Objects) != 1 {
 			t.Fatalf("load %d: skipped %v, %d objects", i, res.SkippedFiles, len(res.Objects))
 		}
+	}
+}
+
+// TestSkipYttTemplates: Carvel ytt templates (Tanzu's GitOps repositories
+// keep their manifests so) are skipped as templates, as Go templates are:
+// their values are ytt's to compute, and read as written they are empty
+// (an Ingress host of "" is the API server's error). A "#@" that is no
+// comment leaves a file a manifest.
+func TestSkipYttTemplates(t *testing.T) {
+	root := testfs.Tree(t, map[string]string{
+		"ingress.yml": `#@ load("@ytt:data", "data")
+
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: web}
+spec:
+  tls:
+  - hosts:
+      - #@ "web." + data.values.domain
+    secretName: web-tls
+  rules:
+  - host: #@ "web." + data.values.domain
+`,
+		"overlay.yaml": `#@ load("@ytt:overlay", "overlay")
+#@overlay/match by=overlay.subset({"kind": "Service"})
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {ports: [{port: 80}]}
+`,
+		"deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1 #@ data.values.replicas
+`,
+		"plain.yaml": `apiVersion: v1
+kind: Service
+metadata: {name: plain, annotations: {owner: "ops#@example.com"}}
+spec: {ports: [{port: 80}]}
+`,
+	})
+	res := mustLoad(t, root)
+	var got []string
+	for _, f := range res.SkippedFiles {
+		got = append(got, fmt.Sprintf("%s|%s|%s", filepath.Base(f.Path), f.Reason, f.Detail))
+	}
+	want := []string{
+		`deployment.yaml|ytt template|line 5: #@ data.values.replicas`,
+		`ingress.yml|ytt template|line 1: #@ load("@ytt:data", "data")`,
+		`overlay.yaml|ytt template|line 1: #@ load("@ytt:overlay", "overlay")`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("skipped:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(res.Objects) != 1 || res.Objects[0].Obj.GetName() != "plain" {
+		t.Errorf("objects %d, want the plain Service", len(res.Objects))
 	}
 }

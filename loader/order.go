@@ -22,15 +22,26 @@ func keyOf(o Object) objectKey {
 // name as an earlier one. In a cluster the second `kubectl apply` would
 // silently replace the first; offline, which one wins would depend on file
 // order, so it is an error.
+//
+// The first GitOps entry point defined twice (the same Flux Kustomization
+// in clusters/prod and clusters/staging, at the root of a repository of
+// several clusters) says what to do about it: each cluster's folder is
+// checked on its own.
 func findDuplicates(objs []Object) []error {
 	first := make(map[objectKey]Source, len(objs))
 	var errs []error
+	hinted := false
 	for _, o := range objs {
 		k := keyOf(o)
 		if prev, ok := first[k]; ok {
+			msg := fmt.Sprintf("defined more than once: also at %s", prev)
+			if !hinted && IsGitOps(o) {
+				msg += "; the entry points of two clusters, perhaps: give contourc one cluster's folder as PATH (or as paths in .contourc.yaml)"
+				hinted = true
+			}
 			errs = append(errs, &Error{
 				Source: o.Source, Kind: k.kind, Namespace: k.namespace, Name: k.name,
-				Msg: fmt.Sprintf("defined more than once: also at %s", prev),
+				Msg: msg,
 			})
 			continue
 		}

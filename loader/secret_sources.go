@@ -27,12 +27,20 @@ var secretSourceKinds = map[groupKind]bool{
 }
 
 // isSOPSSecret reports whether raw is a core/v1 Secret encrypted by SOPS:
-// one with a top-level sops mapping holding its mac and version.
+// one with a top-level sops mapping holding its mac and version, or an
+// item of a List encrypted so (`sops --encrypt` of a `kubectl get -o yaml`
+// dump puts the mapping beside the List's items).
 func isSOPSSecret(raw rawObject) bool {
 	if raw.apiVersion != "v1" || raw.kind != "Secret" {
 		return false
 	}
-	s := manifest.MapValue(raw.node, "sops")
+	return raw.sopsList || hasSOPSMetadata(raw.node)
+}
+
+// hasSOPSMetadata reports whether the mapping n has SOPS's top-level sops
+// mapping, with its mac and version.
+func hasSOPSMetadata(n *yaml.Node) bool {
+	s := manifest.MapValue(n, "sops")
 	return s != nil && s.Kind == yaml.MappingNode && manifest.MapValue(s, "mac") != nil && manifest.MapValue(s, "version") != nil
 }
 

@@ -3,6 +3,7 @@ package loader
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,5 +76,52 @@ func TestSecretWithoutSOPSMacIsASecret(t *testing.T) {
 	errs := loadErrors(t, Options{}, dir)
 	if len(errs) != 1 || errs[0].Msg == "" {
 		t.Fatalf("errors %v, want the unknown field", errs)
+	}
+}
+
+// TestSOPSEncryptedList: `sops --encrypt` of a `kubectl get secrets -o
+// yaml` dump puts its metadata beside the List's items, not in each: the
+// items are SOPS Secrets all the same, kept as secret sources and never
+// base64-decoded.
+func TestSOPSEncryptedList(t *testing.T) {
+	dir := t.TempDir()
+	list := `apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Secret
+    metadata: {name: a, namespace: web}
+    type: kubernetes.io/tls
+    data:
+      tls.crt: ENC[AES256_GCM,data:abcd,iv:efgh,tag:ijkl,type:str]
+      tls.key: ENC[AES256_GCM,data:abcd,iv:efgh,tag:ijkl,type:str]
+  - apiVersion: v1
+    kind: Secret
+    metadata: {name: b, namespace: web}
+    data: {token: "ENC[AES256_GCM,data:abcd,iv:efgh,tag:ijkl,type:str]"}
+metadata: {resourceVersion: ""}
+sops:
+  mac: ENC[AES256_GCM,data:mmmm,iv:nnnn,tag:oooo,type:str]
+  version: 3.11.0
+`
+	if err := os.WriteFile(filepath.Join(dir, "keys.sops.yaml"), []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := mustLoad(t, dir)
+	var got []string
+	for _, o := range res.SecretSources {
+		got = append(got, o.Kind+" "+o.Obj.GetNamespace()+"/"+o.Obj.GetName())
+	}
+	if len(res.Objects) != 0 || strings.Join(got, ", ") != "Secret web/a, Secret web/b" {
+		t.Errorf("objects %d, secret sources %v, want the two Secrets as secret sources", len(res.Objects), got)
+	}
+	// A List without SOPS's metadata is read as before: its ENC[...] is
+	// not base64.
+	plain := strings.Replace(list, "sops:\n", "notsops:\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "keys.sops.yaml"), []byte(plain), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if errs := loadErrors(t, Options{}, dir); len(errs) == 0 {
+		t.Errorf("a List without sops metadata loaded without error")
 	}
 }

@@ -22,10 +22,11 @@ type (
 
 // The reasons a file is left out (manifest.SkipNotObjects...).
 const (
-	SkipNotObjects = manifest.SkipNotObjects
-	SkipGoTemplate = manifest.SkipGoTemplate
-	SkipHelmChart  = manifest.SkipHelmChart
-	SkipExcluded   = manifest.SkipExcluded
+	SkipNotObjects  = manifest.SkipNotObjects
+	SkipGoTemplate  = manifest.SkipGoTemplate
+	SkipYttTemplate = manifest.SkipYttTemplate
+	SkipHelmChart   = manifest.SkipHelmChart
+	SkipExcluded    = manifest.SkipExcluded
 )
 
 // CountSkipped adds up the counted files of skipped by reason, in a stable

@@ -20,6 +20,9 @@ type rawObject struct {
 	kind       string
 	// name and namespace as written, for messages only.
 	name, namespace string
+	// sopsList says the object is an item of a List that SOPS encrypted
+	// as a whole (`sops` beside `items`): its values are SOPS's too.
+	sopsList bool
 }
 
 // splitDocument finds the objects of one document: the document itself,
@@ -54,7 +57,13 @@ func splitNode(file string, docIndex int, n *yaml.Node, where string, nesting in
 		if nesting >= maxListNesting {
 			return nil, []error{&Error{Source: src, Kind: raw.kind, Msg: "Lists nested too deeply"}}
 		}
-		return splitList(file, docIndex, raw, nesting)
+		objs, errs := splitList(file, docIndex, raw, nesting)
+		if raw.sopsList || hasSOPSMetadata(n) {
+			for i := range objs {
+				objs[i].sopsList = true
+			}
+		}
+		return objs, errs
 	}
 	return []rawObject{raw}, nil
 }

@@ -125,13 +125,19 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 	if unserved > 0 && !o.allowUnserved {
 		return findings(fmt.Errorf("contourc: %d object(s) of a class no Contour instance serves (NotServed; --allow-unserved to accept)", unserved))
 	}
-	if len(loaded.Objects)+len(loaded.Workloads) == 0 {
+	if len(loaded.Objects)+len(loaded.Workloads)+len(loaded.Entries) == 0 {
 		// Empty files are an input kubectl applies without a word: it
-		// holds nothing to check, which the table's notice says.
+		// holds nothing to check, which the table's notice says. GitOps
+		// entry points that gave nothing (none followed: an OCI source,
+		// another repository) are no empty input: checking nothing there
+		// is a finding, as for objects of kinds contourc does not check.
 		if o.format == "table" {
 			fmt.Fprintln(s.ErrOut, "no object in the input: nothing to check")
 		}
 	} else if why := nothingChecked(res, o.input.instances.runs); why != "" {
+		if n := len(loaded.Entries); n > 0 && !anyFollowed(loaded.Entries) {
+			why += fmt.Sprintf("; none of the %d GitOps entry point(s) was followed (-v says why)", n)
+		}
 		if !o.allowEmpty {
 			return findings(fmt.Errorf("contourc: nothing was checked: %s (--allow-empty to accept)", why))
 		}
@@ -152,6 +158,16 @@ func (o *checkOptions) run(paths []string, g *globalFlags, s IOStreams) error {
 // nothingChecked says why a run checked nothing: no Ingress or HTTPProxy of
 // a class an instance serves and no Gateway served; "" when it checked
 // something.
+// anyFollowed reports whether some entry point was followed.
+func anyFollowed(entries []loader.EntryReport) bool {
+	for _, e := range entries {
+		if e.Followed {
+			return true
+		}
+	}
+	return false
+}
+
 func nothingChecked(res *translate.Result, runs []instances.Run) string {
 	for _, st := range res.Status {
 		if (st.Kind == "Ingress" || st.Kind == "HTTPProxy") && st.NotServed == "" && st.Ignored == "" {

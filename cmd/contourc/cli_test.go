@@ -44,7 +44,7 @@ func TestUsageErrors(t *testing.T) {
 		stderr string // a part of stderr
 	}{
 		{"render without path", []string{"render"}, "render needs at least one PATH"},
-		{"check without path", []string{"check", "-o", "json"}, "check needs at least one PATH"},
+		{"check without path", []string{"check", "-o", "json"}, "check needs at least one PATH: a file, a directory or - for stdin (. for the repository you are in; contourc init writes a .contourc.yaml whose paths are read without one)"},
 		{"unknown render format", []string{"render", "-o", "xml", "dir"}, `invalid --output-format "xml": want yaml or json`},
 		{"table is not a render format", []string{"render", "-o", "table", "dir"}, `invalid --output-format "table"`},
 		{"unknown check format", []string{"check", "-o", "xml", "dir"}, `invalid --output-format "xml": want table, json or yaml`},

@@ -131,7 +131,12 @@ func (v *sizeValue) Type() string { return "size" }
 // is given would make a forgotten argument hang instead of fail.
 func requirePaths(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%s needs at least one PATH: a file, a directory or - for stdin", cmd.Name())
+		hint := ""
+		if cmd.Name() == "check" || cmd.Name() == "render" {
+			// At a repository's root, the first run is often bare.
+			hint = " (. for the repository you are in; contourc init writes a .contourc.yaml whose paths are read without one)"
+		}
+		return fmt.Errorf("%s needs at least one PATH: a file, a directory or - for stdin%s", cmd.Name(), hint)
 	}
 	return nil
 }

@@ -380,3 +380,26 @@ func TestDiffInstancesOfTheClusterContext(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
 	}
 }
+
+// GitOps entry points none of which is followed (an OCI source, another
+// repository's) are no empty input: checking nothing there fails, saying
+// why, as for objects of kinds check does not look at.
+func TestCheckNothingFollowed(t *testing.T) {
+	root := testfs.Tree(t, map[string]string{
+		"clusters/prod/apps.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef: {kind: OCIRepository, name: apps}
+`,
+	})
+	got := runCLI(t, "", "check", filepath.Join(root, "clusters/prod"))
+	got.wantExit(t, exitFindings)
+	if !strings.Contains(got.stderr, "; none of the 1 GitOps entry point(s) was followed (-v says why) (--allow-empty to accept)") {
+		t.Errorf("stderr:\n%s", got.stderr)
+	}
+	runCLI(t, "", "check", "--allow-empty", filepath.Join(root, "clusters/prod")).wantExit(t, exitOK)
+}

@@ -43,6 +43,16 @@ type Result struct {
 
 // Run follows the entry points among walked, the objects the walk
 // decoded, in their order.
+//
+// An entry point the walk found in a directory that another entry
+// covers (a child Kustomization's ks.yaml under the parent's path) waits
+// for that entry's build: what the walk read there is left to the
+// entries (Covered), and the entry point the parent's build brings is
+// the one the cluster gets, with the parent's patches, namespace and
+// variables. When the build brings it as the walk read it, the walk's is
+// followed, at its place among the reports; when it brings it changed,
+// the built one is followed and the walk's is dropped; when it does not
+// bring it at all, the walk's is followed after all, as before.
 func (f *Follow) Run(walked []object.Object, sub *substitute.Substitution, load Load) *Result {
 	out := &Result{read: map[string]bool{}}
 	round := appendGitOps(nil, walked, load)
@@ -52,31 +62,141 @@ func (f *Follow) Run(walked []object.Object, sub *substitute.Substitution, load 
 	in := &FollowInput{Substitute: sub}
 	in.Objects = append(in.Objects, walked...)
 	in.Objects = append(in.Objects, f.Cluster...)
-	reported := map[key][]object.Object{}
-	n := 0
-	built := map[string]int{} // Key -> objects built
-	for len(round) > 0 && n < maxEntries {
-		var next []object.Object
+	r := &run{out: out, load: load, reported: map[key][]object.Object{}, built: map[string]int{}, waiting: map[key]*waiting{}}
+	for (len(round) > 0 || len(r.waiting) > 0) && r.n < maxEntries {
+		var entries []Entry
 		for _, fl := range f.Followers {
-			for _, e := range fl.Entries(in, round) {
-				k := keyOf(e.Object)
-				if slices.ContainsFunc(reported[k], func(o object.Object) bool { return reflect.DeepEqual(o.Obj, e.Object.Obj) }) {
-					continue // reached again, as the bootstrap Kustomization reaches itself
-				}
-				reported[k] = append(reported[k], e.Object)
-				n++
-				objs, rep, ok := out.follow(e, built, load)
-				out.Reports = append(out.Reports, rep)
-				if !ok {
-					continue
-				}
-				in.Objects = append(in.Objects, objs...)
-				next = appendGitOps(next, objs, load)
+			entries = append(entries, fl.Entries(in, round)...)
+		}
+		released := len(round) == 0
+		if released {
+			entries = r.release() // no build brought them: the walk's after all
+		}
+		var next []object.Object
+		for i, e := range entries {
+			if !released && e.Object.Source.Entry == nil && coveredByAnother(e, entries, i, out.covers) {
+				r.wait(e)
+				continue
 			}
+			objs, ok := r.take(e)
+			if !ok {
+				continue
+			}
+			in.Objects = append(in.Objects, objs...)
+			next = appendGitOps(next, objs, load)
 		}
 		round = next
 	}
+	// Places kept for entry points the bound left waiting.
+	out.Reports = slices.DeleteFunc(out.Reports, func(rep EntryReport) bool { return rep.Kind == "" })
 	return out
+}
+
+// run is the state of one Run.
+type run struct {
+	out      *Result
+	load     Load
+	reported map[key][]object.Object // the entry points met, by key
+	built    map[string]int          // Key -> objects built
+	waiting  map[key]*waiting        // the walk's entry points waiting for a build
+	order    []key                   // waiting's keys, in the order met
+	n        int                     // entry points followed or not, for maxEntries
+}
+
+// waiting is an entry point of the walk that waits for the build of the
+// entry covering its file, with the place kept for its report.
+type waiting struct {
+	entry Entry
+	slot  int
+}
+
+func (r *run) wait(e Entry) {
+	k := keyOf(e.Object)
+	if _, ok := r.waiting[k]; ok || slices.ContainsFunc(r.reported[k], func(o object.Object) bool { return reflect.DeepEqual(o.Obj, e.Object.Obj) }) {
+		return
+	}
+	r.waiting[k] = &waiting{entry: e, slot: len(r.out.Reports)}
+	r.order = append(r.order, k)
+	r.out.Reports = append(r.out.Reports, EntryReport{}) // its place, filled when it is followed
+}
+
+// release hands back the entries still waiting, in the order met.
+func (r *run) release() []Entry {
+	var out []Entry
+	for _, k := range r.order {
+		if w, ok := r.waiting[k]; ok {
+			out = append(out, w.entry)
+		}
+	}
+	return out
+}
+
+// take follows e, or the walk's entry point e stands for, unless it was
+// met already, and returns what it built.
+func (r *run) take(e Entry) ([]object.Object, bool) {
+	k := keyOf(e.Object)
+	slot := -1
+	if w, ok := r.waiting[k]; ok {
+		delete(r.waiting, k)
+		slot = w.slot
+		if reflect.DeepEqual(w.entry.Object.Obj, e.Object.Obj) {
+			e = w.entry // the walk's, with its own source
+		}
+	}
+	if slices.ContainsFunc(r.reported[k], func(o object.Object) bool { return reflect.DeepEqual(o.Obj, e.Object.Obj) }) {
+		r.drop(slot)
+		return nil, false // reached again, as the bootstrap Kustomization reaches itself
+	}
+	r.reported[k] = append(r.reported[k], e.Object)
+	r.n++
+	objs, rep, ok := r.out.follow(e, r.built, r.load)
+	if slot >= 0 {
+		r.out.Reports[slot] = rep
+	} else {
+		r.out.Reports = append(r.out.Reports, rep)
+	}
+	return objs, ok
+}
+
+// drop removes the report place kept at slot, if any.
+func (r *run) drop(slot int) {
+	if slot < 0 {
+		return
+	}
+	r.out.Reports = slices.Delete(r.out.Reports, slot, slot+1)
+	for _, w := range r.waiting {
+		if w.slot > slot {
+			w.slot--
+		}
+	}
+}
+
+// coveredByAnother reports whether the file of entries[i] lies in a
+// directory that another entry of entries, or one followed before,
+// covers.
+func coveredByAnother(e Entry, entries []Entry, i int, followed []string) bool {
+	if e.Object.Source.File == "" {
+		return false
+	}
+	file := walk.RealPath(e.Object.Source.File)
+	if under(file, followed) {
+		return true
+	}
+	for j, other := range entries {
+		if j != i && other.NotFollowed == "" && under(file, other.Covers) {
+			return true
+		}
+	}
+	return false
+}
+
+func under(file string, dirs []string) bool {
+	for _, dir := range dirs {
+		if file == dir || strings.HasPrefix(file, dir+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // follow builds one entry, unless it is not followed or its Key was

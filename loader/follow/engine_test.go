@@ -156,3 +156,73 @@ func TestDropIdenticalKeepsTheWalksOwnRepeatsAndDifferences(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// covering follows every Thing like things, with the Thing named apps
+// covering the directory apps of root.
+type covering struct {
+	things
+	root string
+}
+
+func (f *covering) Entries(in *FollowInput, objs []object.Object) []Entry {
+	out := f.things.Entries(in, objs)
+	for i := range out {
+		out[i].Key = out[i].Object.Obj.GetName()
+		if out[i].Object.Obj.GetName() == "apps" {
+			out[i].Covers = []string{walk.RealPath(filepath.Join(f.root, "apps"))}
+		}
+	}
+	return out
+}
+
+// TestRunLeavesTheWalksEntriesToTheBuildThatCoversThem: an entry point
+// the walk found under another entry's path is the one that entry's build
+// brings: the build's when it differs (the parent's patches), the walk's
+// when it is the same, at its place, and the walk's when the build does
+// not bring it.
+func TestRunLeavesTheWalksEntriesToTheBuildThatCoversThem(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"apps/web", "apps/docs", "apps/lone", "clusters"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(o object.Object) object.Object { o.Source.File = filepath.Join(root, o.Source.File); return o }
+	built := func(o object.Object) object.Object {
+		o = at(o)
+		o.Source.Entry = &manifest.EntryOrigin{Kind: "Thing", Namespace: "ops", Name: "apps"}
+		return o
+	}
+	patched := built(obj("Thing", "ops", "web", "apps/web/ks.yaml"))
+	patched.Obj.SetLabels(map[string]string{"patched": "by apps"})
+	load := &fakeLoad{built: map[string][]object.Object{
+		"apps": {patched, built(obj("Thing", "ops", "docs", "apps/docs/ks.yaml"))},
+	}}
+	walked := []object.Object{
+		at(obj("Thing", "ops", "web", "apps/web/ks.yaml")),
+		at(obj("Thing", "ops", "docs", "apps/docs/ks.yaml")),
+		at(obj("Thing", "ops", "lone", "apps/lone/ks.yaml")),
+		at(obj("Thing", "ops", "apps", "clusters/apps.yaml")),
+	}
+	res := (&Follow{Followers: []Follower{&covering{root: root}}}).Run(walked, nil, load)
+	var got []string
+	for _, r := range res.Reports {
+		from := "the walk"
+		if r.Source.Entry != nil {
+			from = "the build of " + r.Source.Entry.Name
+		}
+		got = append(got, r.String()+" from "+from)
+	}
+	want := []string{
+		"followed: Thing ops/web -> web/ (0 objects) from the build of apps", // patched: the build's
+		"followed: Thing ops/docs -> docs/ (0 objects) from the walk",        // the same: the walk's
+		"followed: Thing ops/lone -> lone/ (0 objects) from the walk",        // not in the build
+		"followed: Thing ops/apps -> apps/ (2 objects) from the walk",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("reports:\n got %q\nwant %q", got, want)
+	}
+	if want := []string{"Thing ops/apps", "Thing ops/web", "Thing ops/docs", "Thing ops/lone"}; !reflect.DeepEqual(load.origins, want) {
+		t.Errorf("decoded for %q, want %q", load.origins, want)
+	}
+}

@@ -13,6 +13,9 @@ const (
 	// SkipGoTemplate: a file holding Go template actions ({{ ... }}),
 	// which only a template engine turns into manifests.
 	SkipGoTemplate SkipReason = "Go template"
+	// SkipYttTemplate: a file holding Carvel ytt annotations or code
+	// (#@ comments), which only ytt turns into manifests.
+	SkipYttTemplate SkipReason = "ytt template"
 	// SkipHelmChart: the files of a directory holding a Chart.yaml.
 	SkipHelmChart SkipReason = "Helm chart"
 	// SkipExcluded: what an --exclude pattern left out. The user asked
@@ -22,7 +25,7 @@ const (
 
 // reasonOrder is the order of the reasons in summaries; reasons added
 // later (kustomize's) come after these, by name.
-var reasonOrder = []SkipReason{SkipNotObjects, SkipGoTemplate, SkipHelmChart}
+var reasonOrder = []SkipReason{SkipNotObjects, SkipGoTemplate, SkipYttTemplate, SkipHelmChart}
 
 // SkippedFile is a file, or a directory of files, that Load did not read.
 type SkippedFile struct {
