@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -206,14 +207,18 @@ func overlappingBuilds(results []kustomize.Result) []error {
 		other := -1
 		for _, res := range r.Build.Resources {
 			key := res.Kind + " " + manifest.Qualified(res.Namespace, res.Name)
-			if j, ok := first[key]; ok {
+			// Kinds of two API groups (a v1 ServiceAccount and a
+			// talos.dev one) are two objects, and a build cannot
+			// overlap itself: kustomize refuses a true duplicate.
+			id := apiGroup(res.APIVersion) + "/" + key
+			if j, ok := first[id]; ok && j != i {
 				if other < 0 {
 					other = j
 				}
 				shared = append(shared, key)
 				continue
 			}
-			first[key] = i
+			first[id] = i
 		}
 		if other >= 0 {
 			more := ""
@@ -225,6 +230,15 @@ func overlappingBuilds(results []kustomize.Result) []error {
 		}
 	}
 	return errs
+}
+
+// apiGroup is the group of an apiVersion, "" for the core group.
+func apiGroup(apiVersion string) string {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		return ""
+	}
+	return group
 }
 
 // builtDecoder decodes the objects of builds, and the source files they

@@ -129,3 +129,25 @@ func TestLoadKustomizationErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlappingBuildsTellKindsApart: an overlay's build that holds a v1
+// ServiceAccount and another API group's ServiceAccount of the same name
+// overlaps neither itself nor another build.
+func TestOverlappingBuildsTellKindsApart(t *testing.T) {
+	root := t.TempDir()
+	testfs.Write(t, root, map[string]string{
+		"app/kustomization.yaml": "resources:\n- rbac.yaml\n",
+		"app/rbac.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: runner\n  namespace: ci\n---\n" +
+			"apiVersion: talos.dev/v1alpha1\nkind: ServiceAccount\nmetadata:\n  name: runner\n  namespace: ci\n",
+		"other/kustomization.yaml": "resources:\n- proxy.yaml\n",
+		"other/proxy.yaml":         kzProxy,
+	})
+	t.Chdir(root)
+	res, err := Load([]string{"."}, Options{})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(res.Objects) == 0 {
+		t.Error("no objects")
+	}
+}
