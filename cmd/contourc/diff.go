@@ -281,6 +281,9 @@ func translateSide(side diffSide, opts translate.Options) (*sideResult, error) {
 	}
 	standIns := side.standIn
 	standIns.Cluster, standIns.Served = opts.Cluster, instances.ServedByAny(chosen)
+	if !standIns.Disabled {
+		standIns.Configured = configuredSecrets(loaded, chosen)
+	}
 	if _, err := standin.Apply(loaded, standIns); err != nil {
 		return nil, err
 	}

@@ -256,7 +256,7 @@ func loadInput(paths []string, f *inputFlags, g *globalFlags, s IOStreams) (*tra
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.standIn.apply(loaded, opts.Cluster, instances.ServedByAny(chosen)); err != nil {
+	if err := f.standIn.apply(loaded, opts.Cluster, chosen); err != nil {
 		return nil, nil, failure(err)
 	}
 	if g.verbose {

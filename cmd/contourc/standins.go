@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/instances"
 	"github.com/contourc/contourc/loader"
 	"github.com/contourc/contourc/loader/standin"
 	"github.com/contourc/contourc/translate"
@@ -50,15 +52,38 @@ func (f *standInFlags) options() (standin.Options, error) {
 
 // apply adds the stand-ins loaded needs to it, keeping the report: none
 // for a Secret of the cluster context, nor for the references of objects
-// no instance serves.
-func (f *standInFlags) apply(loaded *loader.Result, cluster []loader.Object, served func(any) bool) error {
+// no chosen instance serves; the Secrets the chosen instances'
+// configurations name are stood for too.
+func (f *standInFlags) apply(loaded *loader.Result, cluster []loader.Object, chosen []translate.Instance) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
-	opts.Cluster, opts.Served = cluster, served
+	opts.Cluster, opts.Served = cluster, instances.ServedByAny(chosen)
+	if !opts.Disabled {
+		opts.Configured = configuredSecrets(loaded, chosen)
+	}
 	f.report, err = standin.Apply(loaded, opts)
 	return err
+}
+
+// configuredSecrets are the Secrets the configurations of the instances
+// name (translate resolves them), each for the objects its instance
+// serves.
+func configuredSecrets(loaded *loader.Result, chosen []translate.Instance) []standin.ConfiguredSecret {
+	var out []standin.ConfiguredSecret
+	for _, in := range chosen {
+		c := translate.ConfiguredSecretsOf(loaded.Objects, in.Options)
+		for _, s := range []struct {
+			name *types.NamespacedName
+			use  standin.SecretUse
+		}{{c.FallbackCertificate, standin.FallbackCertificate}, {c.ClientCertificate, standin.ClientCertificate}} {
+			if s.name != nil {
+				out = append(out, standin.ConfiguredSecret{Namespace: s.name.Namespace, Name: s.name.Name, Use: s.use, Served: in.Serves})
+			}
+		}
+	}
+	return out
 }
 
 // annotate gives each status the stand-ins it rests on.
@@ -113,7 +138,7 @@ func standInsRefused(list []loader.StandIn) error {
 func (o *serveOptions) prepare(log *slog.Logger) func(*loader.Result) (func([]translate.ObjectStatus), error) {
 	cache := standin.NewCache() // RSA keys are not derived again at every reload
 	return func(loaded *loader.Result) (func([]translate.ObjectStatus), error) {
-		opts, err := o.serveStandInOptions()
+		opts, err := o.serveStandInOptions(loaded)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +172,7 @@ func (o *serveOptions) refuseStandIns(paths []string, load loader.Options) error
 	if err != nil {
 		return nil
 	}
-	opts, err := o.serveStandInOptions()
+	opts, err := o.serveStandInOptions(loaded)
 	if err != nil {
 		return err
 	}
@@ -158,9 +183,11 @@ func (o *serveOptions) refuseStandIns(paths []string, load loader.Options) error
 	return standInsRefused(report.StandIns)
 }
 
-// serveStandInOptions are the stand-in options of serve's flags, with the
-// cluster context's objects, whose Secrets need no stand-in.
-func (o *serveOptions) serveStandInOptions() (standin.Options, error) {
+// serveStandInOptions are the stand-in options of serve's flags for
+// loaded, with the cluster context's objects, whose Secrets need no
+// stand-in, and the Secrets the configuration of the instance served
+// names.
+func (o *serveOptions) serveStandInOptions(loaded *loader.Result) (standin.Options, error) {
 	opts, err := o.input.standIn.options()
 	if err != nil {
 		return standin.Options{}, err
@@ -170,6 +197,13 @@ func (o *serveOptions) serveStandInOptions() (standin.Options, error) {
 		return standin.Options{}, err
 	}
 	opts.Cluster, opts.Served = topts.Cluster, topts.ServesClass
+	if !opts.Disabled {
+		// An input whose instances do not resolve fails the reload in
+		// Select, which reports why.
+		if served, _, err := o.input.selectInstance(loaded, topts); err == nil {
+			opts.Configured = configuredSecrets(loaded, []translate.Instance{{Options: served}})
+		}
+	}
 	return opts, nil
 }
 

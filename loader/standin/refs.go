@@ -27,13 +27,14 @@ type reference struct {
 }
 
 // references lists the references of HTTPProxies, Ingresses and Gateways
-// to the Secrets of wanted: those Contour looks up for them. A name
+// to the Secrets of wanted: those Contour looks up for them, and those of
+// the objects resting on the configured Secrets (configured.go). A name
 // "ns/name" (an HTTPProxy's or Ingress's certificate delegated from
 // another namespace) is in ns; any other in the referrer's namespace.
 // Objects served says Contour ignores are left out. Only references to
 // wanted are kept: at 5,000 HTTPProxies with a Secret
 // each, listing them all was most of the cost of one --assume-secret.
-func references(objs []loader.Object, wanted map[Ref]bool, served func(any) bool) []reference {
+func references(objs []loader.Object, wanted map[Ref]bool, served func(any) bool, configured []ConfiguredSecret) []reference {
 	var out []reference
 	for _, o := range objs {
 		if served != nil && !served(o.Obj) {
@@ -51,6 +52,9 @@ func references(objs []loader.Object, wanted map[Ref]bool, served func(any) bool
 			}
 		case *gatewayv1.Gateway:
 			out = gatewayReferences(out, obj, wanted)
+		}
+		if len(configured) > 0 {
+			out = configuredReferences(out, o.Obj, configured)
 		}
 	}
 	return out

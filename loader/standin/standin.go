@@ -34,6 +34,10 @@ type Options struct {
 	// or HTTPProxy of another class it ignores): the references of those
 	// it does not serve need no stand-in. Nil: every object is served.
 	Served func(obj any) bool
+	// Configured are the Secrets Contour's configuration names (its
+	// fallback certificate, Envoy's client certificate): stood for like
+	// the others, they are referred to by the objects that rest on them.
+	Configured []ConfiguredSecret
 }
 
 // Assumed is one --assume-secret NS/NAME[:TARGETNS,...].
@@ -102,9 +106,11 @@ const (
 const AnnotationStandIn = "contourc.io/stand-in"
 
 // Apply adds to res the stand-ins its objects need: a Secret for each one
-// referred to by an HTTPProxy, Ingress or Gateway that is absent from the
-// input but stood for by a secret source, a cert-manager shim annotation
-// or --assume-secret; and the delegations --assume-secret asks for.
+// referred to by an HTTPProxy, Ingress or Gateway, or configured
+// (Options.Configured) for objects that rest on it, that is absent from
+// the input but stood for by a secret source, a cert-manager shim
+// annotation or --assume-secret; and the delegations --assume-secret asks
+// for.
 // Stand-ins nothing refers to are not made: they would change nothing
 // Contour serves. An input without any of these costs one pass over its
 // Ingresses' and Gateways' annotations.
@@ -122,7 +128,7 @@ func Apply(res *loader.Result, opts Options) (*Report, error) {
 	for _, w := range wants {
 		wanted[w.secret] = true
 	}
-	refs := references(res.Objects, wanted, opts.Served)
+	refs := references(res.Objects, wanted, opts.Served, wantedConfigured(opts.Configured, wanted))
 	present := presentSecrets(res.Objects, wanted)
 	for r := range presentSecrets(opts.Cluster, wanted) {
 		present[r] = true
