@@ -61,8 +61,19 @@ func (in Instance) Ref() string {
 	return ref
 }
 
-// Serves reports whether the instance serves obj by its ingress class.
-func (in Instance) Serves(obj any) bool { return in.Options.ServesClass(obj) }
+// Serves reports whether the instance serves obj by its ingress class: the
+// classes it claims, wherever they were configured (a flag, its
+// ContourConfiguration's spec.ingress.classNames, a Gateway's
+// ContourDeployment runtimeSettings), not only the flags' Options.
+// Objects of other kinds have no class and are served. An Instance made
+// outside Instances (a test's, serve's of its flags) has no claims: its
+// Options say.
+func (in Instance) Serves(obj any) bool {
+	if in.claims == nil {
+		return in.Options.ServesClass(obj)
+	}
+	return !IsClassed(obj) || slices.Contains(in.claims, ClassOf(obj))
+}
 
 // Instances finds the Contour instances of the input. With a configuration
 // given in base (a configuration file, a ContourConfiguration, ingress

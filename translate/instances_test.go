@@ -3,10 +3,13 @@ package translate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/contourc/contourc/loader"
+	contourv1 "github.com/projectcontour/contour/apis/projectcontour/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // instancesOf loads manifest and finds its instances with base options.
@@ -41,11 +44,17 @@ func deploymentIn(ns, container string) string {
 	return strings.NewReplacer("NS", ns, "CONTAINER", strings.ReplaceAll(strings.TrimSpace(container), "\n", "\n        ")).Replace(contourDeployment)
 }
 
+// gatewayClass is a GatewayClass of Contour's controller, for the instances'
+// Gateways.
+const gatewayClass = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: contour}\nspec: {controllerName: projectcontour.io/gateway-controller}\n"
+
+// gateway is a document of Gateway ns/gw of gatewayClass, with one HTTP
+// listener.
+func gateway(ns string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: " + ns + "}\nspec:\n  gatewayClassName: contour\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n"
+}
+
 func TestInstances(t *testing.T) {
-	gatewayClass := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: contour}\nspec: {controllerName: projectcontour.io/gateway-controller}\n"
-	gateway := func(ns string) string {
-		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: " + ns + "}\nspec:\n  gatewayClassName: contour\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n"
-	}
 	for _, tc := range []struct {
 		name, manifest string
 		base           Options
@@ -147,6 +156,61 @@ func TestInstances(t *testing.T) {
 			}
 			if tc.check != nil {
 				tc.check(t, ins)
+			}
+		})
+	}
+}
+
+// TestInstanceServes checks that an instance serves the Ingresses and
+// HTTPProxies of the classes it claims, however they were configured, and
+// no others; objects without a class only when it claims none.
+func TestInstanceServes(t *testing.T) {
+	proxy := func(class string) *contourv1.HTTPProxy {
+		return &contourv1.HTTPProxy{Spec: contourv1.HTTPProxySpec{IngressClassName: class}}
+	}
+	for _, tc := range []struct {
+		name, manifest string
+		instance       string
+		served         map[string]bool // class ("" for none) -> served
+	}{{
+		name:     "the default instance",
+		instance: DefaultInstance,
+		served:   map[string]bool{"": true, "contour": true, "team": false},
+	}, {
+		name: "a ContourConfiguration's classNames",
+		manifest: deploymentIn("a", "args: [contour, serve, --contour-config-name=cc]\nenv: [{name: CONTOUR_NAMESPACE, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}]") +
+			"---\napiVersion: projectcontour.io/v1alpha1\nkind: ContourConfiguration\nmetadata: {name: cc, namespace: a}\nspec: {ingress: {classNames: [team]}}\n",
+		instance: "a/contour",
+		served:   map[string]bool{"": false, "contour": false, "team": true},
+	}, {
+		name: "a Gateway's ContourDeployment classNames",
+		manifest: gatewayClass + gateway("g1") + gateway("g2") +
+			"  infrastructure: {parametersRef: {group: projectcontour.io, kind: ContourDeployment, name: params}}\n" +
+			"---\napiVersion: projectcontour.io/v1alpha1\nkind: ContourDeployment\nmetadata: {name: params, namespace: g2}\nspec: {runtimeSettings: {ingress: {classNames: [team]}}}\n",
+		instance: "g2/gw",
+		served:   map[string]bool{"": false, "contour": false, "team": true},
+	}, {
+		name:     "a Gateway's own instance serves no class",
+		manifest: gatewayClass + gateway("g1") + gateway("g2"),
+		instance: "g1/gw",
+		served:   map[string]bool{"": false, "contour": false},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ins, err := instancesOf(t, tc.manifest, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(ins, func(in Instance) bool { return in.Name == tc.instance })
+			if i < 0 {
+				t.Fatalf("no instance %s among %+v", tc.instance, ins)
+			}
+			for class, want := range tc.served {
+				if got := ins[i].Serves(proxy(class)); got != want {
+					t.Errorf("Serves(HTTPProxy of class %q) = %v, want %v", class, got, want)
+				}
+			}
+			if !ins[i].Serves(&corev1.Service{}) {
+				t.Error("a Service has no class and is served")
 			}
 		})
 	}

@@ -403,3 +403,14 @@ spec:
 	}
 	runCLI(t, "", "check", "--allow-empty", filepath.Join(root, "clusters/prod")).wantExit(t, exitOK)
 }
+
+// An instance whose classes come from its ContourConfiguration, not a
+// flag, serves the HTTPProxies of those classes: they are judged by it
+// and not also reported NotServed.
+func TestCheckClassesOfAContourConfiguration(t *testing.T) {
+	got := runCLI(t, "", "check", instancesData+"configured-class")
+	got.wantExit(t, exitOK)
+	if !strings.Contains(got.stdout, "HTTPProxy  default/app") || strings.Contains(got.stdout, "NotServed") {
+		t.Errorf("check output:\n%s", got.stdout)
+	}
+}
