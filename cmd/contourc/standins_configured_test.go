@@ -11,7 +11,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,24 +42,7 @@ func TestConfiguredStandInsCLI(t *testing.T) {
 			[]string{`FallbackNotValid: Spec.Virtualhost.TLS Secret "projectcontour/fallback-cert" fallback certificate is invalid: Secret not found`},
 			[]string{"StandIn:"}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := runCLI(t, "", c.args...)
-			if r.code != c.exit {
-				t.Errorf("exit code %d, want %d\nstderr:\n%s", r.code, c.exit, r.stderr)
-			}
-			got := fmt.Sprintf("$ contourc %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(c.args, " "), r.code, r.stdout, r.stderr)
-			golden(t, filepath.Join("gitops", c.name+".txt"), []byte(got))
-			for _, s := range c.says {
-				if !strings.Contains(r.stdout+r.stderr, s) {
-					t.Errorf("output does not say %q:\n%s", s, got)
-				}
-			}
-			for _, s := range c.saysNot {
-				if strings.Contains(r.stdout+r.stderr, s) {
-					t.Errorf("output says %q:\n%s", s, got)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkGoldenRun(t, c.name, c.args, c.exit, c.says, c.saysNot) })
 	}
 }
 

@@ -48,19 +48,7 @@ func TestStandInsCLI(t *testing.T) {
 		{"stand-ins-bad-flag", []string{"check", "--assume-secret", "wildcard-tls", standInRepo}, exitFailure,
 			[]string{`--assume-secret "wildcard-tls": want NAMESPACE/NAME[:TARGETNAMESPACE,...]`, "--help"}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := runCLI(t, "", c.args...)
-			if r.code != c.exit {
-				t.Errorf("exit code %d, want %d\nstderr:\n%s", r.code, c.exit, r.stderr)
-			}
-			got := fmt.Sprintf("$ contourc %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(c.args, " "), r.code, r.stdout, r.stderr)
-			golden(t, filepath.Join("gitops", c.name+".txt"), []byte(got))
-			for _, s := range c.says {
-				if !strings.Contains(r.stdout+r.stderr, s) {
-					t.Errorf("output does not say %q:\n%s", s, got)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkGoldenRun(t, c.name, c.args, c.exit, c.says, nil) })
 	}
 }
 
@@ -277,5 +265,28 @@ spec:
 	with.wantExit(t, exitOK)
 	if strings.Contains(with.stdout, `"standIns"`) || strings.Contains(with.stderr, "stand-in") {
 		t.Errorf("a stand-in for the cluster's own Secret:\n%s\n%s", with.stdout, with.stderr)
+	}
+}
+
+// checkGoldenRun runs contourc with args and checks its exit code, its
+// output against testdata/cli/gitops/NAME.txt, and that the output says
+// each of says and none of saysNot.
+func checkGoldenRun(t *testing.T, name string, args []string, exit int, says, saysNot []string) {
+	t.Helper()
+	r := runCLI(t, "", args...)
+	if r.code != exit {
+		t.Errorf("exit code %d, want %d\nstderr:\n%s", r.code, exit, r.stderr)
+	}
+	got := fmt.Sprintf("$ contourc %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	golden(t, filepath.Join("gitops", name+".txt"), []byte(got))
+	for _, s := range says {
+		if !strings.Contains(r.stdout+r.stderr, s) {
+			t.Errorf("output does not say %q:\n%s", s, got)
+		}
+	}
+	for _, s := range saysNot {
+		if strings.Contains(r.stdout+r.stderr, s) {
+			t.Errorf("output says %q:\n%s", s, got)
+		}
 	}
 }
