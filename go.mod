@@ -3,6 +3,7 @@ module github.com/contourc/contourc
 go 1.26.8
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/envoyproxy/go-control-plane v0.14.0
 	github.com/envoyproxy/go-control-plane/envoy v1.40.0

@@ -13,6 +13,7 @@ var gitOpsGroups = map[string]bool{
 	"kustomize.toolkit.fluxcd.io": true,
 	"source.toolkit.fluxcd.io":    true,
 	"helm.toolkit.fluxcd.io":      true,
+	"source.extensions.fluxcd.io": true, // source-watcher's ArtifactGenerators
 	"argoproj.io":                 true,
 }
 

@@ -46,6 +46,7 @@ type Follower struct {
 
 	mu        sync.Mutex
 	artifacts map[string]*artifact.Filter // by checkout, source and spec.ignore
+	composed  map[string]*external        // ExternalArtifacts, by what composes them
 }
 
 // New is a Follower with opts.

@@ -25,6 +25,9 @@ func (f *Follower) helmRelease(in *loader.FollowInput, o loader.Object, u *unstr
 		return notFollowed(o, "spec.suspend is true: Flux applies nothing of it")
 	}
 	if ref, ok := readSourceRef(u, "", "spec", "chartRef"); ok {
+		if ref.kind == "ExternalArtifact" {
+			return notFollowed(o, "chart from "+ref.String()+" (spec.chartRef): charts of ExternalArtifacts are not rendered by contourc")
+		}
 		return notFollowed(o, "chart from "+ref.String()+" (spec.chartRef), a remote repository")
 	}
 	ref, ok := readSourceRef(u, "HelmRepository", "spec", "chart", "spec", "sourceRef")

@@ -33,6 +33,9 @@ func (f *Follower) kustomization(in *loader.FollowInput, o loader.Object, u *uns
 	if !ok {
 		return notFollowed(o, "no git repository holds "+o.Source.File+", so no source is this repository")
 	}
+	if ref.kind == "ExternalArtifact" {
+		return f.externalKustomization(in, o, u, ref, co)
+	}
 	if ok, why := f.thisRepository(in, ref, co); !ok {
 		return notFollowed(o, why)
 	}

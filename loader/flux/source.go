@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/provider"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/contourc/contourc/loader"
@@ -187,7 +188,7 @@ func kustomizationFile(art *artifact.Filter, dir string) (inArtifact, onDisk str
 func scanManifests(art *artifact.Filter, dir string) ([]string, error) {
 	rf := provider.NewDefaultDepProvider().GetResourceFactory()
 	var out []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) (walkErr error) {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == dir {
 			return err
 		}
@@ -211,18 +212,27 @@ func scanManifests(art *artifact.Filter, dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		defer func() {
-			if r := recover(); r != nil {
-				walkErr = fmt.Errorf("recovered from panic while parsing YAML file %s: %v", filepath.Base(path), r)
-			}
-		}()
-		if _, err := rf.SliceFromBytes(data); err != nil {
-			return fmt.Errorf("failed to decode Kubernetes YAML from %s: %w", path, err)
+		if err := decodable(rf, path, data); err != nil {
+			return err
 		}
 		out = append(out, "."+strings.TrimPrefix(path, dir))
 		return nil
 	})
 	return out, err
+}
+
+// decodable fails, in the generator's words, when kustomize cannot read
+// the file at path as resources.
+func decodable(rf *resource.Factory, path string, data []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered from panic while parsing YAML file %s: %v", filepath.Base(path), r)
+		}
+	}()
+	if _, err := rf.SliceFromBytes(data); err != nil {
+		return fmt.Errorf("failed to decode Kubernetes YAML from %s: %w", path, err)
+	}
+	return nil
 }
 
 // presentComponents is u with spec.components that the artifact lacks
