@@ -217,3 +217,28 @@ func TestEvaluateRejectsBadRequests(t *testing.T) {
 		t.Errorf("no listeners: %+v, %v", d, err)
 	}
 }
+
+// TestAuthorityPortWithoutListener: a Host whose port no listener has,
+// with no port given, reaches the scheme's default port's listener, and
+// the listener step says why; a port given in the request is kept, and
+// refused.
+func TestAuthorityPortWithoutListener(t *testing.T) {
+	hcm := &hcmv3.HttpConnectionManager{RouteSpecifier: &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: &routev3.RouteConfiguration{
+		VirtualHosts: []*routev3.VirtualHost{{Name: "vh", Domains: []string{"*"}, Routes: []*routev3.Route{clusterRoute(matchPrefix("/"), "a")}}},
+	}}}
+	c := New(&translate.Resources{Listeners: []*listenerv3.Listener{listener("l", 8080, false, hcmChain(t, hcm))}}, nil)
+	d, err := c.Evaluate(Request{Authority: "very.specific.com:1234", Path: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Listener != "l" || d.Action.NoMatch != nil || d.Request.Port != 80 {
+		t.Fatalf("listener %q, port %d, refusal %+v: want listener l on port 80", d.Listener, d.Request.Port, d.Action.NoMatch)
+	}
+	if len(d.Steps) == 0 || !strings.Contains(d.Steps[0].Message, "no listener for the authority's port 1234") {
+		t.Errorf("listener step %+v does not say the authority's port has no listener", d.Steps)
+	}
+	d, err = c.Evaluate(Request{Authority: "very.specific.com:1234", Path: "/", Port: 1234})
+	if err != nil || d.Action.NoMatch == nil || !strings.Contains(d.Action.NoMatch.Reason, "connection is refused") {
+		t.Errorf("given port 1234: %+v, %v; want the connection refused", d.Action, err)
+	}
+}

@@ -67,15 +67,17 @@ func (c *Config) findListener(q *request) (l *listenerv3.Listener, tls bool, por
 		port = defaultPort(tls)
 		portFrom = q.schemeOr(tls) + " default"
 	}
-	var ranks [3][]*listenerv3.Listener
-	for _, l := range c.listeners {
-		switch {
-		case strings.HasSuffix(l.GetName(), "-"+strconv.Itoa(port)):
-			ranks[0] = append(ranks[0], l)
-		case bindPort(l) == port:
-			ranks[1] = append(ranks[1], l)
-		case port < 1024 && bindPort(l) == port+8000:
-			ranks[2] = append(ranks[2], l)
+	ranks, found := c.listenersFor(port)
+	if !found && portFrom == "authority" {
+		// A Host may carry a port no listener has (a client behind a
+		// proxy, the Gateway API suite's "very.specific.com:1234" sent
+		// to port 80): with no --port, the client is taken to connect
+		// to the scheme's default port, as for a Host without one, and
+		// the decision says so.
+		def := defaultPort(tls)
+		if alt, ok := c.listenersFor(def); ok {
+			ranks, portFrom = alt, fmt.Sprintf("%s default: no listener for the authority's port %d; --port chooses", q.schemeOr(tls), port)
+			port = def
 		}
 	}
 	var fallback *listenerv3.Listener
@@ -93,6 +95,25 @@ func (c *Config) findListener(q *request) (l *listenerv3.Listener, tls bool, por
 		return fallback, tls, port, fmt.Sprintf("listener %s (%s) listens for port %d (%s) but has no filter chain for %s", fallback.GetName(), listenerAddress(fallback), port, portFrom, q.schemeOr(tls))
 	}
 	return nil, tls, port, fmt.Sprintf("no listener for port %d (%s): the connection is refused (listeners: %s)", port, portFrom, strings.Join(c.listenerNames(), ", "))
+}
+
+// listenersFor ranks the listeners a client connecting to port may
+// reach (see findListener); found says whether there is any.
+func (c *Config) listenersFor(port int) (ranks [3][]*listenerv3.Listener, found bool) {
+	for _, l := range c.listeners {
+		switch {
+		case strings.HasSuffix(l.GetName(), "-"+strconv.Itoa(port)):
+			ranks[0] = append(ranks[0], l)
+		case bindPort(l) == port:
+			ranks[1] = append(ranks[1], l)
+		case port < 1024 && bindPort(l) == port+8000:
+			ranks[2] = append(ranks[2], l)
+		default:
+			continue
+		}
+		found = true
+	}
+	return ranks, found
 }
 
 func (q *request) schemeOr(tls bool) string {
