@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contourc/contourc/cmd/contourc/internal/initconfig"
 	"github.com/contourc/contourc/cmd/contourc/internal/repoconfig"
 	"github.com/contourc/contourc/internal/survey"
 	"github.com/contourc/contourc/internal/testfs"
@@ -130,7 +131,7 @@ func TestInitConfigWithLaterFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := initConfig(sv, keys)
+		text := initconfig.Write(sv, keys)
 		for _, w := range c.want {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s: the file does not hold %q:\n%s", c.repo, w, text)
