@@ -11,6 +11,7 @@ import (
 	"github.com/contourc/contourc/loader/ignore"
 	"github.com/contourc/contourc/loader/internal/fastyaml"
 	"github.com/contourc/contourc/loader/internal/manifest"
+	"github.com/contourc/contourc/loader/internal/mirror"
 	"github.com/contourc/contourc/loader/substitute"
 	"github.com/contourc/contourc/loader/walk"
 )
@@ -207,10 +208,10 @@ func sortedObjects(objs []Object, parts []partResult) ([]Object, bool) {
 		}
 		runs = append(runs, p.sorted)
 	}
-	if runs != nil && !hasEndpoints(objs) {
+	if runs != nil && !mirror.HasEndpoints(objs) {
 		return mergeSorted(runs)
 	}
-	sorted := mirrorEndpoints(slices.Clone(objs))
+	sorted := mirror.Endpoints(slices.Clone(objs))
 	dup := sortObjects(sorted)
 	return sorted, dup
 }

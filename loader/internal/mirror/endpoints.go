@@ -1,4 +1,8 @@
-package loader
+// Package mirror does what Kubernetes' EndpointSlice mirroring controller
+// does for loader: core/v1 Endpoints in the input become the
+// EndpointSlices the controller would write, since Contour reads only
+// EndpointSlices. It imports only loader/internal/object of contourc.
+package mirror
 
 import (
 	"fmt"
@@ -10,19 +14,21 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/contourc/contourc/loader/internal/object"
 )
 
 // mirroringControllerName is the managed-by label value of the slices
 // Kubernetes' EndpointSlice mirroring controller writes.
 const mirroringControllerName = "endpointslicemirroring-controller.k8s.io"
 
-// hasEndpoints says whether objs holds Endpoints, which mirrorEndpoints
+// HasEndpoints says whether objs holds Endpoints, which Endpoints
 // turns into EndpointSlices.
-func hasEndpoints(objs []Object) bool {
-	return slices.ContainsFunc(objs, func(o Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok })
+func HasEndpoints(objs []object.Object) bool {
+	return slices.ContainsFunc(objs, func(o object.Object) bool { _, ok := o.Obj.(*corev1.Endpoints); return ok })
 }
 
-// mirrorEndpoints replaces core/v1 Endpoints by the EndpointSlices that
+// Endpoints replaces core/v1 Endpoints by the EndpointSlices that
 // Kubernetes' mirroring controller would make of them: Contour only reads
 // EndpointSlices. Endpoints of a service that already has a slice in the
 // input are dropped, as the slices are what the cluster would use.
@@ -30,8 +36,8 @@ func hasEndpoints(objs []Object) bool {
 // Unlike the real controller, mirroring does not depend on the Service
 // having no selector: offline there are no Pods for the selector to pick,
 // so Endpoints written by hand are the only endpoints there are.
-func mirrorEndpoints(objs []Object) []Object {
-	if !hasEndpoints(objs) {
+func Endpoints(objs []object.Object) []object.Object {
+	if !HasEndpoints(objs) {
 		return objs // most inputs have EndpointSlices only
 	}
 	hasSlices := map[string]bool{} // namespace/service
@@ -55,7 +61,7 @@ func mirrorEndpoints(objs []Object) []Object {
 			continue
 		}
 		for _, s := range slicesFor(ep, taken) {
-			out = append(out, Object{Kind: "EndpointSlice", Source: o.Source, Obj: s})
+			out = append(out, object.Object{Kind: "EndpointSlice", Source: o.Source, Obj: s})
 		}
 	}
 	return out
