@@ -153,11 +153,11 @@ func WithNotServed(list []translate.ObjectStatus, objs []loader.Object, all []tr
 			apiVersion = "networking.k8s.io/v1"
 		}
 		st := translate.ObjectStatus{APIVersion: apiVersion, Kind: o.Kind, Namespace: ns, Name: name, Source: o.Source}
-		if controller := others[class]; controller != "" {
+		if whose := others[class]; whose != "" {
 			if o.Kind != "Ingress" {
 				continue
 			}
-			st.Ignored = fmt.Sprintf("ingress class %q is another controller's (IngressClass %s: controller %s)", class, class, controller)
+			st.Ignored = fmt.Sprintf("ingress class %q is another controller's (%s)", class, whose)
 		} else {
 			st.NotServed = notServedMessage(class, all)
 		}
@@ -204,15 +204,53 @@ func notServedMessage(class string, all []translate.Instance) string {
 	return fmt.Sprintf("%s: served by no Contour instance of the input (%s)", what, List(all))
 }
 
-// otherControllersClasses are the IngressClasses of the input whose
-// controller is not Contour's, by name: their objects are another
-// controller's, not Contour's to serve or judge.
+// otherControllersClasses are the classes of the IngressClasses of the
+// input whose controller is not Contour's, each with what says whose it
+// is: their objects are another controller's, not Contour's to serve or judge. The default class names
+// of the common ingress controllers count as theirs when the input has no
+// IngressClass of that name: their charts create it in the cluster, and
+// an Ingress of class nginx beside Contour's is no typo of Contour's.
 func otherControllersClasses(objs []loader.Object) map[string]string {
 	out := map[string]string{}
+	defined := map[string]bool{}
 	for _, o := range objs {
-		if ic, ok := o.Obj.(*networkingv1.IngressClass); ok && ic.Spec.Controller != contourIngressController {
-			out[ic.Name] = ic.Spec.Controller
+		if ic, ok := o.Obj.(*networkingv1.IngressClass); ok {
+			defined[ic.Name] = true
+			if ic.Spec.Controller != contourIngressController {
+				out[ic.Name] = "IngressClass " + ic.Name + ": controller " + ic.Spec.Controller
+			}
+		}
+	}
+	for _, class := range []string{"nginx", "traefik", "haproxy", "alb", "gce", "gce-internal", "kong", "istio", "cilium", "azure-application-gateway"} {
+		if !defined[class] {
+			out[class] = "by its name the default class of " + wellKnownController(class) + "; the input has no IngressClass " + class
 		}
 	}
 	return out
+}
+
+// wellKnownController is the controller of the IngressClass a common
+// ingress controller's installation creates by the name class.
+func wellKnownController(class string) string {
+	switch class {
+	case "nginx":
+		return "k8s.io/ingress-nginx"
+	case "traefik":
+		return "traefik.io/ingress-controller"
+	case "haproxy":
+		return "haproxy.org/ingress-controller/haproxy"
+	case "alb":
+		return "ingress.k8s.aws/alb"
+	case "gce", "gce-internal":
+		return "k8s.io/ingress-gce"
+	case "kong":
+		return "ingress-controllers.konghq.com/kong"
+	case "istio":
+		return "istio.io/ingress-controller"
+	case "cilium":
+		return "cilium.io/ingress-controller"
+	case "azure-application-gateway":
+		return "azure/application-gateway"
+	}
+	return ""
 }

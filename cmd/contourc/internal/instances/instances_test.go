@@ -61,3 +61,34 @@ func TestMergeResults(t *testing.T) {
 		t.Errorf("rows %q, %d notices; want x by b, y by a and one notice", rows, len(got.Notices))
 	}
 }
+
+// An Ingress of a common controller's default class, with no IngressClass
+// of that name in the input, is that controller's (ignored, not
+// NotServed); an IngressClass of the input decides over the name, and a
+// class of another name is still NotServed.
+func TestWellKnownClasses(t *testing.T) {
+	all := []translate.Instance{{Name: "projectcontour/contour", Kind: "Deployment", Options: translate.Options{IngressClassNames: []string{"contour"}}}}
+	ingress := func(name, class string) loader.Object {
+		return loader.Object{Kind: "Ingress", Obj: &networkingv1.Ingress{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: name},
+			Spec:       networkingv1.IngressSpec{IngressClassName: &class},
+		}}
+	}
+	ours := loader.Object{Kind: "IngressClass", Obj: &networkingv1.IngressClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "traefik"},
+		Spec:       networkingv1.IngressClassSpec{Controller: "projectcontour.io/ingress-controller"},
+	}}
+	objs := []loader.Object{ingress("n", "nginx"), ingress("t", "traefik"), ingress("typo", "contuor"), ours}
+	got := map[string]string{}
+	for _, st := range WithNotServed(nil, objs, all) {
+		got[st.Name] = st.Ignored + "|" + st.NotServed
+	}
+	if !strings.HasPrefix(got["n"], `ingress class "nginx" is another controller's (by its name the default class of k8s.io/ingress-nginx; the input has no IngressClass nginx)|`) {
+		t.Errorf("nginx: %q", got["n"])
+	}
+	for _, name := range []string{"t", "typo"} {
+		if !strings.Contains(got[name], "|ingress class") || !strings.Contains(got[name], "served by no Contour instance") {
+			t.Errorf("%s: %q, want NotServed", name, got[name])
+		}
+	}
+}
