@@ -47,7 +47,7 @@ func LoadPushed(root, source, ignore string, stored bool) (*Filter, error) {
 	if !stored {
 		mode = "pushed, copied"
 	}
-	f := newFilter(root, source, source+"\x00"+ignore+"\x00"+mode)
+	f := newFilter(root, source, source+"\x00"+ignore+"\x00"+mode+"\x00"+filepath.Clean(root))
 	f.pushed = pushedRules()
 	if !stored {
 		// The links are left out all the same; nothing else is read.
