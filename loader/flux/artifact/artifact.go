@@ -1,6 +1,9 @@
 // Package artifact says which files of a checkout are in the artifact
 // Flux's source-controller makes of a GitRepository, which is all that
-// kustomize-controller then sees of the repository.
+// kustomize-controller then sees of the repository; of an OCIRepository
+// whose artifact `flux push artifact` pushed from a directory of the
+// checkout (pushed.go); and what an ArtifactGenerator composes of them
+// (compose.go).
 //
 // source-controller archives the checkout leaving out (fluxcd/pkg/artifact
 // storage.Archive with SourceIgnoreFilter, fluxcd/pkg/sourceignore):
