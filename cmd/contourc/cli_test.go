@@ -59,6 +59,10 @@ func TestUsageErrors(t *testing.T) {
 		{"--assume-service unknown protocol", []string{"check", "--assume-service", "a/b:443/https", "dir"}, `--assume-service "a/b:443/https": port 443: protocol "https": want one of tcp, tls, h2, h2c`},
 		{"--assume-service port given twice", []string{"check", "--assume-service", "a/b:443/tls", "--assume-service", "a/b:443/h2", "dir"}, `--assume-service "a/b:443/h2": port 443 given as tls and as h2`},
 		{"--assume-service bad name", []string{"diff", "--assume-service", "a/B_c:80", "x", "y"}, `--assume-service "a/B_c:80": name "B_c": a DNS-1035 label must consist of lower case`},
+		{"--flux-source without namespace", []string{"check", "--flux-source", "fleet", "dir"}, `--flux-source "fleet": want NAMESPACE/NAME or KIND/NAMESPACE/NAME[=DIR]`},
+		{"--flux-source of a Bucket", []string{"render", "--flux-source", "Bucket/flux-system/b=k", "dir"}, `--flux-source "Bucket/flux-system/b=k": kind "Bucket": want GitRepository or OCIRepository`},
+		{"--flux-source GitRepository with DIR", []string{"check", "--flux-source", "flux-system/fleet=k", "dir"}, `--flux-source "flux-system/fleet=k": a GitRepository is the repository's root: want GitRepository/NAMESPACE/NAME without =DIR`},
+		{"--flux-source OCIRepository with an empty DIR", []string{"diff", "--flux-source", "OCIRepository/flux-system/m=", "x", "y"}, `--flux-source "OCIRepository/flux-system/m=": want a DIR after =`},
 		{"--cluster-context stdin", []string{"check", "--cluster-context", "-", "dir"}, "--cluster-context cannot read standard input (-)"},
 		{"version takes no arguments", []string{"version", "extra"}, "unknown command"},
 		// --output takes a file; a format name there was meant as -o.

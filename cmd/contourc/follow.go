@@ -7,7 +7,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -28,16 +27,15 @@ type followFlags struct {
 
 func (f *followFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.fluxSources, "flux-source", nil,
-		"the Flux GitRepository `NAMESPACE/NAME` is this repository: its Kustomizations and HelmReleases are followed, whatever its url (repeatable; flux-system/flux-system and those whose url is the origin remote's are)")
+		"the Flux source `[KIND/]NAMESPACE/NAME[=DIR]` is this repository: a GitRepository (the default KIND) whatever its url, an OCIRepository as its artifact pushed from DIR (from the repository's root; flux push artifact --path); their Kustomizations and HelmReleases are followed (repeatable; flux-system/flux-system and GitRepositories whose url is the origin remote's are)")
 	fs.StringArrayVar(&f.argocdRepos, "argocd-repo", nil,
 		"the Argo CD Applications whose source repoURL is `URL` are of this repository, as well as those naming the checkout's origin remote (repeatable)")
 }
 
 func (f *followFlags) check() error {
 	for _, s := range f.fluxSources {
-		ns, name, ok := strings.Cut(s, "/")
-		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			return fmt.Errorf("--flux-source %q: want NAMESPACE/NAME", s)
+		if _, err := flux.ParseSource(s); err != nil {
+			return fmt.Errorf("--flux-source %q: %v", s, err)
 		}
 	}
 	return nil

@@ -58,7 +58,7 @@ func repoConfigSchema() map[string]any {
 	described := map[string]string{
 		"contour": "Contour's settings: any flag by the camelCase of its long name, as at the top level",
 		"assume":  "objects the cluster has and the repository does not",
-		"flux":    "Flux: which GitRepositories are this repository",
+		"flux":    "Flux: which sources are this repository",
 		"helm":    "how a chart directory given as a PATH is rendered, as helm template's flags: releaseName, values (files), set and setString (KEY: VALUE), kubeVersion",
 		"argocd":  "Argo CD: the URLs by which Applications name this repository, beside its origin remote",
 		"lint":    "contourc lint's settings (and check --lint's): rules to disable by ID, the certificate expiry window",

@@ -58,6 +58,8 @@ failOn: warning
 maxInputSize: 2Gi
 argocd:
   repos: [https://github.com/example/platform.git, git@github.com:example/other.git]
+flux:
+  sources: [flux-system/fleet, OCIRepository/flux-system/cluster-manifests=kubernetes]
 `,
 	})
 	testfs.Write(t, repo, map[string]string{"apps/app.yaml": ""})
@@ -81,6 +83,9 @@ argocd:
 		"max-input-size":          "2Gi",
 		// A URL, not a path: kept as written.
 		"argocd-repo": "[https://github.com/example/platform.git,git@github.com:example/other.git]",
+		// An OCIRepository's DIR is from the repository's root, as the
+		// follower reads it: kept as written too.
+		"flux-source": "[flux-system/fleet,OCIRepository/flux-system/cluster-manifests=kubernetes]",
 	}
 	for name, v := range want {
 		if got := flagValue(t, cmd, name); got != v {
@@ -153,6 +158,7 @@ func TestRepoConfigErrors(t *testing.T) {
 		{"one flag twice", "gateway: a/b\ncontour: {gateway: c/d}\n", "check", `.contourc.yaml:2: duplicate field "contour.gateway": --gateway is set by another key already`},
 		{"bad value", "maxInputSize: lots\n", "check", `.contourc.yaml:1: maxInputSize: invalid value "lots"`},
 		{"two documents", "namespace: a\n---\nnamespace: b\n", "check", `.contourc.yaml:3: a configuration file holds one YAML document`},
+		{"flux sources as a mapping", "flux:\n  sources: {OCIRepository/a/b: k}\n", "check", `.contourc.yaml:2: flux.sources: expected`},
 		{"check's key on render", "failOn: warning\n", "render", ""},
 		{"serve's key on check", "xdsPort: 9001\n", "check", ""},
 	} {

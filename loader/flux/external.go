@@ -48,6 +48,13 @@ func (f *Follower) externalKustomization(in *loader.FollowInput, o loader.Object
 	if why != "" {
 		return notFollowed(o, why)
 	}
+	return f.viewKustomization(in, o, u, co, ext)
+}
+
+// viewKustomization is the entry of a Kustomization of the artifact ext,
+// seen on a view (an ExternalArtifact, or an OCIRepository pushed from a
+// directory of the checkout): spec.path is taken in it.
+func (f *Follower) viewKustomization(in *loader.FollowInput, o loader.Object, u *unstructured.Unstructured, co checkout, ext *external) loader.Entry {
 	p, _, _ := unstructured.NestedString(u.Object, "spec", "path")
 	if c := path.Clean("/" + filepath.ToSlash(p)); strings.HasPrefix(path.Clean(filepath.ToSlash(p)), "..") {
 		return notFollowed(o, "path "+p+" is outside "+ext.label)
@@ -119,6 +126,15 @@ func (f *Follower) externalArtifact(in *loader.FollowInput, ref sourceRef, co ch
 		src := sourceRef{kind: r.Kind, namespace: r.Namespace, name: r.Name}
 		if src.namespace == "" {
 			src.namespace = ref.namespace
+		}
+		if named, ok := f.named(src); ok && src.kind == OCIRepository {
+			filter, dir, why := f.pushedOf(in, src, named, co)
+			if why != "" {
+				return nil, label + " copies from @" + r.Alias + " of " + genName + ": " + why
+			}
+			sources[r.Alias] = artifact.Source{Root: dir, Filter: filter}
+			key += "\x00" + r.Alias + "=" + filter.Key()
+			continue
 		}
 		if ok, why := f.thisRepository(in, src, co); !ok {
 			return nil, label + " copies from @" + r.Alias + " of " + genName + ": " + why

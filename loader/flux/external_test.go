@@ -163,7 +163,7 @@ func TestExternalArtifactNotFollowedReasons(t *testing.T) {
 		"followed: Kustomization flux-system/web -> ./ of ExternalArtifact flux-system/web (1 object)",
 		"not followed: Kustomization flux-system/missing-path: path ./nowhere is not a directory of ExternalArtifact flux-system/web",
 		"not followed: Kustomization flux-system/outside: path ../x is outside ExternalArtifact flux-system/web",
-		"not followed: Kustomization flux-system/oci: ExternalArtifact flux-system/oci copies from @oci of ArtifactGenerator flux-system/gen: source OCIRepository flux-system/podinfo is not this repository",
+		"not followed: Kustomization flux-system/oci: ExternalArtifact flux-system/oci copies from @oci of ArtifactGenerator flux-system/gen: source OCIRepository flux-system/podinfo is not this repository (name it, and the directory its artifact is pushed from, with --flux-source OCIRepository/flux-system/podinfo=DIR)",
 		"not followed: Kustomization flux-system/other: ExternalArtifact flux-system/other copies from @other of ArtifactGenerator flux-system/gen: source GitRepository flux-system/other is not this repository",
 		"not followed: Kustomization flux-system/tarballs: ArtifactGenerator flux-system/gen, artifact tarballs: copy from '@repo/charts/*.tgz' uses strategy Extract (unpacking tarballs), which contourc does not model",
 		"not followed: Kustomization flux-system/merged: ArtifactGenerator flux-system/gen, artifact merged: copy from '@repo/apps/values/values.yaml' merges apps/values/values.yaml into the artifact's values/values.yaml (strategy Merge), which contourc does not model",

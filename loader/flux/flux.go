@@ -9,13 +9,15 @@
 // helm-controller renders it (loader/helmchart). "This repository" is a
 // GitRepository whose spec.url is the checkout's origin remote,
 // flux-system/flux-system (what `flux bootstrap` creates), or one named in
-// Options.Sources. Entries of other sources are not followed, and say so.
+// Options.Sources; a Kustomization of an OCIRepository named there with
+// the directory its artifact is pushed from is built from that directory
+// as the artifact has it (oci.go). Entries of other sources are not
+// followed, and say so.
 package flux
 
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -28,8 +30,11 @@ import (
 
 // Options tune the follower.
 type Options struct {
-	// Sources are GitRepositories, as NAMESPACE/NAME, that are this
-	// repository whatever their URL (--flux-source).
+	// Sources are the sources that are this repository whatever their
+	// URL (--flux-source), as ParseSource reads them: GitRepositories as
+	// NAMESPACE/NAME or GitRepository/NAMESPACE/NAME, OCIRepositories as
+	// OCIRepository/NAMESPACE/NAME=DIR. Those it cannot read are left
+	// out (the caller says they are wrong).
 	Sources []string
 	// KustomizeRemote lets builds fetch remote resources
 	// (--kustomize-remote).
@@ -42,7 +47,8 @@ const bootstrapSource = "flux-system/flux-system"
 
 // Follower follows Flux Kustomizations and HelmReleases.
 type Follower struct {
-	opts Options
+	opts    Options
+	sources []Source // opts.Sources, read
 
 	mu        sync.Mutex
 	artifacts map[string]*artifact.Filter // by checkout, source and spec.ignore
@@ -50,7 +56,15 @@ type Follower struct {
 }
 
 // New is a Follower with opts.
-func New(opts Options) *Follower { return &Follower{opts: opts} }
+func New(opts Options) *Follower {
+	f := &Follower{opts: opts}
+	for _, s := range opts.Sources {
+		if src, err := ParseSource(s); err == nil {
+			f.sources = append(f.sources, src)
+		}
+	}
+	return f
+}
 
 // Entries are the Kustomizations and HelmReleases among objs.
 func (f *Follower) Entries(in *loader.FollowInput, objs []loader.Object) []loader.Entry {
@@ -121,11 +135,14 @@ func checkoutOf(o loader.Object) (checkout, bool) {
 // thisRepository says whether ref names this repository, and why not
 // when it does not.
 func (f *Follower) thisRepository(in *loader.FollowInput, ref sourceRef, co checkout) (bool, string) {
-	if ref.kind != "GitRepository" {
+	switch ref.kind {
+	case GitRepository:
+	case OCIRepository:
+		return false, "source " + ref.String() + " is not this repository (name it, and the directory its artifact is pushed from, with --flux-source OCIRepository/" + ref.namespace + "/" + ref.name + "=DIR)"
+	default:
 		return false, "source " + ref.String() + " is not this repository"
 	}
-	id := ref.namespace + "/" + ref.name
-	if id == bootstrapSource || slices.Contains(f.opts.Sources, id) {
+	if _, named := f.named(ref); named || ref.namespace+"/"+ref.name == bootstrapSource {
 		return true, ""
 	}
 	src, ok := in.Find("GitRepository", ref.namespace, ref.name)

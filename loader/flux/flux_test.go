@@ -65,7 +65,7 @@ func TestNotFollowedReasons(t *testing.T) {
 	want := []string{
 		"not followed: Kustomization flux-system/old: apiVersion kustomize.toolkit.fluxcd.io/v1beta1 is not read (kustomize.toolkit.fluxcd.io/v1 and v1beta2 are)",
 		"not followed: Kustomization flux-system/suspended: spec.suspend is true: Flux applies nothing of it",
-		"not followed: Kustomization flux-system/oci: source OCIRepository flux-system/podinfo is not this repository",
+		"not followed: Kustomization flux-system/oci: source OCIRepository flux-system/podinfo is not this repository (name it, and the directory its artifact is pushed from, with --flux-source OCIRepository/flux-system/podinfo=DIR)",
 		"not followed: Kustomization flux-system/other: source GitRepository flux-system/other is not this repository",
 		"not followed: Kustomization flux-system/unknown: source GitRepository flux-system/unknown is not this repository (not in the input; name it with --flux-source)",
 		"not followed: Kustomization flux-system/missing-path: path ./nowhere is not a directory of this repository",

@@ -28,6 +28,9 @@ func (f *Follower) helmRelease(in *loader.FollowInput, o loader.Object, u *unstr
 		if ref.kind == "ExternalArtifact" {
 			return notFollowed(o, "chart from "+ref.String()+" (spec.chartRef): charts of ExternalArtifacts are not rendered by contourc")
 		}
+		if _, ok := f.named(ref); ok && ref.kind == OCIRepository {
+			return notFollowed(o, "chart from "+ref.String()+" (spec.chartRef): charts of OCIRepositories are not rendered by contourc, even of one named with --flux-source")
+		}
 		return notFollowed(o, "chart from "+ref.String()+" (spec.chartRef), a remote repository")
 	}
 	ref, ok := readSourceRef(u, "HelmRepository", "spec", "chart", "spec", "sourceRef")

@@ -36,6 +36,9 @@ func (f *Follower) kustomization(in *loader.FollowInput, o loader.Object, u *uns
 	if ref.kind == "ExternalArtifact" {
 		return f.externalKustomization(in, o, u, ref, co)
 	}
+	if src, ok := f.named(ref); ok && ref.kind == OCIRepository {
+		return f.ociKustomization(in, o, u, ref, src, co)
+	}
 	if ok, why := f.thisRepository(in, ref, co); !ok {
 		return notFollowed(o, why)
 	}

@@ -1,6 +1,9 @@
 // Package artifact says which files of a checkout are in the artifact
 // Flux's source-controller makes of a GitRepository, which is all that
-// kustomize-controller then sees of the repository.
+// kustomize-controller then sees of the repository; of an OCIRepository
+// whose artifact `flux push artifact` pushed from a directory of the
+// checkout (pushed.go); and what an ArtifactGenerator composes of them
+// (compose.go).
 //
 // source-controller archives the checkout leaving out (fluxcd/pkg/artifact
 // storage.Archive with SourceIgnoreFilter, fluxcd/pkg/sourceignore):
@@ -39,13 +42,18 @@ import (
 )
 
 // Filter answers which paths of one checkout are left out of a
-// GitRepository's artifact.
+// GitRepository's artifact (or of the directory an OCIRepository's
+// artifact was pushed from, LoadPushed).
 type Filter struct {
 	root, realRoot string
 	source         string // "GitRepository NS/NAME", for messages
 	key            string
 	rules          []rule
-	symlinks       map[string]bool // slash paths from the root
+	// pushed are the ignore paths of `flux push artifact` (pushed.go),
+	// matched before rules: what they leave out was never in the
+	// artifact, whatever rules say.
+	pushed   []rule
+	symlinks map[string]bool // slash paths from the root
 
 	mu   sync.Mutex
 	kept map[string]bool // directory -> holds a file in the artifact
@@ -62,16 +70,27 @@ type rule struct {
 // GitRepository named source, whose spec.ignore is ignore ("" when it
 // sets none).
 func Load(root, source, ignore string) (*Filter, error) {
-	f := &Filter{root: filepath.Clean(root), source: source, key: source + "\x00" + ignore, symlinks: map[string]bool{}, kept: map[string]bool{}}
+	f := newFilter(root, source, source+"\x00"+ignore)
+	return f, f.load(ignore)
+}
+
+func newFilter(root, source, key string) *Filter {
+	f := &Filter{root: filepath.Clean(root), source: source, key: key, symlinks: map[string]bool{}, kept: map[string]bool{}}
 	f.realRoot = f.root
 	if real, err := filepath.EvalSymlinks(f.root); err == nil {
 		f.realRoot = real
 	}
+	return f
+}
+
+// load reads the checkout's .sourceignore files and records its links,
+// then sets the rules source-controller archives it with.
+func (f *Filter) load(ignore string) error {
 	var own []rule
 	if err := f.walk(f.root, nil, &own); err != nil {
-		return nil, err
+		return err
 	}
-	own = append(own, readRules([]byte(ignore), nil, source+"'s spec.ignore")...)
+	own = append(own, readRules([]byte(ignore), nil, f.source+"'s spec.ignore")...)
 	f.rules = rules(sourceignore.ExcludeVCS, "source-controller's VCS exclusions")
 	if len(own) == 0 {
 		// SourceIgnoreFilter: the defaults only when nothing else is said.
@@ -79,7 +98,7 @@ func Load(root, source, ignore string) (*Filter, error) {
 		own = rules(defaults, "source-controller's default exclusions")
 	}
 	f.rules = append(f.rules, own...)
-	return f, nil
+	return nil
 }
 
 // walk reads the .sourceignore files of dir and below, in the order of
@@ -96,6 +115,9 @@ func (f *Filter) walk(dir string, domain []string, out *[]rule) error {
 	for _, e := range entries {
 		if e.Name() != sourceignore.IgnoreFile || e.IsDir() {
 			continue
+		}
+		if f.pushed != nil && (e.Type()&os.ModeSymlink != 0 || match(f.pushed, append(append([]string(nil), domain...), e.Name()), false) != "") {
+			continue // never pushed, so not in the artifact source-controller reads
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
@@ -154,7 +176,7 @@ func rules(list, from string) []rule {
 // GitRepository and spec.ignore.
 func (f *Filter) Key() string { return f.key }
 
-// Source is the GitRepository the filter is of, as messages name it.
+// Source is the source the filter is of, as messages name it.
 func (f *Filter) Source() string { return f.source }
 
 // Excluded reports whether path (absolute, in the checkout) is left out of
@@ -179,14 +201,24 @@ func (f *Filter) Excluded(path string, isDir bool) string {
 	return why
 }
 
-// match is the rule that leaves segs out, the last that matches deciding.
+// match is the rule that leaves segs out: one of the pushed rules, else
+// one of the others, the last that matches deciding in each.
 func (f *Filter) match(segs []string, isDir bool) string {
-	for i := len(f.rules) - 1; i >= 0; i-- {
-		switch f.rules[i].p.Match(segs, isDir) {
+	if why := match(f.pushed, segs, isDir); why != "" {
+		return why
+	}
+	return match(f.rules, segs, isDir)
+}
+
+// match is the rule of rules that leaves segs out, the last that matches
+// deciding.
+func match(rules []rule, segs []string, isDir bool) string {
+	for i := len(rules) - 1; i >= 0; i-- {
+		switch rules[i].p.Match(segs, isDir) {
 		case gitignore.Include:
 			return ""
 		case gitignore.Exclude:
-			r := f.rules[i]
+			r := rules[i]
 			return "pattern " + quote(r.text) + " of " + r.from
 		}
 	}

@@ -81,6 +81,8 @@ type Composed struct {
 	// left are the files and directories the archive's default
 	// exclusions left out, with the pattern.
 	left map[string]string
+	// filter is the filter of a Tree, which says why it left a path out.
+	filter *Filter
 }
 
 // Compose applies ops to sources (by alias) as source-watcher does, and
@@ -320,7 +322,12 @@ func (c *Composed) IsDir(p string) bool {
 func (c *Composed) Dir(p string) string { return c.dirs[clean(p)] }
 
 // LeftOut says why the archive left p out, or "".
-func (c *Composed) LeftOut(p string) string { return c.left[clean(p)] }
+func (c *Composed) LeftOut(p string) string {
+	if why := c.left[clean(p)]; why != "" {
+		return why
+	}
+	return c.filteredOut(clean(p))
+}
 
 // ReadDir are the names of the entries of the directory p, in order.
 func (c *Composed) ReadDir(p string) []string {

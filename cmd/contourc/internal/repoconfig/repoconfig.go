@@ -138,7 +138,7 @@ func Keys(root *cobra.Command) map[string]Flag {
 				_, slice := f.Value.(pflag.SliceValue)
 				varname, usage := pflag.UnquoteUsage(f)
 				cf = Flag{Name: f.Name, Usage: usage, Type: f.Value.Type(), Bool: f.Value.Type() == "bool",
-					Slice: slice, Path: isPathFlag(f), Pairs: strings.Contains(varname, "=")}
+					Slice: slice, Path: isPathFlag(f), Pairs: isPairs(varname)}
 			}
 			cf.Commands = append(cf.Commands, c.Name())
 			flags[f.Name] = cf
@@ -183,6 +183,13 @@ func Lookup(c *cobra.Command) (*Value, bool) {
 	}
 	v, ok := f.Value.(*Value)
 	return v, ok
+}
+
+// isPairs says whether a flag's values are NAME=VALUE items (its
+// varname says so), which a mapping may give; an optional =PART
+// (--flux-source's [=DIR]) makes no pair.
+func isPairs(varname string) bool {
+	return strings.Contains(varname, "=") && !strings.Contains(varname, "[=")
 }
 
 func isPathFlag(f *pflag.Flag) bool {
