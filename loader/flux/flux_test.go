@@ -71,11 +71,34 @@ func TestNotFollowedReasons(t *testing.T) {
 		"not followed: Kustomization flux-system/missing-path: path ./nowhere is not a directory of this repository",
 		"not followed: Kustomization flux-system/outside: path ../elsewhere is outside the repository",
 		`not followed: Kustomization flux-system/absent-vars: spec.postBuild.substituteFrom: substitute from 'ConfigMap/absent' error: configmaps "absent" not found`,
-		"not followed: Kustomization flux-system/sops-vars: spec.postBuild.substituteFrom: Secret flux-system/sops is encrypted with SOPS, which contourc cannot decrypt",
+		"not followed: Kustomization flux-system/sops-vars: spec.postBuild.substituteFrom: Secret flux-system/sops is encrypted with SOPS, which contourc cannot decrypt: give its variables with --substitute (DOMAIN)",
 		"followed: Kustomization flux-system/optional-vars -> apps/web/ (1 object)",
 	}
 	if got := reports(res); !slices.Equal(got, want) {
 		t.Errorf("entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A Kustomization whose substituteFrom names a SOPS-encrypted Secret is
+// followed when the --substitute flags give every key of the Secret: the
+// flags stand for its values.
+func TestSOPSVariablesFromFlags(t *testing.T) {
+	src := "  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+	root := writeRepo(t, map[string]string{
+		"apps/web/svc.yaml": strings.Replace(svc, "name: web\n  namespace", "name: web-${DOMAIN}\n  namespace", 1),
+		"clusters/prod/ks.yaml": ks("kustomize.toolkit.fluxcd.io/v1", "sops-vars", "  path: ./apps/web\n"+src+"  postBuild:\n    substituteFrom:\n    - kind: Secret\n      name: sops\n") +
+			"apiVersion: v1\nkind: Secret\nmetadata:\n  name: sops\n  namespace: flux-system\nstringData:\n  DOMAIN: ENC[AES256_GCM,data:abc=,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:x=,type:str]\n  version: 3.8.1\n",
+	})
+	sub, err := loader.NewSubstitution(map[string]string{"DOMAIN": "example"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := load(t, root, []string{filepath.Join(root, "clusters")}, Options{}, sub)
+	if got := reports(res); !slices.Equal(got, []string{"followed: Kustomization flux-system/sops-vars -> apps/web/ (1 object)"}) {
+		t.Fatalf("entries: %q", got)
+	}
+	if !slices.ContainsFunc(res.Objects, func(o loader.Object) bool { return o.Kind == "Service" && o.Obj.GetName() == "web-example" }) {
+		t.Errorf("no Service web-example among the objects")
 	}
 }
 

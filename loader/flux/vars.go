@@ -2,6 +2,8 @@ package flux
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -85,6 +87,33 @@ func referencedData(in *loader.FollowInput, kind, namespace, name string, option
 		}
 		return data, ""
 	default:
-		return nil, fmt.Sprintf("Secret %s/%s is encrypted with SOPS, which contourc cannot decrypt", namespace, name)
+		// A SOPS Secret's keys are in clear: when the --substitute
+		// flags give them all, they stand for its values (the flags
+		// apply over the repository's variables).
+		missing := missingSOPSKeys(o.Obj, in.Substitute)
+		if len(missing) == 0 {
+			return nil, ""
+		}
+		return nil, fmt.Sprintf("Secret %s/%s is encrypted with SOPS, which contourc cannot decrypt: give its variables with --substitute (%s)", namespace, name, strings.Join(missing, ", "))
 	}
+}
+
+// missingSOPSKeys are the keys of the SOPS-encrypted Secret obj that the
+// --substitute flags s do not give, sorted.
+func missingSOPSKeys(obj any, s *loader.Substitution) []string {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return []string{"its keys"}
+	}
+	var missing []string
+	for _, field := range []string{"data", "stringData"} {
+		m, _, _ := unstructured.NestedMap(u.Object, field)
+		for k := range m {
+			if !s.Has(k) {
+				missing = append(missing, k)
+			}
+		}
+	}
+	sort.Strings(missing)
+	return slices.Compact(missing)
 }

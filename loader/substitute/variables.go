@@ -86,8 +86,8 @@ func (s *Substitution) Empty() bool { return !s.active() }
 
 func (s *Substitution) active() bool { return s != nil && len(s.vars) > 0 }
 
-// has reports whether s gives name a value.
-func (s *Substitution) has(name string) bool {
+// Has reports whether s gives name a value.
+func (s *Substitution) Has(name string) bool {
 	if !s.active() {
 		return false
 	}
@@ -240,7 +240,7 @@ func unsetVariables(text string, s *Substitution) []string {
 		dollars := strings.IndexByte(m[0], '{')
 		switch {
 		case dollars%2 == 0: // $${X} is the text ${X}
-		case s.has(m[1]) || (m[2] != "" && s.active()): // given, or its default was
+		case s.Has(m[1]) || (m[2] != "" && s.active()): // given, or its default was
 		case !slices.Contains(names, m[1]):
 			names = append(names, m[1])
 		}
