@@ -65,10 +65,7 @@ func (f *Follower) viewKustomization(in *loader.FollowInput, o loader.Object, u 
 		return notFollowed(o, "path ./"+p+" is not a directory of "+ext.label)
 	}
 	dir := filepath.Join(ext.root, filepath.FromSlash(p))
-	sub, why, err := substitution(in, u)
-	if err != nil {
-		why = err.Error()
-	}
+	sub, why := substitution(in, u)
 	if why != "" {
 		return notFollowed(o, why)
 	}

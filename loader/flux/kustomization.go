@@ -57,10 +57,7 @@ func (f *Follower) kustomization(in *loader.FollowInput, o loader.Object, u *uns
 	if why := art.Excluded(dir, true); why != "" {
 		return notFollowed(o, "path "+path+" is not in the artifact of "+art.Source()+": "+why)
 	}
-	sub, why, err := substitution(in, u)
-	if err != nil {
-		why = err.Error()
-	}
+	sub, why := substitution(in, u)
 	if why != "" {
 		return notFollowed(o, why)
 	}

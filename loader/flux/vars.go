@@ -26,20 +26,21 @@ type vars struct {
 // in order, later ones winning, then spec.postBuild.substitute over them.
 // A reference that cannot be read is why the Kustomization is not
 // followed, in Flux's words, unless it is optional and absent; a Secret
-// encrypted by SOPS cannot be read here.
-func substitution(in *loader.FollowInput, u *unstructured.Unstructured) (vars, string, error) {
+// encrypted by SOPS is read only through the --substitute flags. The
+// reason not to follow is returned, "" to follow.
+func substitution(in *loader.FollowInput, u *unstructured.Unstructured) (vars, string) {
 	out := vars{vars: map[string]string{}}
 	refs, _, _ := unstructured.NestedSlice(u.Object, "spec", "postBuild", "substituteFrom")
 	for i, r := range refs {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return out, fmt.Sprintf("spec.postBuild.substituteFrom[%d] is not a reference", i), nil
+			return out, fmt.Sprintf("spec.postBuild.substituteFrom[%d] is not a reference", i)
 		}
 		kind, name := str(m, "kind"), str(m, "name")
 		optional, _ := m["optional"].(bool)
 		data, why := referencedData(in, kind, u.GetNamespace(), name, optional)
 		if why != "" {
-			return out, "spec.postBuild.substituteFrom: " + why, nil
+			return out, "spec.postBuild.substituteFrom: " + why
 		}
 		for k, v := range data {
 			out.vars[k] = strings.ReplaceAll(v, "\n", "")
@@ -47,17 +48,19 @@ func substitution(in *loader.FollowInput, u *unstructured.Unstructured) (vars, s
 	}
 	inline, _, err := unstructured.NestedStringMap(u.Object, "spec", "postBuild", "substitute")
 	if err != nil {
-		return out, "spec.postBuild.substitute: " + err.Error(), nil
+		return out, "spec.postBuild.substitute: " + err.Error()
 	}
 	for k, v := range inline {
 		out.vars[k] = strings.ReplaceAll(v, "\n", "")
 	}
 	_, hasPostBuild, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "postBuild")
 	if !hasPostBuild && !active(in.Substitute) {
-		return out, "", nil // Flux substitutes nothing without postBuild
+		return out, "" // Flux substitutes nothing without postBuild
 	}
-	out.s, err = in.Substitute.Over(out.vars)
-	return out, "", err
+	if out.s, err = in.Substitute.Over(out.vars); err != nil {
+		return out, err.Error()
+	}
+	return out, ""
 }
 
 // active says whether the --substitute flags hold variables.
