@@ -11,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/api/provider"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/contourc/contourc/loader"
@@ -254,32 +253,16 @@ func viewRequest(view *viewFS, dir string, u *unstructured.Unstructured) (engine
 		req.Base = &engines.FluxBase{File: file, Data: data}
 		return req, nil
 	}
-	var resources []string
-	rf := provider.NewDefaultDepProvider().GetResourceFactory()
-	err = view.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		if info.IsDir() {
-			if viewKustomizationFile(view, p) != "" {
-				resources = append(resources, "."+strings.TrimPrefix(p, dir))
-				return filepath.SkipDir
+	walk := func(visit func(path string, isDir bool) error) error {
+		return view.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err != nil || p == dir {
+				return err
 			}
-			return nil
-		}
-		if ext := filepath.Ext(p); ext != ".yaml" && ext != ".yml" {
-			return nil
-		}
-		data, err := view.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := decodable(rf, view.real(p), data); err != nil {
-			return err
-		}
-		resources = append(resources, "."+strings.TrimPrefix(p, dir))
-		return nil
-	})
+			return visit(p, info.IsDir())
+		})
+	}
+	hasKustomization := func(p string) bool { return viewKustomizationFile(view, p) != "" }
+	resources, err := listManifests(dir, walk, hasKustomization, view.ReadFile, view.real)
 	req.Base = &engines.FluxBase{File: filepath.Join(dir, konfig.DefaultKustomizationFileName()), Listed: true, Resources: resources}
 	return req, err
 }

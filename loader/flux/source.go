@@ -186,20 +186,35 @@ func kustomizationFile(art *artifact.Filter, dir string) (inArtifact, onDisk str
 // "./path" from dir. A file kustomize cannot read fails the generation,
 // as in Flux.
 func scanManifests(art *artifact.Filter, dir string) ([]string, error) {
+	walk := func(visit func(path string, isDir bool) error) error {
+		return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || path == dir {
+				return err
+			}
+			if art.Excluded(path, d.IsDir()) != "" {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			return visit(path, d.IsDir())
+		})
+	}
+	hasKustomization := func(path string) bool { k, _ := kustomizationFile(art, path); return k != "" }
+	return listManifests(dir, walk, hasKustomization, os.ReadFile, func(path string) string { return path })
+}
+
+// listManifests is the listing of scanManifests over a tree: walk visits
+// dir's files and directories below it in name order (SkipDir skipping a
+// directory), hasKustomization says whether a directory has a
+// kustomization file, read reads a file, and shown names it in messages.
+func listManifests(dir string, walk func(visit func(path string, isDir bool) error) error,
+	hasKustomization func(string) bool, read func(string) ([]byte, error), shown func(string) string) ([]string, error) {
 	rf := provider.NewDefaultDepProvider().GetResourceFactory()
 	var out []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return err
-		}
-		if art.Excluded(path, d.IsDir()) != "" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if k, _ := kustomizationFile(art, path); k != "" {
+	err := walk(func(path string, isDir bool) error {
+		if isDir {
+			if hasKustomization(path) {
 				out = append(out, "."+strings.TrimPrefix(path, dir))
 				return filepath.SkipDir
 			}
@@ -208,11 +223,11 @@ func scanManifests(art *artifact.Filter, dir string) ([]string, error) {
 		if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
 			return nil
 		}
-		data, err := os.ReadFile(path)
+		data, err := read(path)
 		if err != nil {
 			return err
 		}
-		if err := decodable(rf, path, data); err != nil {
+		if err := decodable(rf, shown(path), data); err != nil {
 			return err
 		}
 		out = append(out, "."+strings.TrimPrefix(path, dir))
