@@ -240,7 +240,7 @@ func (f *Follower) buildExternal(co checkout, ext *external, dir string, u *unst
 // viewRequest asks the generator for dir's kustomization as the view has
 // it: its kustomization file, else the listing of its manifests.
 func viewRequest(view *viewFS, dir string, u *unstructured.Unstructured) (engines.FluxGenerateRequest, error) {
-	obj, err := viewComponents(view, u, dir).MarshalJSON()
+	obj, err := presentComponents(u, dir, view.Exists).MarshalJSON()
 	if err != nil {
 		return engines.FluxGenerateRequest{}, err
 	}
@@ -276,23 +276,4 @@ func viewKustomizationFile(view *viewFS, dir string) string {
 		}
 	}
 	return ""
-}
-
-// viewComponents is presentComponents over the view.
-func viewComponents(view *viewFS, u *unstructured.Unstructured, dir string) *unstructured.Unstructured {
-	ignoreMissing, _, _ := unstructured.NestedBool(u.Object, "spec", "ignoreMissingComponents")
-	components, ok, _ := unstructured.NestedStringSlice(u.Object, "spec", "components")
-	if !ignoreMissing || !ok {
-		return u
-	}
-	var kept []any
-	for _, c := range components {
-		if view.Exists(filepath.Join(dir, c)) {
-			kept = append(kept, c)
-		}
-	}
-	out := u.DeepCopy()
-	_ = unstructured.SetNestedSlice(out.Object, kept, "spec", "components")
-	_ = unstructured.SetNestedField(out.Object, false, "spec", "ignoreMissingComponents")
-	return out
 }

@@ -128,7 +128,8 @@ func (f *Follower) build(co checkout, art *artifact.Filter, dir string, u *unstr
 // find it on disk too, else the one the artifact holds, else the listing
 // of its manifests.
 func generateRequest(co checkout, art *artifact.Filter, dir string, u *unstructured.Unstructured) (engines.FluxGenerateRequest, error) {
-	obj, err := presentComponents(u, art, dir).MarshalJSON()
+	present := func(p string) bool { _, err := os.Stat(p); return err == nil && art.Excluded(p, true) == "" }
+	obj, err := presentComponents(u, dir, present).MarshalJSON()
 	if err != nil {
 		return engines.FluxGenerateRequest{}, err
 	}

@@ -251,10 +251,11 @@ func decodable(rf *resource.Factory, path string, data []byte) (err error) {
 }
 
 // presentComponents is u with spec.components that the artifact lacks
-// left out when spec.ignoreMissingComponents says so, as the generator
-// leaves out those missing from its copy, and the flag then cleared: the
-// generator would otherwise look for them on disk.
-func presentComponents(u *unstructured.Unstructured, art *artifact.Filter, dir string) *unstructured.Unstructured {
+// (exists says whether it has a path) left out when
+// spec.ignoreMissingComponents says so, as the generator leaves out those
+// missing from its copy, and the flag then cleared: the generator would
+// otherwise look for them on disk.
+func presentComponents(u *unstructured.Unstructured, dir string, exists func(path string) bool) *unstructured.Unstructured {
 	ignoreMissing, _, _ := unstructured.NestedBool(u.Object, "spec", "ignoreMissingComponents")
 	components, ok, _ := unstructured.NestedStringSlice(u.Object, "spec", "components")
 	if !ignoreMissing || !ok {
@@ -262,8 +263,7 @@ func presentComponents(u *unstructured.Unstructured, art *artifact.Filter, dir s
 	}
 	var kept []any
 	for _, c := range components {
-		p := filepath.Join(dir, c)
-		if _, err := os.Stat(p); err == nil && art.Excluded(p, true) == "" {
+		if exists(filepath.Join(dir, c)) {
 			kept = append(kept, c)
 		}
 	}
