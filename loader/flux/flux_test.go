@@ -230,3 +230,23 @@ func fqdnOf(o loader.Object) string {
 	}
 	return ""
 }
+
+// spec.components that the repository lacks are left out when
+// spec.ignoreMissingComponents says so, and those it has are applied.
+func TestIgnoreMissingComponents(t *testing.T) {
+	src := "  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+	root := writeRepo(t, map[string]string{
+		"apps/web/svc.yaml":                   svc,
+		"components/extra/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- cm.yaml\n",
+		"components/extra/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: web\n",
+		"clusters/prod/ks.yaml": ks("kustomize.toolkit.fluxcd.io/v1", "web", "  path: ./apps/web\n"+src+
+			"  ignoreMissingComponents: true\n  components:\n  - ../../components/extra\n  - ../../components/absent\n"),
+	})
+	res := load(t, root, []string{filepath.Join(root, "clusters")}, Options{}, nil)
+	if got := reports(res); !slices.Equal(got, []string{"followed: Kustomization flux-system/web -> apps/web/ (2 objects)"}) {
+		t.Fatalf("entries: %q", got)
+	}
+	if !slices.ContainsFunc(res.Objects, func(o loader.Object) bool { return o.Kind == "ConfigMap" && o.Obj.GetName() == "extra" }) {
+		t.Error("the present component's ConfigMap is missing")
+	}
+}
