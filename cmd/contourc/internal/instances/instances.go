@@ -221,36 +221,27 @@ func otherControllersClasses(objs []loader.Object) map[string]string {
 			}
 		}
 	}
-	for _, class := range []string{"nginx", "traefik", "haproxy", "alb", "gce", "gce-internal", "kong", "istio", "cilium", "azure-application-gateway"} {
+	for class, controller := range wellKnownClasses() {
 		if !defined[class] {
-			out[class] = "by its name the default class of " + wellKnownController(class) + "; the input has no IngressClass " + class
+			out[class] = "by its name the default class of " + controller + "; the input has no IngressClass " + class
 		}
 	}
 	return out
 }
 
-// wellKnownController is the controller of the IngressClass a common
-// ingress controller's installation creates by the name class.
-func wellKnownController(class string) string {
-	switch class {
-	case "nginx":
-		return "k8s.io/ingress-nginx"
-	case "traefik":
-		return "traefik.io/ingress-controller"
-	case "haproxy":
-		return "haproxy.org/ingress-controller/haproxy"
-	case "alb":
-		return "ingress.k8s.aws/alb"
-	case "gce", "gce-internal":
-		return "k8s.io/ingress-gce"
-	case "kong":
-		return "ingress-controllers.konghq.com/kong"
-	case "istio":
-		return "istio.io/ingress-controller"
-	case "cilium":
-		return "cilium.io/ingress-controller"
-	case "azure-application-gateway":
-		return "azure/application-gateway"
+// wellKnownClasses are the IngressClass names the common ingress
+// controllers' installations create, with their controllers.
+func wellKnownClasses() map[string]string {
+	return map[string]string{
+		"nginx":                     "k8s.io/ingress-nginx",
+		"traefik":                   "traefik.io/ingress-controller",
+		"haproxy":                   "haproxy.org/ingress-controller/haproxy",
+		"alb":                       "ingress.k8s.aws/alb",
+		"gce":                       "k8s.io/ingress-gce",
+		"gce-internal":              "k8s.io/ingress-gce",
+		"kong":                      "ingress-controllers.konghq.com/kong",
+		"istio":                     "istio.io/ingress-controller",
+		"cilium":                    "cilium.io/ingress-controller",
+		"azure-application-gateway": "azure/application-gateway",
 	}
-	return ""
 }
